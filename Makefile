@@ -1,0 +1,35 @@
+# make            configure (Release) and build; leaves ./sgemm in the repository root
+# make test       build, then run the whole test suite through ctest
+# make sanitize   compute-sanitizer (memcheck, racecheck) over every stage at small sizes
+# make results    regenerate results/<gpu>/ and the README table on this GPU
+#
+# ARCH selects the GPU architecture: by default the GPU that is present (sm_90 becomes
+# 90a, Hopper's full instruction set), or 90a (H100) when there is none.
+
+DETECTED_ARCH := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d '.' | sed 's/^90$$/90a/')
+ARCH ?= $(if $(DETECTED_ARCH),$(DETECTED_ARCH),90a)
+BUILD_DIR ?= build
+JOBS ?= $(shell nproc)
+PYTHON ?= python3
+
+.PHONY: all build test sanitize results clean
+
+all: build
+
+build:
+	@cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release -DSGEMM_ARCH=$(ARCH) >/dev/null
+	@cmake --build $(BUILD_DIR) -j $(JOBS)
+	@cp $(BUILD_DIR)/sgemm ./sgemm
+	@echo "built ./sgemm for sm_$(ARCH)"
+
+test: build
+	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+
+sanitize: build
+	scripts/sanitize.sh ./sgemm
+
+results: build
+	$(PYTHON) scripts/regenerate_results.py
+
+clean:
+	rm -rf $(BUILD_DIR) sgemm

@@ -1,0 +1,29 @@
+// The one problem every stage solves, and the signature every stage's launcher has.
+//
+//   C = alpha * A * B + beta * C      row-major: A is M x K, B is K x N, C is M x N
+//
+// As in BLAS, beta == 0 means C is not read at all: the driver poisons C with NaN
+// before a run, so a stage that reads C anyway produces NaN and fails verification.
+#pragma once
+
+#include <cuda_runtime.h>
+
+namespace sgemm {
+
+struct GemmShape {
+    int m = 0;
+    int n = 0;
+    int k = 0;
+};
+
+struct GemmProblem {
+    GemmShape shape;
+    float alpha = 1.0f;
+    float beta = 0.0f;
+};
+
+// Every fp32 stage exposes one of these; it only enqueues work on `stream`.
+using Fp32Launcher = void (*)(const GemmProblem& problem, const float* a, const float* b,
+                              float* c, cudaStream_t stream);
+
+}  // namespace sgemm

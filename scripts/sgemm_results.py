@@ -1,0 +1,322 @@
+"""Read, tabulate and plot the CSV rows written by `./sgemm ... --csv FILE`.
+
+Importing this module has no side effects: figures are drawn through
+matplotlib's object-oriented API on an explicit Agg canvas, so no global
+backend is selected and no pyplot state is touched.
+"""
+
+import csv
+import os
+import re
+from pathlib import Path
+
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, LogLocator
+
+COLUMNS = (
+    "stage", "name", "precision", "m", "n", "k", "alpha", "beta",
+    "median_ms", "tflops", "cublas_median_ms", "cublas_tflops",
+    "ratio_to_cublas", "fraction_of_peak", "rel_error_fp64",
+    "worst_error_over_budget", "verified", "gpu", "driver", "cuda",
+    "reps", "seed",
+)
+INT_COLUMNS = frozenset({"stage", "m", "n", "k", "reps", "seed"})
+FLOAT_COLUMNS = frozenset({
+    "alpha", "beta", "median_ms", "tflops", "cublas_median_ms",
+    "cublas_tflops", "ratio_to_cublas", "fraction_of_peak",
+    "rel_error_fp64", "worst_error_over_budget",
+})
+# The binary leaves these empty when it skips verification.
+OPTIONAL_COLUMNS = frozenset({"rel_error_fp64", "worst_error_over_budget"})
+VERIFIED_VALUES = ("true", "false", "skipped")
+
+CUBLAS_STAGE = 0
+PREFERRED_PROGRESSION_SIZE = 4096
+README_BEGIN = "<!-- results:begin -->"
+README_END = "<!-- results:end -->"
+DPI = 120
+MISSING = "–"
+# Paired with the 10 tab10 colours, 7 markers keep up to 70 stages distinct.
+MARKERS = ("o", "s", "^", "D", "v", "P", "X")
+
+
+def read_rows(path):
+    """Parse an sgemm results CSV into dicts with int/float/str values.
+
+    Empty optional error fields become None. Raises ValueError naming the
+    file and line when the header or a field does not match the format.
+    """
+    with open(path, newline="", encoding="utf-8") as file:
+        reader = csv.DictReader(file)
+        header = tuple(reader.fieldnames or ())
+        if header != COLUMNS:
+            raise ValueError(
+                f"{path}: header must be exactly {','.join(COLUMNS)}; "
+                f"got {','.join(header) or 'nothing'}")
+        return [_typed_row(raw, path, reader.line_num) for raw in reader]
+
+
+def _typed_row(raw, path, line):
+    if None in raw or None in raw.values():
+        raise ValueError(f"{path}:{line}: expected {len(COLUMNS)} fields")
+    row = {}
+    for column in COLUMNS:
+        try:
+            row[column] = _parse_field(column, raw[column])
+        except ValueError as error:
+            raise ValueError(f"{path}:{line}: {column}: {error}") from None
+    return row
+
+
+def _parse_field(column, text):
+    if column in OPTIONAL_COLUMNS and text == "":
+        return None
+    if column in INT_COLUMNS:
+        return int(text)
+    if column in FLOAT_COLUMNS:
+        return float(text)
+    if column == "verified" and text not in VERIFIED_VALUES:
+        raise ValueError(
+            f"expected one of {', '.join(VERIFIED_VALUES)}, got {text!r}")
+    return text
+
+
+def write_rows(rows, path):
+    """Write rows in the binary's CSV format (header, then one line each)."""
+    with open(path, "w", newline="", encoding="utf-8") as file:
+        writer = csv.writer(file, lineterminator="\n")
+        writer.writerow(COLUMNS)
+        for row in rows:
+            writer.writerow(
+                "" if row[column] is None else row[column]
+                for column in COLUMNS)
+
+
+def gpu_slug(gpu_name):
+    """Directory-friendly GPU name: "NVIDIA H100 80GB HBM3" -> "h100-80gb-hbm3"."""
+    name = gpu_name.strip().lower().removeprefix("nvidia ")
+    slug = re.sub(r"[^a-z0-9]+", "-", name).strip("-")
+    if not slug:
+        raise ValueError(f"cannot derive a directory name from GPU name {gpu_name!r}")
+    return slug
+
+
+def markdown_table(rows):
+    """Caption line plus a Markdown table of the square runs, one line per stage."""
+    square = _square_rows(rows)
+    if not square:
+        raise ValueError("no square (m == n == k) rows to tabulate")
+    sizes = _sizes(square)
+    by_size = {size: _latest_by_stage(square, size) for size in sizes}
+    header = ["Stage", "Name", "Precision"]
+    alignment = ["---:", ":---", ":---"]
+    for size in sizes:
+        header += [f"N={size} TFLOPS", "% of cuBLAS"]
+        alignment += ["---:", "---:"]
+    header.append("Verified")
+    alignment.append(":---:")
+    lines = [_caption(square), "", _table_line(header), _table_line(alignment)]
+    for stage, stage_rows in sorted(_group_by_stage(square).items()):
+        latest = stage_rows[-1]
+        cells = [str(stage), f"`{latest['name']}`", latest["precision"]]
+        for size in sizes:
+            cells += _throughput_cells(by_size[size].get(stage))
+        cells.append(_verified_symbol(stage_rows))
+        lines.append(_table_line(cells))
+    return "\n".join(lines)
+
+
+def _caption(rows):
+    return (
+        f"Measured on **{_joined(rows, 'gpu')}** "
+        f"(driver {_joined(rows, 'driver')}, CUDA {_joined(rows, 'cuda')}); "
+        f"square M = N = K, median of {_joined(rows, 'reps')} timed runs. "
+        "% of cuBLAS is throughput relative to cuBLAS at the same size.")
+
+
+def _throughput_cells(row):
+    if row is None:
+        return [MISSING, MISSING]
+    return [f"{row['tflops']:.1f}", f"{row['ratio_to_cublas'] * 100:.0f}%"]
+
+
+def _verified_symbol(stage_rows):
+    states = {row["verified"] for row in stage_rows}
+    if "false" in states:
+        return "✗"
+    if states == {"true"}:
+        return "✓"
+    return MISSING
+
+
+def _table_line(cells):
+    return "| " + " | ".join(cells) + " |"
+
+
+def plot_progression(rows, size, path):
+    """Bar chart of each stage's % of cuBLAS at one square size, saved as PNG."""
+    at_size = _latest_by_stage(_square_rows(rows), size)
+    if not at_size:
+        raise ValueError(f"no square rows at N={size} to plot")
+    # cuBLAS goes last so the bars read left to right towards the target.
+    stages = sorted(at_size, key=lambda stage: (stage == CUBLAS_STAGE, stage))
+    percents = [at_size[stage]["ratio_to_cublas"] * 100 for stage in stages]
+    colors = ["0.25" if stage == CUBLAS_STAGE else "tab:blue" for stage in stages]
+
+    figure, axes = _new_figure(width=max(8.0, 1.1 * len(stages) + 2), height=5.5)
+    positions = range(len(stages))
+    bars = axes.bar(positions, percents, color=colors)
+    axes.bar_label(bars, labels=[_percent_label(p) for p in percents], padding=3)
+    axes.axhline(100, color="black", linestyle="--", linewidth=1)
+    axes.set_xticks(positions, [_stage_label(at_size[s]) for s in stages],
+                    rotation=30, ha="right", rotation_mode="anchor")
+    axes.set_ylim(0, max(110.0, max(percents) * 1.15))
+    axes.set_ylabel("% of cuBLAS throughput")
+    axes.set_title(f"SGEMM progression on {_joined(at_size.values(), 'gpu')}, "
+                   f"M = N = K = {size}")
+    axes.grid(axis="y", alpha=0.3)
+    axes.set_axisbelow(True)
+    figure.savefig(path, dpi=DPI)
+
+
+def _percent_label(percent):
+    # Early stages sit at a few percent, where a whole-number label hides progress.
+    return f"{percent:.1f}%" if percent < 10 else f"{percent:.0f}%"
+
+
+def plot_tflops_vs_size(rows, path):
+    """Line chart of TFLOPS against N for every stage, saved as PNG."""
+    square = _square_rows(rows)
+    if not square:
+        raise ValueError("no square (m == n == k) rows to plot")
+    sizes = _sizes(square)
+    by_size = {size: _latest_by_stage(square, size) for size in sizes}
+    stages = sorted({row["stage"] for row in square},
+                    key=lambda stage: (stage == CUBLAS_STAGE, stage))
+
+    figure, axes = _new_figure(width=9.5, height=5.5)
+    for index, stage in enumerate(stages):
+        series = [by_size[size][stage] for size in sizes if stage in by_size[size]]
+        xs = [row["m"] for row in series]
+        ys = [row["tflops"] for row in series]
+        if stage == CUBLAS_STAGE:
+            axes.plot(xs, ys, color="black", linestyle="--", marker="o",
+                      linewidth=2, label="cuBLAS")
+        else:
+            axes.plot(xs, ys, color=f"C{index % 10}",
+                      marker=MARKERS[index % len(MARKERS)],
+                      label=_stage_label(series[-1]))
+    axes.set_xscale("log", base=2)
+    axes.set_xticks(sizes, [str(size) for size in sizes])
+    # Stages span two orders of magnitude; on a linear axis the early ones
+    # would be flattened onto zero.
+    axes.set_yscale("log")
+    # Labels at 1-2-5 steps: decade labels alone are too sparse to read values off.
+    axes.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+    axes.set_xlabel("N (M = N = K)")
+    axes.set_ylabel("TFLOPS (log scale)")
+    axes.set_title(f"SGEMM throughput vs size on {_joined(square, 'gpu')}")
+    axes.grid(which="both", alpha=0.3)
+    axes.legend(title="Stage", loc="upper left", bbox_to_anchor=(1.02, 1),
+                fontsize="small")
+    figure.savefig(path, dpi=DPI)
+
+
+def _new_figure(width, height):
+    figure = Figure(figsize=(width, height), layout="constrained")
+    FigureCanvasAgg(figure)
+    return figure, figure.subplots()
+
+
+def _stage_label(row):
+    return "cuBLAS" if row["stage"] == CUBLAS_STAGE else f"{row['stage']} {row['name']}"
+
+
+def refresh_readme(readme_path, markdown_block):
+    """Replace the text between the results marker lines, keeping the markers."""
+    path = Path(readme_path)
+    text = path.read_text(encoding="utf-8")
+    for marker in (README_BEGIN, README_END):
+        count = text.count(marker)
+        if count != 1:
+            raise ValueError(
+                f"{path}: expected exactly one '{marker}' line, found {count}; "
+                f"put a '{README_BEGIN}' line and a '{README_END}' line "
+                "where the results belong")
+    start = text.index(README_BEGIN) + len(README_BEGIN)
+    end = text.index(README_END)
+    if end < start:
+        raise ValueError(f"{path}: '{README_END}' comes before '{README_BEGIN}'")
+    block = markdown_block.strip("\n")
+    path.write_text(f"{text[:start]}\n{block}\n{text[end:]}", encoding="utf-8")
+
+
+def write_outputs(rows, out_dir, readme_path=None):
+    """Write results.csv, results.md and both charts; optionally refresh the README.
+
+    Returns the paths written, in order.
+    """
+    table = markdown_table(rows)
+    progression_size = _progression_size(rows)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    csv_path = out_dir / "results.csv"
+    table_path = out_dir / "results.md"
+    progression_path = out_dir / "progression.png"
+    scaling_path = out_dir / "tflops_vs_size.png"
+
+    write_rows(sorted(rows, key=_size_then_stage), csv_path)
+    table_path.write_text(table + "\n", encoding="utf-8")
+    plot_progression(rows, progression_size, progression_path)
+    plot_tflops_vs_size(rows, scaling_path)
+    written = [csv_path, table_path, progression_path, scaling_path]
+    if readme_path is not None:
+        readme_dir = Path(readme_path).parent
+        images = [
+            (f"SGEMM progression at N={progression_size}", progression_path),
+            ("SGEMM TFLOPS vs size", scaling_path),
+        ]
+        image_lines = [f"![{alt}]({_relative_link(image, readme_dir)})"
+                       for alt, image in images]
+        refresh_readme(readme_path, "\n\n".join([table, *image_lines]))
+        written.append(Path(readme_path))
+    return written
+
+
+def _progression_size(rows):
+    sizes = _sizes(_square_rows(rows))
+    return PREFERRED_PROGRESSION_SIZE if PREFERRED_PROGRESSION_SIZE in sizes else sizes[-1]
+
+
+def _relative_link(path, start):
+    return Path(os.path.relpath(path, start)).as_posix()
+
+
+def _size_then_stage(row):
+    return (row["m"], row["n"], row["k"], row["stage"])
+
+
+def _square_rows(rows):
+    return [row for row in rows if row["m"] == row["n"] == row["k"]]
+
+
+def _sizes(square_rows):
+    return sorted({row["m"] for row in square_rows})
+
+
+def _group_by_stage(rows):
+    groups = {}
+    for row in rows:
+        groups.setdefault(row["stage"], []).append(row)
+    return groups
+
+
+def _latest_by_stage(square_rows, size):
+    # A CSV may hold repeated runs of one stage; the last one written wins.
+    return {row["stage"]: row for row in square_rows if row["m"] == size}
+
+
+def _joined(rows, column):
+    return " / ".join(sorted({str(row[column]) for row in rows}))

@@ -1,0 +1,53 @@
+#include "csv_writer.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <stdexcept>
+
+namespace sgemm {
+namespace {
+
+// RFC 4180: quote a field that holds a comma, a quote or a line break.
+std::string csv_field(const std::string& text) {
+    if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+    std::string quoted = "\"";
+    for (const char ch : text) {
+        if (ch == '"') quoted += '"';
+        quoted += ch;
+    }
+    return quoted + '"';
+}
+
+std::string optional_number(const std::optional<double>& value) {
+    return value ? fmt::format("{:.6g}", *value) : "";
+}
+
+}  // namespace
+
+std::string csv_header() {
+    return "stage,name,precision,m,n,k,alpha,beta,median_ms,tflops,cublas_median_ms,cublas_tflops,"
+           "ratio_to_cublas,fraction_of_peak,rel_error_fp64,worst_error_over_budget,verified,gpu,"
+           "driver,cuda,reps,seed";
+}
+
+std::string csv_line(const ResultRow& r) {
+    return fmt::format("{},{},{},{},{},{},{:.9g},{:.9g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},{},{},{},{},{},{},{}",
+                       r.stage, csv_field(r.name), csv_field(r.precision), r.m, r.n, r.k, r.alpha,
+                       r.beta, r.median_ms, r.tflops, r.cublas_median_ms, r.cublas_tflops,
+                       r.ratio_to_cublas, r.fraction_of_peak, optional_number(r.rel_error_fp64),
+                       optional_number(r.worst_error_over_budget), csv_field(r.verified),
+                       csv_field(r.gpu), csv_field(r.driver), csv_field(r.cuda), r.reps, r.seed);
+}
+
+void append_csv_rows(const std::filesystem::path& path, std::span<const ResultRow> rows) {
+    std::error_code ignored;
+    const bool needs_header = !std::filesystem::exists(path) || std::filesystem::file_size(path, ignored) == 0;
+    std::ofstream file(path, std::ios::app);
+    if (!file) throw std::runtime_error(fmt::format("cannot write {}", path.string()));
+    if (needs_header) file << csv_header() << '\n';
+    for (const ResultRow& row : rows) file << csv_line(row) << '\n';
+    if (!file) throw std::runtime_error(fmt::format("error writing {}", path.string()));
+}
+
+}  // namespace sgemm

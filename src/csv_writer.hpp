@@ -1,0 +1,39 @@
+// The results CSV: one row per stage and problem. scripts/ turn these rows into the
+// Markdown tables and charts under results/<gpu>/; the column names are their contract.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <string>
+
+namespace sgemm {
+
+struct ResultRow {
+    int stage = 0;
+    std::string name;
+    std::string precision;
+    int m = 0, n = 0, k = 0;
+    double alpha = 1.0, beta = 0.0;
+    double median_ms = 0.0;
+    double tflops = 0.0;
+    double cublas_median_ms = 0.0;
+    double cublas_tflops = 0.0;
+    double ratio_to_cublas = 0.0;
+    double fraction_of_peak = 0.0;
+    std::optional<double> rel_error_fp64;           // empty when not verified
+    std::optional<double> worst_error_over_budget;  // empty when not verified
+    std::string verified;                           // "true", "false" or "skipped"
+    std::string gpu, driver, cuda;
+    int reps = 0;
+    std::uint64_t seed = 0;
+};
+
+std::string csv_header();
+std::string csv_line(const ResultRow& row);
+
+// Appends the rows to `path`, writing the header first when the file is new or empty.
+void append_csv_rows(const std::filesystem::path& path, std::span<const ResultRow> rows);
+
+}  // namespace sgemm

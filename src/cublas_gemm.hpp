@@ -1,0 +1,33 @@
+// cuBLAS for the two references: SGEMM at the stages' precision (timed beside every
+// stage, and stage 0 itself) and DGEMM for the float64 reference result.
+//
+// cuBLAS is column-major. A row-major M x N matrix is the column-major N x M matrix
+// of its transpose, and C = A B  <=>  C^T = B^T A^T, so a row-major GEMM is cuBLAS's
+// GEMM with the operands swapped and M and N exchanged.
+#pragma once
+
+#include <cublas_v2.h>
+
+#include "kernels/common/gemm_problem.hpp"
+
+namespace sgemm {
+
+class Cublas {
+public:
+    explicit Cublas(cudaStream_t stream);
+    ~Cublas();
+    Cublas(const Cublas&) = delete;
+    Cublas& operator=(const Cublas&) = delete;
+
+    // C = alpha A B + beta C, row-major, FP32 (no TF32: cuBLAS's default math mode).
+    void sgemm(const GemmProblem& problem, const float* a, const float* b, float* c) const;
+
+    // The same in float64.
+    void dgemm(const GemmShape& shape, double alpha, const double* a, const double* b, double beta,
+               double* c) const;
+
+private:
+    cublasHandle_t handle_ = nullptr;
+};
+
+}  // namespace sgemm

@@ -1,0 +1,64 @@
+// How wrong a stage may be, and the check that holds it to that.
+//
+// The reference R = alpha A B + beta C0 is computed in float64 from the stage's own
+// inputs, so only the stage's arithmetic is judged. W = |alpha| |A| |B| + |beta| |C0|
+// (elementwise absolute values, also in float64) is the scale each element's rounding
+// error is proportional to.
+//
+// Elementwise (a bound no correct kernel can exceed, in any summation order): each
+// element is a dot product of length K followed by a scale by alpha and an add of
+// beta C0, K + 2 roundings in the accumulator's precision with unit roundoff u, so
+//     |C_ij - R_ij| <= gamma(K + 2) * W_ij,   gamma(n) = n u / (1 - n u)
+// (Higham, Accuracy and Stability of Numerical Algorithms, section 3.1). NaN or an
+// unwritten (NaN-poisoned) element fails.
+//
+// Normwise (tighter, for errors the elementwise bound is too loose to see, such as
+// one dropped term of a long dot product): rounding errors of a correct kernel are
+// uncorrelated, so they grow like sqrt(K), not K:
+//     ||C - R||_F <= (3 + sqrt(K)) u ||W||_F.
+// Correct fp32 kernels land 20-60x under this at K = 4096 (a random walk of K
+// roundings has size about u sqrt(K) / 2 relative to W, measured ~1 u).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <span>
+
+namespace sgemm {
+
+struct ErrorBudget {
+    double unit_roundoff = 0.0;
+    int k = 0;
+
+    double elementwise_factor() const;  // gamma(K + 2)
+    double normwise_factor() const;     // (3 + sqrt(K)) u
+};
+
+struct ElementError {
+    std::size_t index = 0;  // row-major: row = index / N, col = index % N
+    double value = 0.0;
+    double reference = 0.0;
+    double error = 0.0;
+    double budget = 0.0;
+};
+
+struct VerificationReport {
+    double normwise_relative_error = 0.0;   // ||C - R||_F / ||R||_F
+    double normwise_relative_budget = 0.0;  // the normwise budget, relative to ||R||_F
+    bool normwise_ok = false;
+    double worst_error_over_budget = 0.0;   // max_ij |C_ij - R_ij| / budget_ij (NaN: infinity)
+    ElementError worst;
+    std::optional<ElementError> first_bad;  // the first element, in memory order, past its budget
+
+    bool passed() const { return normwise_ok && !first_bad.has_value(); }
+};
+
+VerificationReport check_against_reference(std::span<const float> c,
+                                           std::span<const double> reference,
+                                           std::span<const double> magnitude,
+                                           const ErrorBudget& budget);
+
+// ||x - y||_F / ||y||_F, for comparing a stage with cuBLAS (information, not a check).
+double normwise_relative_difference(std::span<const float> x, std::span<const float> y);
+
+}  // namespace sgemm

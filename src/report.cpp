@@ -1,0 +1,137 @@
+#include "report.hpp"
+
+#include <fmt/format.h>
+
+#include "stage_registry.hpp"
+
+namespace sgemm {
+namespace {
+
+double ratio_to_cublas(const StageResult& r) {
+    return r.timing.cublas_median_ms / r.timing.stage_median_ms;
+}
+
+std::string verdict(const StageResult& r) {
+    if (!r.verification) return "skipped";
+    return r.verification->stage.passed() ? "PASS" : "FAIL";
+}
+
+std::string describe_element(const ElementError& e, int n) {
+    return fmt::format("C[{}][{}] = {:.9g}, float64 reference {:.9g}, error {:.3g} > budget {:.3g}",
+                       e.index / n, e.index % n, e.value, e.reference, e.error, e.budget);
+}
+
+}  // namespace
+
+std::string stage_list(const DeviceInfo* device, int build_cc) {
+    std::string out = fmt::format("{:>5}  {:<22} {:<9} {:<8} {:<16} {}\n", "stage", "name",
+                                  "precision", "min arch", "shape", "what it changes");
+    for (const Stage& stage : all_stages()) {
+        const std::string arch =
+            stage.min_compute_capability > 0 ? fmt::format("sm_{}", stage.min_compute_capability) : "any";
+        out += fmt::format("{:>5}  {:<22} {:<9} {:<8} {:<16} {}\n", stage.number, stage.name,
+                           to_string(stage.precision), arch, stage.shape_rule.describe(), stage.summary);
+        if (device == nullptr) continue;
+        if (const auto refusal = architecture_refusal(stage, device->compute_capability, build_cc))
+            out += fmt::format("{:>5}  unavailable: {}\n", "", *refusal);
+    }
+    return out;
+}
+
+std::string run_header(const DeviceInfo& device, const RunSettings& s) {
+    const auto [m, n, k] = s.problem.shape;
+    return fmt::format(
+        "{} (sm_{}, {} SMs, {:.0f} MHz, FP32 peak {:.1f} TFLOPS), driver {}, CUDA {}\n"
+        "problem M={} N={} K={}  alpha={:g} beta={:g}  seed {}  {}\n",
+        device.name, device.compute_capability, device.sm_count, device.clock_khz / 1e3,
+        device.fp32_peak_tflops(), device.driver_version, device.cuda_version, m, n, k,
+        s.problem.alpha, s.problem.beta, s.seed,
+        s.verify ? "(replay with --seed)" : "(verification skipped)");
+}
+
+std::string stage_started(const Stage& stage) {
+    return fmt::format("stage {} {} ...\n", stage.number, stage.name);
+}
+
+std::string stage_skipped(const Stage& stage, const std::string& reason) {
+    return fmt::format("stage {} {}: skipped, {}\n", stage.number, stage.name, reason);
+}
+
+std::string stage_report(const StageResult& r, const DeviceInfo& device) {
+    const GemmShape& shape = r.problem.shape;
+    std::string out;
+    if (r.verification) {
+        const Verification& v = *r.verification;
+        out += fmt::format(
+            "  check   vs float64: normwise {:.2e} (budget {:.2e}), worst element {:.3f} of its "
+            "budget; vs cuBLAS: normwise {:.2e}; cuBLAS vs float64: {:.2e}  {}\n",
+            v.stage.normwise_relative_error, v.stage.normwise_relative_budget,
+            v.stage.worst_error_over_budget, v.difference_from_cublas,
+            v.cublas.normwise_relative_error, verdict(r));
+    }
+    out += fmt::format(
+        "  time    {:.3f} ms  {:.2f} TFLOPS  | cuBLAS {:.3f} ms  {:.2f} TFLOPS | {:.1f} % of cuBLAS, "
+        "{:.1f} % of FP32 peak  (median of {}, interleaved)\n",
+        r.timing.stage_median_ms, tflops(shape, r.timing.stage_median_ms), r.timing.cublas_median_ms,
+        tflops(shape, r.timing.cublas_median_ms), 100.0 * ratio_to_cublas(r),
+        100.0 * tflops(shape, r.timing.stage_median_ms) / device.fp32_peak_tflops(), r.timing.reps);
+    return out;
+}
+
+std::string summary_table(std::span<const StageResult> results, const DeviceInfo& device) {
+    std::string out = fmt::format("\n{:>5}  {:<22} {:>10} {:>8} {:>11} {:>9} {:>11}  {}\n", "stage",
+                                  "name", "ms", "TFLOPS", "% cuBLAS", "% peak", "rel error", "check");
+    for (const StageResult& r : results) {
+        const double stage_tflops = tflops(r.problem.shape, r.timing.stage_median_ms);
+        const std::string error =
+            r.verification ? fmt::format("{:.2e}", r.verification->stage.normwise_relative_error) : "-";
+        out += fmt::format("{:>5}  {:<22} {:>10.3f} {:>8.2f} {:>10.1f}% {:>8.1f}% {:>11}  {}\n",
+                           r.stage->number, r.stage->name, r.timing.stage_median_ms, stage_tflops,
+                           100.0 * ratio_to_cublas(r), 100.0 * stage_tflops / device.fp32_peak_tflops(),
+                           error, verdict(r));
+    }
+    return out;
+}
+
+std::string first_bad_element(const StageResult& r) {
+    const Verification& v = *r.verification;
+    const std::string where = fmt::format("stage {} ({}) failed verification (seed {})",
+                                          r.stage->number, r.stage->name, r.seed);
+    if (v.stage.first_bad) return fmt::format("{}: first bad element {}", where,
+                                              describe_element(*v.stage.first_bad, r.problem.shape.n));
+    return fmt::format("{}: normwise error {:.3e} exceeds budget {:.3e}", where,
+                       v.stage.normwise_relative_error, v.stage.normwise_relative_budget);
+}
+
+ResultRow to_result_row(const StageResult& r, const DeviceInfo& device) {
+    ResultRow row;
+    row.stage = r.stage->number;
+    row.name = r.stage->name;
+    row.precision = to_string(r.stage->precision);
+    row.m = r.problem.shape.m;
+    row.n = r.problem.shape.n;
+    row.k = r.problem.shape.k;
+    row.alpha = r.problem.alpha;
+    row.beta = r.problem.beta;
+    row.median_ms = r.timing.stage_median_ms;
+    row.tflops = tflops(r.problem.shape, r.timing.stage_median_ms);
+    row.cublas_median_ms = r.timing.cublas_median_ms;
+    row.cublas_tflops = tflops(r.problem.shape, r.timing.cublas_median_ms);
+    row.ratio_to_cublas = ratio_to_cublas(r);
+    row.fraction_of_peak = row.tflops / device.fp32_peak_tflops();
+    if (r.verification) {
+        row.rel_error_fp64 = r.verification->stage.normwise_relative_error;
+        row.worst_error_over_budget = r.verification->stage.worst_error_over_budget;
+        row.verified = r.verification->stage.passed() ? "true" : "false";
+    } else {
+        row.verified = "skipped";
+    }
+    row.gpu = device.name;
+    row.driver = device.driver_version;
+    row.cuda = device.cuda_version;
+    row.reps = r.timing.reps;
+    row.seed = r.seed;
+    return row;
+}
+
+}  // namespace sgemm

@@ -1,0 +1,27 @@
+// What the user reads: the stage list, one block per stage run, the summary table.
+#pragma once
+
+#include <span>
+#include <string>
+
+#include "csv_writer.hpp"
+#include "device_info.hpp"
+#include "stage_runner.hpp"
+
+namespace sgemm {
+
+// `device` may be null (no GPU): availability is then left out.
+std::string stage_list(const DeviceInfo* device, int build_cc);
+
+std::string run_header(const DeviceInfo& device, const RunSettings& settings);
+std::string stage_started(const Stage& stage);
+std::string stage_skipped(const Stage& stage, const std::string& reason);
+std::string stage_report(const StageResult& result, const DeviceInfo& device);
+std::string summary_table(std::span<const StageResult> results, const DeviceInfo& device);
+
+// The message that names the first element past its budget.
+std::string first_bad_element(const StageResult& result);
+
+ResultRow to_result_row(const StageResult& result, const DeviceInfo& device);
+
+}  // namespace sgemm

@@ -1,0 +1,48 @@
+// A stage: one numbered kernel of the worklog, with what the driver must know to run
+// it or to refuse it with a clear reason.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "kernels/common/gemm_problem.hpp"
+
+namespace sgemm {
+
+enum class Precision { fp32 };
+
+std::string_view to_string(Precision precision);
+
+// Unit roundoff of the arithmetic that accumulates the dot products.
+double accumulator_unit_roundoff(Precision precision);
+
+// Divisibility a stage needs; 1 means any size.
+struct ShapeRule {
+    int m_multiple = 1;
+    int n_multiple = 1;
+    int k_multiple = 1;
+
+    bool accepts(const GemmShape& shape) const;
+    std::string describe() const;  // "any", or "M%128 N%128 K%8"
+};
+
+struct Stage {
+    int number = 0;
+    std::string_view name;  // also the kernel file's name: kernels/<NN>_<name>.cu
+    Precision precision = Precision::fp32;
+    int min_compute_capability = 0;  // e.g. 80 for sm_80
+    ShapeRule shape_rule;
+    std::string_view summary;  // one line: what this stage changes
+    Fp32Launcher launch = nullptr;  // nullptr only for stage 0, which is cuBLAS itself
+
+    bool is_cublas() const { return launch == nullptr; }
+};
+
+// Why `stage` cannot run `shape`, in one line; nullopt if it can.
+std::optional<std::string> shape_refusal(const Stage& stage, const GemmShape& shape);
+
+// Why `stage` cannot run on a GPU of `device_cc` with a binary built for `build_cc`.
+std::optional<std::string> architecture_refusal(const Stage& stage, int device_cc, int build_cc);
+
+}  // namespace sgemm

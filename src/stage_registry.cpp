@@ -1,0 +1,42 @@
+// Adding a stage: write kernels/<NN>_<name>.cu with its launcher, declare the launcher
+// below, and add one line to the table. A test checks that the table and the files in
+// kernels/ agree.
+#include "stage_registry.hpp"
+
+#include <algorithm>
+
+namespace sgemm {
+
+void launch_naive(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
+void launch_global_coalescing(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
+void launch_shared_memory_tiling(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
+void launch_1d_blocktiling(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
+void launch_2d_blocktiling(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
+
+namespace {
+
+constexpr ShapeRule kAnyShape{};
+
+// clang-format off
+constexpr Stage kStages[] = {
+    {0, "cublas",               Precision::fp32, 0, kAnyShape,     "cuBLAS SGEMM: the reference every stage is timed against", nullptr},
+    {1, "naive",                Precision::fp32, 0, kAnyShape,     "one thread per output, warps walk down columns (uncoalesced)", launch_naive},
+    {2, "global_coalescing",    Precision::fp32, 0, kAnyShape,     "threads of a warp take consecutive columns: coalesced loads", launch_global_coalescing},
+    {3, "shared_memory_tiling", Precision::fp32, 0, kAnyShape,     "32x32 tiles of A and B staged in shared memory", launch_shared_memory_tiling},
+    {4, "1d_blocktiling",       Precision::fp32, 0, {64, 64, 8},   "each thread computes 8 outputs of a column from registers", launch_1d_blocktiling},
+    {5, "2d_blocktiling",       Precision::fp32, 0, {128, 128, 8}, "each thread computes an 8x8 tile: outer products in registers", launch_2d_blocktiling},
+};
+// clang-format on
+
+}  // namespace
+
+std::span<const Stage> all_stages() { return kStages; }
+
+const Stage* find_stage(int number) {
+    const auto stages = all_stages();
+    const auto it = std::find_if(stages.begin(), stages.end(),
+                                 [number](const Stage& stage) { return stage.number == number; });
+    return it == stages.end() ? nullptr : &*it;
+}
+
+}  // namespace sgemm

@@ -1,0 +1,62 @@
+#include "stage_runner.hpp"
+
+namespace sgemm {
+
+double tflops(const GemmShape& shape, double milliseconds) {
+    return 2.0 * shape.m * double(shape.n) * shape.k / (milliseconds * 1e-3) / 1e12;
+}
+
+std::size_t device_bytes_needed(const GemmProblem& problem, bool verify, std::size_t l2_bytes) {
+    const std::size_t a = element_count_a(problem.shape);
+    const std::size_t b = element_count_b(problem.shape);
+    const std::size_t c = element_count_c(problem.shape);
+    const std::size_t c_copies = problem.beta != 0.0f ? 2 : 1;  // output (+ initial C)
+    std::size_t bytes = sizeof(float) * (a + b + c_copies * c) + 2 * l2_bytes;
+    // Verification: stage and cuBLAS results one after the other, then A, B, C in float64.
+    if (verify) bytes += sizeof(float) * c + sizeof(double) * (a + b + c);
+    return bytes;
+}
+
+std::size_t host_bytes_needed(const GemmProblem& problem, bool verify) {
+    // Two float results and two float64 references (value and magnitude) of C.
+    return verify ? element_count_c(problem.shape) * (2 * sizeof(float) + 2 * sizeof(double)) : 0;
+}
+
+StageRunner::StageRunner(const DeviceInfo& device) : device_(device), cublas_(stream_.get()) {}
+
+StageResult StageRunner::run(const Stage& stage, const RunSettings& settings) const {
+    const GemmProblem& problem = settings.problem;
+    const cudaStream_t stream = stream_.get();
+    const GemmInputs inputs(problem, settings.seed, stream);
+    const GemmLaunch launch = [&](const float* a, const float* b, float* c) {
+        if (stage.is_cublas())
+            cublas_.sgemm(problem, a, b, c);
+        else
+            stage.launch(problem, a, b, c, stream);
+    };
+
+    StageResult result{&stage, problem, settings.seed, std::nullopt, {}};
+    if (settings.verify)
+        result.verification =
+            verify_against_references(problem, stage.precision, inputs, launch, cublas_, stream);
+
+    DeviceBuffer<float> stage_c(element_count_c(problem.shape));
+    DeviceBuffer<float> cublas_c(element_count_c(problem.shape));
+    inputs.reset_output(stage_c.data(), stream);
+    inputs.reset_output(cublas_c.data(), stream);
+    // With beta != 0 every launch must start from the same C (restored outside the
+    // timed region); with beta == 0 C is not read and needs no reset.
+    const bool restore_c = problem.beta != 0.0f;
+    result.timing = time_interleaved(
+        [&] { launch(inputs.a(), inputs.b(), stage_c.data()); },
+        [&] { cublas_.sgemm(problem, inputs.a(), inputs.b(), cublas_c.data()); },
+        [&] {
+            if (!restore_c) return;
+            inputs.reset_output(stage_c.data(), stream);
+            inputs.reset_output(cublas_c.data(), stream);
+        },
+        settings.timing, device_.l2_bytes, stream);
+    return result;
+}
+
+}  // namespace sgemm

@@ -1,0 +1,53 @@
+// Runs one stage on one problem: memory check, inputs, verification, timing.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "cublas_gemm.hpp"
+#include "device_buffer.hpp"
+#include "device_info.hpp"
+#include "stage.hpp"
+#include "timing.hpp"
+#include "verification.hpp"
+
+namespace sgemm {
+
+struct RunSettings {
+    GemmProblem problem;
+    std::uint64_t seed = 0;
+    bool verify = true;
+    TimingSettings timing;
+};
+
+struct StageResult {
+    const Stage* stage = nullptr;
+    GemmProblem problem;
+    std::uint64_t seed = 0;
+    std::optional<Verification> verification;  // empty when verification was skipped
+    InterleavedTiming timing;
+
+    bool passed() const { return !verification || verification->stage.passed(); }
+};
+
+double tflops(const GemmShape& shape, double milliseconds);
+
+// Device memory one run needs, in bytes (inputs, outputs, the float64 reference when
+// verifying, and the L2 flush buffer).
+std::size_t device_bytes_needed(const GemmProblem& problem, bool verify, std::size_t l2_bytes);
+// Host memory the verification copies need.
+std::size_t host_bytes_needed(const GemmProblem& problem, bool verify);
+
+class StageRunner {
+public:
+    explicit StageRunner(const DeviceInfo& device);
+
+    StageResult run(const Stage& stage, const RunSettings& settings) const;
+
+private:
+    DeviceInfo device_;
+    CudaStream stream_;
+    Cublas cublas_;
+};
+
+}  // namespace sgemm

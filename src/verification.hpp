@@ -1,0 +1,28 @@
+// One checked run of a stage: the stage and cuBLAS each compute C once from the same
+// inputs, and both are compared against a float64 reference (cuBLAS DGEMM on the
+// same inputs, widened exactly), within the budget of error_budget.hpp.
+#pragma once
+
+#include <functional>
+
+#include "cublas_gemm.hpp"
+#include "error_budget.hpp"
+#include "gemm_inputs.hpp"
+#include "stage.hpp"
+
+namespace sgemm {
+
+// Enqueues C = alpha A B + beta C on the run's stream.
+using GemmLaunch = std::function<void(const float* a, const float* b, float* c)>;
+
+struct Verification {
+    VerificationReport stage;             // the stage against float64
+    VerificationReport cublas;            // cuBLAS against float64: the bar is met by the reference too
+    double difference_from_cublas = 0.0;  // ||C_stage - C_cublas|| / ||C_cublas||
+};
+
+Verification verify_against_references(const GemmProblem& problem, Precision precision,
+                                       const GemmInputs& inputs, const GemmLaunch& launch_stage,
+                                       const Cublas& cublas, cudaStream_t stream);
+
+}  // namespace sgemm

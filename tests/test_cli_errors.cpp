@@ -1,0 +1,125 @@
+// The binary as a user meets it: bad input never crashes or hangs, and each mistake
+// gets exactly one line on stderr and a non-zero exit status.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "device_info.hpp"
+#include "stage_runner.hpp"
+
+namespace sgemm {
+namespace {
+
+struct ProcessResult {
+    int exit_code = -1;
+    std::string out;
+    std::string err;
+};
+
+std::string slurp(const std::filesystem::path& path) {
+    std::ifstream file(path);
+    std::stringstream text;
+    text << file.rdbuf();
+    return text.str();
+}
+
+// The binary under test: SGEMM_BINARY in the environment (to run a build copied to
+// another machine), else the one this test was built with.
+std::string binary_path() {
+    const char* from_environment = std::getenv("SGEMM_BINARY");
+    return from_environment != nullptr ? from_environment : SGEMM_BINARY;
+}
+
+ProcessResult run_sgemm(const std::string& arguments, const std::string& environment = "") {
+    const auto dir = std::filesystem::temp_directory_path();
+    const std::string tag = std::to_string(::getpid());
+    const auto out = dir / ("sgemm_cli_out_" + tag);
+    const auto err = dir / ("sgemm_cli_err_" + tag);
+    const std::string command = environment + " timeout 120 " + binary_path() + " " + arguments + " >" +
+                                out.string() + " 2>" + err.string() + " </dev/null";
+    const int status = std::system(command.c_str());
+    ProcessResult result{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+    std::filesystem::remove(out);
+    std::filesystem::remove(err);
+    return result;
+}
+
+int count_lines(const std::string& text) {
+    int lines = 0;
+    for (const char ch : text) lines += ch == '\n';
+    return lines;
+}
+
+bool gpu_present() {
+    int count = 0;
+    return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+}
+
+void expect_one_line_error(const ProcessResult& result, int exit_code, const std::string& part) {
+    EXPECT_EQ(result.exit_code, exit_code) << result.err;
+    EXPECT_EQ(count_lines(result.err), 1) << result.err;
+    EXPECT_EQ(result.err.rfind("sgemm: error: ", 0), 0u) << result.err;
+    EXPECT_NE(result.err.find(part), std::string::npos) << result.err;
+    EXPECT_EQ(result.out, "");
+}
+
+TEST(Binary, NoArgumentsPrintsUsageAndStages) {
+    const ProcessResult result = run_sgemm("");
+    EXPECT_EQ(result.exit_code, 0);
+    EXPECT_NE(result.out.find("Usage"), std::string::npos);
+    EXPECT_NE(result.out.find("shared_memory_tiling"), std::string::npos);
+    EXPECT_EQ(result.err, "");
+}
+
+TEST(Binary, ListPrintsEveryStage) {
+    const ProcessResult result = run_sgemm("--list");
+    EXPECT_EQ(result.exit_code, 0);
+    for (const char* name : {"cublas", "naive", "global_coalescing", "shared_memory_tiling",
+                             "1d_blocktiling", "2d_blocktiling"})
+        EXPECT_NE(result.out.find(name), std::string::npos) << name;
+}
+
+TEST(Binary, UnknownStage) { expect_one_line_error(run_sgemm("42 128"), 2, "unknown stage '42'"); }
+TEST(Binary, ZeroSize) { expect_one_line_error(run_sgemm("1 0"), 2, "positive integer"); }
+TEST(Binary, NegativeSize) { expect_one_line_error(run_sgemm("1 -- -7"), 2, "positive integer"); }
+TEST(Binary, NegativeLookingOption) { expect_one_line_error(run_sgemm("1 -7"), 2, ""); }
+TEST(Binary, SizeNotANumber) { expect_one_line_error(run_sgemm("1 lots"), 2, "positive integer"); }
+TEST(Binary, SizeOverflowsIndexing) { expect_one_line_error(run_sgemm("1 50000"), 2, "2^31"); }
+TEST(Binary, UnknownOption) { expect_one_line_error(run_sgemm("1 64 --fast"), 2, "--fast"); }
+TEST(Binary, ShapeTheStageCannotDo) {
+    expect_one_line_error(run_sgemm("5 100"), 2, "stage 5 (2d_blocktiling) needs");
+}
+
+TEST(Binary, NoGpuPresent) {
+    expect_one_line_error(run_sgemm("1 64", "CUDA_VISIBLE_DEVICES="), 1, "no usable CUDA GPU");
+}
+
+TEST(Binary, ProblemTooLargeForGpuMemory) {
+    if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
+    const GemmProblem problem{GemmShape{46000, 46000, 46000}, 1.0f, 0.0f};
+    const DeviceInfo device = query_device();
+    if (device_bytes_needed(problem, true, device.l2_bytes) <= device.free_memory_bytes)
+        GTEST_SKIP() << "this GPU has memory for the largest problem the kernels can index";
+    expect_one_line_error(run_sgemm("3 46000"), 1, "GiB of GPU memory");
+}
+
+TEST(Binary, RunsAndVerifiesOnAGpu) {
+    if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
+    const auto csv = std::filesystem::temp_directory_path() / "sgemm_cli_rows.csv";
+    std::filesystem::remove(csv);
+    const ProcessResult result = run_sgemm("all 256 --reps 2 --beta 0.5 --csv " + csv.string());
+    EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
+    EXPECT_NE(result.out.find("PASS"), std::string::npos);
+    EXPECT_EQ(result.out.find("FAIL"), std::string::npos);
+    EXPECT_EQ(count_lines(slurp(csv)), 1 + 6) << "header and one row per stage";
+    std::filesystem::remove(csv);
+}
+
+}  // namespace
+}  // namespace sgemm

@@ -1,0 +1,104 @@
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "command_line.hpp"
+
+namespace sgemm {
+namespace {
+
+ParsedCommandLine parse(std::vector<std::string> words) {
+    words.insert(words.begin(), "sgemm");
+    std::vector<const char*> argv;
+    for (const std::string& word : words) argv.push_back(word.c_str());
+    return parse_command_line(static_cast<int>(argv.size()), argv.data());
+}
+
+using Outcome = ParsedCommandLine::Outcome;
+
+TEST(CommandLine, StageAndSize) {
+    const auto parsed = parse({"3", "512"});
+    ASSERT_EQ(parsed.outcome, Outcome::run) << parsed.text;
+    EXPECT_EQ(parsed.request.stage->number, 3);
+    EXPECT_FALSE(parsed.request.run_all);
+    const GemmShape& shape = parsed.request.settings.problem.shape;
+    EXPECT_EQ(shape.m, 512);
+    EXPECT_EQ(shape.n, 512);
+    EXPECT_EQ(shape.k, 512);
+    EXPECT_TRUE(parsed.request.settings.verify);
+    EXPECT_EQ(parsed.request.settings.problem.alpha, 1.0f);
+    EXPECT_EQ(parsed.request.settings.problem.beta, 0.0f);
+}
+
+TEST(CommandLine, RectangularAndOptions) {
+    const auto parsed = parse({"all", "-m", "100", "-n", "7", "-k", "33", "--alpha", "2.5", "--beta",
+                               "-0.5", "--seed", "99", "--reps", "4", "--no-verify", "--csv", "out.csv"});
+    ASSERT_EQ(parsed.outcome, Outcome::run) << parsed.text;
+    const Request& request = parsed.request;
+    EXPECT_TRUE(request.run_all);
+    EXPECT_EQ(request.settings.problem.shape.m, 100);
+    EXPECT_EQ(request.settings.problem.shape.n, 7);
+    EXPECT_EQ(request.settings.problem.shape.k, 33);
+    EXPECT_EQ(request.settings.problem.alpha, 2.5f);
+    EXPECT_EQ(request.settings.problem.beta, -0.5f);
+    EXPECT_EQ(request.settings.seed, 99u);
+    EXPECT_EQ(request.settings.timing.reps, 4);
+    EXPECT_FALSE(request.settings.verify);
+    EXPECT_EQ(request.csv_path, "out.csv");
+}
+
+TEST(CommandLine, SizeWithOneOverride) {
+    const auto parsed = parse({"1", "64", "-k", "3"});
+    ASSERT_EQ(parsed.outcome, Outcome::run) << parsed.text;
+    EXPECT_EQ(parsed.request.settings.problem.shape.m, 64);
+    EXPECT_EQ(parsed.request.settings.problem.shape.k, 3);
+}
+
+TEST(CommandLine, NoArgumentsPrintsUsageWithStageList) {
+    const auto parsed = parse({});
+    EXPECT_EQ(parsed.outcome, Outcome::print_and_exit);
+    EXPECT_NE(parsed.text.find("Usage"), std::string::npos);
+    EXPECT_NE(parsed.text.find("2d_blocktiling"), std::string::npos);
+}
+
+TEST(CommandLine, ListNeedsNoStage) {
+    const auto parsed = parse({"--list"});
+    ASSERT_EQ(parsed.outcome, Outcome::run);
+    EXPECT_TRUE(parsed.request.list_stages);
+}
+
+struct BadInput {
+    std::vector<std::string> words;
+    std::string expected_message_part;
+};
+
+class CommandLineErrors : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(CommandLineErrors, OneLineUsageError) {
+    const auto parsed = parse(GetParam().words);
+    ASSERT_EQ(parsed.outcome, Outcome::usage_error);
+    EXPECT_NE(parsed.text.find(GetParam().expected_message_part), std::string::npos) << parsed.text;
+    EXPECT_EQ(parsed.text.find('\n'), std::string::npos) << parsed.text;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    BadInputs, CommandLineErrors,
+    ::testing::Values(BadInput{{"99", "128"}, "unknown stage '99'"},
+                      BadInput{{"fast", "128"}, "unknown stage 'fast'"},
+                      BadInput{{"1", "0"}, "size must be a positive integer, got '0'"},
+                      BadInput{{"1", "abc"}, "size must be a positive integer, got 'abc'"},
+                      BadInput{{"1", "12x"}, "size must be a positive integer"},
+                      BadInput{{"1", "--", "-5"}, "size must be a positive integer, got '-5'"},
+                      BadInput{{"1", "99999999999"}, "too large"},
+                      BadInput{{"1", "100000"}, "fewer than 2^31"},
+                      BadInput{{"1"}, "give a size"},
+                      BadInput{{"1", "-m", "4", "-n", "4"}, "K is missing"},
+                      BadInput{{"1", "64", "-n", "-3"}, ""},
+                      BadInput{{"5", "1000"}, "stage 5 (2d_blocktiling) needs M a multiple of 128, N a multiple of 128, K a multiple of 8"},
+                      BadInput{{"1", "64", "--reps", "0"}, "--reps"},
+                      BadInput{{"1", "64", "--bogus"}, "--bogus"},
+                      BadInput{{"1", "64", "--alpha", "x"}, "--alpha"}));
+
+}  // namespace
+}  // namespace sgemm

@@ -1,0 +1,127 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "csv_writer.hpp"
+
+namespace sgemm {
+namespace {
+
+// Splits one CSV line, honouring RFC 4180 quotes.
+std::vector<std::string> split_csv(const std::string& line) {
+    std::vector<std::string> fields(1);
+    bool quoted = false;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        const char ch = line[i];
+        if (quoted && ch == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+            fields.back() += '"';
+            ++i;
+        } else if (ch == '"') {
+            quoted = !quoted;
+        } else if (ch == ',' && !quoted) {
+            fields.emplace_back();
+        } else {
+            fields.back() += ch;
+        }
+    }
+    return fields;
+}
+
+ResultRow sample_row() {
+    ResultRow row;
+    row.stage = 5;
+    row.name = "2d_blocktiling";
+    row.precision = "fp32";
+    row.m = row.n = row.k = 4096;
+    row.alpha = 1.5;
+    row.beta = -0.25;
+    row.median_ms = 6.25;
+    row.tflops = 21.99;
+    row.cublas_median_ms = 2.7;
+    row.cublas_tflops = 50.9;
+    row.ratio_to_cublas = 0.432;
+    row.fraction_of_peak = 0.33;
+    row.rel_error_fp64 = 1.5e-7;
+    row.worst_error_over_budget = 0.02;
+    row.verified = "true";
+    row.gpu = "NVIDIA H100 80GB HBM3";
+    row.driver = "580.95.05";
+    row.cuda = "13.0";
+    row.reps = 100;
+    row.seed = 424242;
+    return row;
+}
+
+std::filesystem::path temp_csv(const char* name) {
+    const auto path = std::filesystem::temp_directory_path() /
+                      (std::string(name) + "_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + ".csv");
+    std::filesystem::remove(path);
+    return path;
+}
+
+std::vector<std::string> read_lines(const std::filesystem::path& path) {
+    std::ifstream file(path);
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(file, line);) lines.push_back(line);
+    return lines;
+}
+
+TEST(CsvWriter, LineHasOneFieldPerColumn) {
+    const auto header = split_csv(csv_header());
+    const auto fields = split_csv(csv_line(sample_row()));
+    ASSERT_EQ(header.size(), 22u);
+    ASSERT_EQ(fields.size(), header.size());
+    EXPECT_EQ(header[0], "stage");
+    EXPECT_EQ(fields[0], "5");
+    EXPECT_EQ(fields[1], "2d_blocktiling");
+    EXPECT_EQ(fields[6], "1.5");
+    EXPECT_EQ(fields[7], "-0.25");
+    EXPECT_EQ(header[12], "ratio_to_cublas");
+    EXPECT_EQ(fields[12], "0.432");
+    EXPECT_EQ(fields[16], "true");
+    EXPECT_EQ(fields[17], "NVIDIA H100 80GB HBM3");
+    EXPECT_EQ(fields[21], "424242");
+}
+
+TEST(CsvWriter, UnverifiedRowLeavesErrorFieldsEmpty) {
+    ResultRow row = sample_row();
+    row.rel_error_fp64.reset();
+    row.worst_error_over_budget.reset();
+    row.verified = "skipped";
+    const auto fields = split_csv(csv_line(row));
+    EXPECT_EQ(fields[14], "");
+    EXPECT_EQ(fields[15], "");
+    EXPECT_EQ(fields[16], "skipped");
+}
+
+TEST(CsvWriter, QuotesFieldsWithCommasAndQuotes) {
+    ResultRow row = sample_row();
+    row.gpu = "Odd, \"quoted\" GPU";
+    const auto fields = split_csv(csv_line(row));
+    ASSERT_EQ(fields.size(), 22u);
+    EXPECT_EQ(fields[17], "Odd, \"quoted\" GPU");
+}
+
+TEST(CsvWriter, AppendWritesHeaderOnce) {
+    const auto path = temp_csv("sgemm_append");
+    const std::vector<ResultRow> rows{sample_row(), sample_row()};
+    append_csv_rows(path, rows);
+    append_csv_rows(path, std::vector<ResultRow>{sample_row()});
+    const auto lines = read_lines(path);
+    ASSERT_EQ(lines.size(), 4u);
+    EXPECT_EQ(lines[0], csv_header());
+    EXPECT_EQ(lines[3], csv_line(sample_row()));
+    std::filesystem::remove(path);
+}
+
+TEST(CsvWriter, UnwritablePathThrows) {
+    EXPECT_THROW(append_csv_rows("/nonexistent-dir/rows.csv", std::vector<ResultRow>{sample_row()}),
+                 std::runtime_error);
+}
+
+}  // namespace
+}  // namespace sgemm

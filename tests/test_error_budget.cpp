@@ -1,0 +1,132 @@
+// The checker every stage is judged by: it must pass correct results and catch a
+// single wrong or unwritten element, and a systematic error hiding under the
+// elementwise bound.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "error_budget.hpp"
+
+namespace sgemm {
+namespace {
+
+constexpr double kFp32UnitRoundoff = 0x1p-24;
+
+// A plausible result of a K = 1024 GEMM: reference values, their magnitudes
+// (|A||B| grows like K/4, the value like sqrt(K)/3), and the float result rounded
+// from the reference, the best a stage could do.
+struct Fixture {
+    static constexpr int k = 1024;
+    std::vector<double> reference, magnitude;
+    std::vector<float> c;
+    ErrorBudget budget{kFp32UnitRoundoff, k};
+
+    explicit Fixture(std::size_t count = 4096) {
+        std::mt19937 rng(7);
+        std::normal_distribution<double> value(0.0, std::sqrt(k) / 3.0);
+        for (std::size_t i = 0; i < count; ++i) {
+            reference.push_back(value(rng));
+            magnitude.push_back(k / 4.0);
+            c.push_back(static_cast<float>(reference.back()));
+        }
+    }
+    double elementwise_budget(std::size_t i) const { return budget.elementwise_factor() * magnitude[i]; }
+};
+
+TEST(ErrorBudget, CorrectlyRoundedResultPasses) {
+    const Fixture f;
+    const VerificationReport report = check_against_reference(f.c, f.reference, f.magnitude, f.budget);
+    EXPECT_TRUE(report.passed());
+    EXPECT_LT(report.worst_error_over_budget, 0.01);
+    EXPECT_LT(report.normwise_relative_error, report.normwise_relative_budget);
+}
+
+TEST(ErrorBudget, OneElementJustPastItsBudgetFails) {
+    Fixture f;
+    const std::size_t bad = 1234;
+    f.c[bad] = static_cast<float>(f.reference[bad] + 1.01 * f.elementwise_budget(bad));
+    const VerificationReport report = check_against_reference(f.c, f.reference, f.magnitude, f.budget);
+    EXPECT_FALSE(report.passed());
+    ASSERT_TRUE(report.first_bad.has_value());
+    EXPECT_EQ(report.first_bad->index, bad);
+    EXPECT_GT(report.worst_error_over_budget, 1.0);
+    EXPECT_EQ(report.worst.index, bad);
+}
+
+TEST(ErrorBudget, OneElementJustWithinItsBudgetPassesElementwise) {
+    Fixture f;
+    const std::size_t edge = 99;
+    f.c[edge] = static_cast<float>(f.reference[edge] + 0.9 * f.elementwise_budget(edge));
+    const VerificationReport report = check_against_reference(f.c, f.reference, f.magnitude, f.budget);
+    EXPECT_FALSE(report.first_bad.has_value());
+    EXPECT_NEAR(report.worst_error_over_budget, 0.9, 0.01);
+}
+
+TEST(ErrorBudget, UnwrittenElementFails) {
+    Fixture f;
+    const std::size_t unwritten = f.c.size() - 1;
+    f.c[unwritten] = std::numeric_limits<float>::quiet_NaN();  // the driver's poison
+    const VerificationReport report = check_against_reference(f.c, f.reference, f.magnitude, f.budget);
+    EXPECT_FALSE(report.passed());
+    ASSERT_TRUE(report.first_bad.has_value());
+    EXPECT_EQ(report.first_bad->index, unwritten);
+    EXPECT_TRUE(std::isinf(report.worst_error_over_budget));
+    EXPECT_FALSE(report.normwise_ok);
+}
+
+TEST(ErrorBudget, InfinityFails) {
+    Fixture f;
+    f.c[3] = std::numeric_limits<float>::infinity();
+    EXPECT_FALSE(check_against_reference(f.c, f.reference, f.magnitude, f.budget).passed());
+}
+
+TEST(ErrorBudget, SystematicErrorUnderTheElementwiseBoundFailsNormwise) {
+    // Every element off by 40 % of its elementwise budget, all in one direction: what
+    // dropping a term of every dot product looks like at large K.
+    Fixture f;
+    for (std::size_t i = 0; i < f.c.size(); ++i)
+        f.c[i] = static_cast<float>(f.reference[i] + 0.4 * f.elementwise_budget(i));
+    const VerificationReport report = check_against_reference(f.c, f.reference, f.magnitude, f.budget);
+    EXPECT_FALSE(report.first_bad.has_value());
+    EXPECT_FALSE(report.normwise_ok);
+    EXPECT_FALSE(report.passed());
+}
+
+TEST(ErrorBudget, ZeroMagnitudeDemandsExactZero) {
+    // alpha = beta = 0: the result must be exactly 0.
+    const std::vector<double> zeros(8, 0.0);
+    std::vector<float> c(8, 0.0f);
+    const ErrorBudget budget{kFp32UnitRoundoff, 16};
+    EXPECT_TRUE(check_against_reference(c, zeros, zeros, budget).passed());
+    c[5] = 1e-30f;
+    const VerificationReport report = check_against_reference(c, zeros, zeros, budget);
+    EXPECT_FALSE(report.passed());
+    EXPECT_EQ(report.first_bad->index, 5u);
+}
+
+TEST(ErrorBudget, BudgetGrowsWithK) {
+    const ErrorBudget small{kFp32UnitRoundoff, 64};
+    const ErrorBudget large{kFp32UnitRoundoff, 8192};
+    EXPECT_NEAR(small.elementwise_factor(), 66 * kFp32UnitRoundoff, 1e-10);  // gamma(n) ~ n u
+    EXPECT_GT(large.elementwise_factor(), 100 * small.elementwise_factor());
+    EXPECT_NEAR(large.normwise_factor(), (3 + std::sqrt(8192.0)) * kFp32UnitRoundoff, 1e-15);
+}
+
+TEST(ErrorBudget, SizeMismatchThrows) {
+    const std::vector<float> c(3);
+    const std::vector<double> r(4);
+    EXPECT_THROW(check_against_reference(c, r, r, ErrorBudget{kFp32UnitRoundoff, 1}),
+                 std::invalid_argument);
+}
+
+TEST(ErrorBudget, NormwiseDifference) {
+    const std::vector<float> y{3.0f, 4.0f};
+    const std::vector<float> x{3.0f, 4.5f};
+    EXPECT_NEAR(normwise_relative_difference(x, y), 0.1, 1e-12);
+}
+
+}  // namespace
+}  // namespace sgemm

@@ -1,0 +1,176 @@
+// Every stage against the float64 reference on tiny, odd, rectangular and large
+// shapes, with random alpha and beta; and proof that the check catches a stage that
+// leaves one element unwritten, gets one element wrong, or reads C when beta == 0.
+// Without a GPU every test here reports skipped.
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "stage_registry.hpp"
+#include "stage_runner.hpp"
+
+namespace sgemm {
+namespace {
+
+bool gpu_present() {
+    int count = 0;
+    return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+}
+
+// One runner per process: the cuBLAS handle and stream are costly to make.
+const StageRunner& runner() {
+    static const DeviceInfo device = query_device();
+    static const StageRunner instance(device);
+    return instance;
+}
+
+StageResult run_checked(const Stage& stage, const GemmProblem& problem, std::uint64_t seed) {
+    RunSettings settings;
+    settings.problem = problem;
+    settings.seed = seed;
+    settings.timing = TimingSettings{1, 1.0};
+    return runner().run(stage, settings);
+}
+
+struct Case {
+    int stage;
+    GemmShape shape;
+    float alpha;
+    float beta;
+    std::string label;
+};
+
+void PrintTo(const Case& c, std::ostream* os) {
+    *os << fmt::format("stage {} M={} N={} K={} alpha={} beta={}", c.stage, c.shape.m, c.shape.n,
+                       c.shape.k, c.alpha, c.beta);
+}
+
+std::vector<Case> all_cases() {
+    std::mt19937 rng(2026);
+    std::uniform_real_distribution<float> scalar(-2.0f, 2.0f);
+    std::vector<Case> cases;
+    for (const Stage& stage : all_stages()) {
+        const ShapeRule& r = stage.shape_rule;
+        // Shapes a stage that takes any size must handle, and the nearest ones a stage
+        // with divisibility rules takes.
+        const bool any = r.m_multiple == 1 && r.n_multiple == 1 && r.k_multiple == 1;
+        const std::vector<std::pair<std::string, GemmShape>> shapes =
+            any ? std::vector<std::pair<std::string, GemmShape>>{
+                      {"tiny", {1, 1, 1}},
+                      {"small_odd", {3, 5, 7}},
+                      {"odd", {127, 129, 67}},
+                      {"rectangular", {96, 700, 1030}},
+                      {"tall_skinny_k", {1500, 33, 4}},
+                      {"large", {2048, 2048, 2048}}}
+                : std::vector<std::pair<std::string, GemmShape>>{
+                      {"tiny", {r.m_multiple, r.n_multiple, r.k_multiple}},
+                      {"odd_multiples", {3 * r.m_multiple, 5 * r.n_multiple, 7 * r.k_multiple}},
+                      {"rectangular", {2 * r.m_multiple, 9 * r.n_multiple, 130 * r.k_multiple}},
+                      {"large", {2048, 2048, 2048}},
+                      {"large_rectangular", {1024, 3072, 512}}};
+        for (const auto& [label, shape] : shapes) {
+            cases.push_back({stage.number, shape, scalar(rng), 0.0f, label + "_beta0"});
+            cases.push_back({stage.number, shape, scalar(rng), scalar(rng), label + "_beta"});
+        }
+    }
+    return cases;
+}
+
+class StageCorrectness : public ::testing::TestWithParam<Case> {};
+
+TEST_P(StageCorrectness, MatchesFloat64Reference) {
+    if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
+    const Case& c = GetParam();
+    const Stage& stage = *find_stage(c.stage);
+    ASSERT_FALSE(shape_refusal(stage, c.shape).has_value());
+    const StageResult result = run_checked(stage, GemmProblem{c.shape, c.alpha, c.beta}, 1000 + c.stage);
+    ASSERT_TRUE(result.verification.has_value());
+    const VerificationReport& report = result.verification->stage;
+    EXPECT_TRUE(report.passed()) << fmt::format(
+        "normwise {:.3e} (budget {:.3e}), worst element {:.3f} of budget at index {}",
+        report.normwise_relative_error, report.normwise_relative_budget,
+        report.worst_error_over_budget, report.worst.index);
+    EXPECT_TRUE(result.verification->cublas.passed()) << "cuBLAS itself misses the budget";
+}
+
+INSTANTIATE_TEST_SUITE_P(AllStages, StageCorrectness, ::testing::ValuesIn(all_cases()),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                             return fmt::format("stage{}_{}", info.param.stage, info.param.label);
+                         });
+
+// Broken stages, made from a correct one (stage 3) and then damaged.
+constexpr int kDamagedRow = 17;
+constexpr int kDamagedCol = 5;
+
+std::size_t damaged_index(const GemmProblem& problem) {
+    return std::size_t(kDamagedRow) * problem.shape.n + kDamagedCol;
+}
+
+void launch_leaving_one_unwritten(const GemmProblem& problem, const float* a, const float* b,
+                                  float* c, cudaStream_t stream) {
+    // Save the poisoned element, compute, put the poison back: as if never written.
+    float poison = 0.0f;
+    float* element = c + damaged_index(problem);
+    cudaMemcpyAsync(&poison, element, sizeof(float), cudaMemcpyDeviceToHost, stream);
+    cudaStreamSynchronize(stream);
+    find_stage(3)->launch(problem, a, b, c, stream);
+    cudaMemcpyAsync(element, &poison, sizeof(float), cudaMemcpyHostToDevice, stream);
+    cudaStreamSynchronize(stream);
+}
+
+void launch_with_one_wrong_element(const GemmProblem& problem, const float* a, const float* b,
+                                   float* c, cudaStream_t stream) {
+    find_stage(3)->launch(problem, a, b, c, stream);
+    float value = 0.0f;
+    float* element = c + damaged_index(problem);
+    cudaMemcpyAsync(&value, element, sizeof(float), cudaMemcpyDeviceToHost, stream);
+    cudaStreamSynchronize(stream);
+    value += 1e-3f;  // an error a single dropped or repeated term would make
+    cudaMemcpyAsync(element, &value, sizeof(float), cudaMemcpyHostToDevice, stream);
+    cudaStreamSynchronize(stream);
+}
+
+void launch_reading_c_when_beta_is_zero(const GemmProblem& problem, const float* a, const float* b,
+                                        float* c, cudaStream_t stream) {
+    GemmProblem reads_c = problem;
+    reads_c.beta = 1e-30f;  // numerically nothing, but it reads C, which is NaN
+    find_stage(3)->launch(reads_c, a, b, c, stream);
+}
+
+Stage damaged_stage(Fp32Launcher launch) {
+    Stage stage = *find_stage(3);
+    stage.name = "damaged";
+    stage.launch = launch;
+    return stage;
+}
+
+TEST(VerificationCatches, OneUnwrittenElement) {
+    if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
+    const GemmProblem problem{GemmShape{64, 48, 40}, 1.0f, 0.0f};
+    const StageResult result = run_checked(damaged_stage(launch_leaving_one_unwritten), problem, 1);
+    ASSERT_FALSE(result.passed());
+    ASSERT_TRUE(result.verification->stage.first_bad.has_value());
+    EXPECT_EQ(result.verification->stage.first_bad->index, damaged_index(problem));
+}
+
+TEST(VerificationCatches, OneWrongElement) {
+    if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
+    const GemmProblem problem{GemmShape{256, 256, 256}, 1.0f, 0.0f};
+    const StageResult result = run_checked(damaged_stage(launch_with_one_wrong_element), problem, 2);
+    ASSERT_FALSE(result.passed());
+    EXPECT_EQ(result.verification->stage.first_bad->index, damaged_index(problem));
+}
+
+TEST(VerificationCatches, ReadingCWhenBetaIsZero) {
+    if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
+    const GemmProblem problem{GemmShape{32, 32, 32}, 1.0f, 0.0f};
+    const StageResult result = run_checked(damaged_stage(launch_reading_c_when_beta_is_zero), problem, 3);
+    EXPECT_FALSE(result.passed());
+}
+
+}  // namespace
+}  // namespace sgemm

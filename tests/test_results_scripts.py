@@ -1,0 +1,354 @@
+"""Tests for scripts/sgemm_results.py and scripts/regenerate_results.py.
+
+Run from anywhere with:  python3 tests/test_results_scripts.py
+No GPU is needed: the end-to-end tests drive regenerate_results.py against a
+fake sgemm binary that replays the fixture rows.
+"""
+
+import csv
+import os
+import stat
+import subprocess
+import sys
+import tempfile
+import textwrap
+import unittest
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SCRIPTS_DIR = REPO_ROOT / "scripts"
+FIXTURE = REPO_ROOT / "tests" / "fixtures" / "results_sample.csv"
+REGENERATE = SCRIPTS_DIR / "regenerate_results.py"
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+sys.path.insert(0, str(SCRIPTS_DIR))
+import sgemm_results  # noqa: E402  (needs the path set up above)
+
+FIXTURE_STAGE_NAMES = ("cublas", "naive", "global_coalescing",
+                       "shared_memory_tiling", "1d_blocktiling", "2d_blocktiling")
+
+README_TEMPLATE = textwrap.dedent("""\
+    # sgemm
+
+    Intro that must survive.
+
+    <!-- results:begin -->
+    stale results
+    <!-- results:end -->
+
+    Outro that must survive.
+    """)
+
+# Mimics `sgemm all <N> --csv FILE [extra...]`: prints progress, appends the
+# fixture rows for N (header first if FILE is new), logs its argv, and fails
+# verification of stage $FAKE_SGEMM_FAIL_STAGE when that is set.
+FAKE_BINARY = textwrap.dedent("""\
+    #!{python}
+    import csv, os, sys
+    fixture, log = {fixture!r}, {log!r}
+    _, mode, size, flag, out, *extra = sys.argv
+    assert (mode, flag) == ("all", "--csv"), sys.argv
+    with open(log, "a") as f:
+        f.write(" ".join(sys.argv[1:]) + "\\n")
+    with open(fixture, newline="") as f:
+        header, *rows = list(csv.reader(f))
+    stage, name, m, verified = (header.index(c) for c in ("stage", "name", "m", "verified"))
+    fail_stage = os.environ.get("FAKE_SGEMM_FAIL_STAGE")
+    failed = False
+    new_file = not os.path.exists(out) or os.path.getsize(out) == 0
+    with open(out, "a", newline="") as f:
+        writer = csv.writer(f, lineterminator="\\n")
+        if new_file:
+            writer.writerow(header)
+        for row in rows:
+            if row[m] != size:
+                continue
+            if row[stage] == fail_stage:
+                row[verified] = "false"
+                failed = True
+            print(f"fake: N={{size}} stage {{row[stage]}} {{row[name]}} {{row[verified]}}",
+                  flush=True)
+            writer.writerow(row)
+    sys.exit(1 if failed else 0)
+    """)
+
+
+def fixture_rows():
+    return sgemm_results.read_rows(FIXTURE)
+
+
+def sorted_by_size_then_stage(rows):
+    return sorted(rows, key=lambda row: (row["m"], row["stage"]))
+
+
+class ReadRowsTest(unittest.TestCase):
+    def test_values_are_typed(self):
+        rows = fixture_rows()
+        self.assertEqual(len(rows), 12)
+        first = rows[0]
+        self.assertEqual(first["stage"], 0)
+        self.assertEqual(first["name"], "cublas")
+        self.assertEqual(first["m"], 1024)
+        self.assertIsInstance(first["tflops"], float)
+        self.assertAlmostEqual(first["ratio_to_cublas"], 1.0)
+        self.assertEqual(first["driver"], "580.95")
+        self.assertEqual(first["cuda"], "13.0")
+
+    def test_skipped_row_has_no_errors(self):
+        skipped = [row for row in fixture_rows() if row["verified"] == "skipped"]
+        self.assertEqual(len(skipped), 1)
+        self.assertIsNone(skipped[0]["rel_error_fp64"])
+        self.assertIsNone(skipped[0]["worst_error_over_budget"])
+
+    def test_rejects_wrong_header(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "bad.csv"
+            path.write_text("stage,name\n0,cublas\n")
+            with self.assertRaisesRegex(ValueError, "header must be exactly"):
+                sgemm_results.read_rows(path)
+
+    def test_rejects_unknown_verified_value(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "bad.csv"
+            text = FIXTURE.read_text().replace(",true,", ",True,", 1)
+            path.write_text(text)
+            with self.assertRaisesRegex(ValueError, r"bad\.csv:2: verified"):
+                sgemm_results.read_rows(path)
+
+
+class GpuSlugTest(unittest.TestCase):
+    def test_examples(self):
+        examples = {
+            "NVIDIA H100 80GB HBM3": "h100-80gb-hbm3",
+            "NVIDIA H200": "h200",
+            "NVIDIA GeForce RTX 4090": "geforce-rtx-4090",
+            "Fixture GPU": "fixture-gpu",
+            "  NVIDIA A100-SXM4-40GB ": "a100-sxm4-40gb",
+            "Tesla V100 (PCIe) ": "tesla-v100-pcie",
+        }
+        for name, slug in examples.items():
+            with self.subTest(name=name):
+                self.assertEqual(sgemm_results.gpu_slug(name), slug)
+
+    def test_rejects_name_without_letters_or_digits(self):
+        with self.assertRaises(ValueError):
+            sgemm_results.gpu_slug(" -- ")
+
+
+class MarkdownTableTest(unittest.TestCase):
+    def setUp(self):
+        self.table = sgemm_results.markdown_table(fixture_rows())
+        self.lines = self.table.splitlines()
+
+    def test_caption_names_gpu_driver_and_cuda(self):
+        caption = self.lines[0]
+        self.assertIn("Fixture GPU", caption)
+        self.assertIn("driver 580.95", caption)
+        self.assertIn("CUDA 13.0", caption)
+
+    def test_header_has_a_column_pair_per_size(self):
+        header = self.lines[2]
+        self.assertEqual(
+            header,
+            "| Stage | Name | Precision | N=1024 TFLOPS | % of cuBLAS"
+            " | N=4096 TFLOPS | % of cuBLAS | Verified |")
+
+    def test_rows_are_sorted_by_stage_with_formatted_values(self):
+        body = self.lines[4:]
+        self.assertEqual([line.split(" | ")[0] for line in body],
+                         [f"| {stage}" for stage in range(6)])
+        self.assertEqual(body[0], "| 0 | `cublas` | fp32 | 23.5 | 100% | 47.8 | 100% | ✓ |")
+        self.assertEqual(body[5], "| 5 | `2d_blocktiling` | fp32 | 16.9 | 72% | 25.1 | 52% | ✓ |")
+
+    def test_skipped_verification_is_a_dash(self):
+        naive = self.lines[5]
+        self.assertTrue(naive.startswith("| 1 | `naive` |"), naive)
+        self.assertTrue(naive.endswith("| – |"), naive)
+
+    def test_failed_verification_is_a_cross(self):
+        rows = fixture_rows()
+        rows[3]["verified"] = "false"
+        table = sgemm_results.markdown_table(rows)
+        stage_line = next(line for line in table.splitlines()
+                          if line.startswith(f"| {rows[3]['stage']} |"))
+        self.assertTrue(stage_line.endswith("| ✗ |"), stage_line)
+
+    def test_non_square_rows_are_ignored(self):
+        rows = fixture_rows()
+        rows.append(dict(rows[0], m=2048, n=512, k=777))
+        table = sgemm_results.markdown_table(rows)
+        self.assertEqual(table, self.table)
+        self.assertNotIn("2048", table)
+
+
+class RefreshReadmeTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.readme = Path(self.tmp.name) / "README.md"
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_replaces_only_the_marked_block(self):
+        self.readme.write_text(README_TEMPLATE)
+        sgemm_results.refresh_readme(self.readme, "new table\n")
+        expected = README_TEMPLATE.replace("stale results", "new table")
+        self.assertEqual(self.readme.read_text(), expected)
+
+    def test_is_idempotent(self):
+        self.readme.write_text(README_TEMPLATE)
+        sgemm_results.refresh_readme(self.readme, "new table")
+        once = self.readme.read_text()
+        sgemm_results.refresh_readme(self.readme, "new table")
+        self.assertEqual(self.readme.read_text(), once)
+
+    def test_raises_on_missing_marker_and_leaves_file_alone(self):
+        text = README_TEMPLATE.replace("<!-- results:end -->\n", "")
+        self.readme.write_text(text)
+        with self.assertRaisesRegex(ValueError, "results:end"):
+            sgemm_results.refresh_readme(self.readme, "new table")
+        self.assertEqual(self.readme.read_text(), text)
+
+    def test_raises_on_markers_in_wrong_order(self):
+        self.readme.write_text("<!-- results:end -->\n<!-- results:begin -->\n")
+        with self.assertRaisesRegex(ValueError, "comes before"):
+            sgemm_results.refresh_readme(self.readme, "new table")
+
+
+class WriteOutputsTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        root = Path(cls.tmp.name)
+        cls.out_dir = root / "results" / "fixture-gpu"
+        cls.readme = root / "README.md"
+        cls.readme.write_text(README_TEMPLATE)
+        # Reversed input checks that results.csv is re-sorted.
+        cls.written = sgemm_results.write_outputs(
+            list(reversed(fixture_rows())), cls.out_dir, cls.readme)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_returns_every_path_written(self):
+        names = ["results.csv", "results.md", "progression.png", "tflops_vs_size.png"]
+        self.assertEqual(self.written, [self.out_dir / n for n in names] + [self.readme])
+
+    def test_results_csv_round_trips_sorted_by_size_then_stage(self):
+        path = self.out_dir / "results.csv"
+        with open(path, newline="") as file:
+            self.assertEqual(tuple(next(csv.reader(file))), sgemm_results.COLUMNS)
+        self.assertEqual(sgemm_results.read_rows(path),
+                         sorted_by_size_then_stage(fixture_rows()))
+
+    def test_results_md_lists_every_stage_and_size(self):
+        text = (self.out_dir / "results.md").read_text(encoding="utf-8")
+        self.assertEqual(text, sgemm_results.markdown_table(fixture_rows()) + "\n")
+        for name in FIXTURE_STAGE_NAMES:
+            self.assertIn(f"`{name}`", text)
+        self.assertIn("N=1024 TFLOPS", text)
+        self.assertIn("N=4096 TFLOPS", text)
+
+    def test_charts_are_real_pngs(self):
+        for name in ("progression.png", "tflops_vs_size.png"):
+            with self.subTest(chart=name):
+                data = (self.out_dir / name).read_bytes()
+                self.assertTrue(data.startswith(PNG_SIGNATURE))
+                self.assertGreater(len(data), 20_000)
+
+    def test_readme_gets_table_and_relative_image_links(self):
+        text = self.readme.read_text(encoding="utf-8")
+        self.assertNotIn("stale results", text)
+        self.assertIn("Intro that must survive.", text)
+        self.assertIn("Outro that must survive.", text)
+        self.assertIn(sgemm_results.markdown_table(fixture_rows()), text)
+        self.assertIn("](results/fixture-gpu/progression.png)", text)
+        self.assertIn("](results/fixture-gpu/tflops_vs_size.png)", text)
+
+
+class RegenerateResultsTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.root = Path(self.tmp.name)
+        self.binary = self.root / "fake_sgemm"
+        self.argv_log = self.root / "fake_sgemm.log"
+        self.binary.write_text(FAKE_BINARY.format(
+            python=sys.executable, fixture=str(FIXTURE), log=str(self.argv_log)))
+        self.binary.chmod(self.binary.stat().st_mode | stat.S_IXUSR)
+        self.readme = self.root / "docs" / "README.md"
+        self.readme.parent.mkdir()
+        self.readme.write_text(README_TEMPLATE)
+        self.results_dir = self.root / "results"
+        self.out_dir = self.results_dir / "fixture-gpu"
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def regenerate(self, *extra, env=None):
+        command = [sys.executable, str(REGENERATE), "--sizes", "1024", "4096",
+                   "--binary", str(self.binary),
+                   "--results-dir", str(self.results_dir),
+                   "--readme", str(self.readme), *extra]
+        # PYTHONUNBUFFERED would hide a missing flush, making the ordering
+        # check of streamed output pass regardless.
+        base_env = {key: value for key, value in os.environ.items()
+                    if key != "PYTHONUNBUFFERED"}
+        # Run from the temp dir to show the script does not depend on the cwd.
+        return subprocess.run(command, cwd=self.root, capture_output=True, text=True,
+                              env={**base_env, **(env or {})}, timeout=120)
+
+    def test_full_flow(self):
+        result = self.regenerate("--extra-args", "--reps", "3")
+        self.assertEqual(result.returncode, 0, result.stderr)
+
+        out = result.stdout
+        order = ["[size 1/2] N=1024", "fake: N=1024 stage 0 cublas true",
+                 "fake: N=1024 stage 5 2d_blocktiling true",
+                 "[size 2/2] N=4096", "fake: N=4096 stage 1 naive skipped"]
+        positions = [out.index(marker) for marker in order]
+        self.assertEqual(positions, sorted(positions), out)
+
+        self.assertEqual(self.argv_log.read_text().splitlines()[0].split()[:2], ["all", "1024"])
+        self.assertTrue(self.argv_log.read_text().splitlines()[1].endswith("--reps 3"))
+
+        self.assertEqual(sgemm_results.read_rows(self.out_dir / "results.csv"),
+                         sorted_by_size_then_stage(fixture_rows()))
+        for name in ("results.md", "progression.png", "tflops_vs_size.png"):
+            self.assertIn(f"wrote {self.out_dir / name}", out)
+            self.assertGreater((self.out_dir / name).stat().st_size, 0)
+
+        readme = self.readme.read_text(encoding="utf-8")
+        self.assertIn("Intro that must survive.", readme)
+        self.assertNotIn("stale results", readme)
+        self.assertIn("| 5 | `2d_blocktiling` | fp32 | 16.9 | 72% | 25.1 | 52% | ✓ |", readme)
+        self.assertIn("](../results/fixture-gpu/progression.png)", readme)
+
+    def test_no_readme_leaves_readme_untouched(self):
+        result = self.regenerate("--no-readme")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(self.readme.read_text(), README_TEMPLATE)
+        self.assertTrue((self.out_dir / "results.csv").exists())
+
+    def test_failed_stage_is_reported_after_writing_outputs(self):
+        result = self.regenerate(env={"FAKE_SGEMM_FAIL_STAGE": "3"})
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn("N=1024: stage 3 shared_memory_tiling failed verification", result.stderr)
+        self.assertIn("N=4096: stage 3 shared_memory_tiling failed verification", result.stderr)
+        self.assertNotIn("Traceback", result.stderr)
+        table = (self.out_dir / "results.md").read_text(encoding="utf-8")
+        self.assertIn("| 3 | `shared_memory_tiling` |", table)
+        stage_line = next(line for line in table.splitlines() if line.startswith("| 3 |"))
+        self.assertTrue(stage_line.endswith("| ✗ |"), stage_line)
+
+    def test_missing_binary_says_run_make(self):
+        self.binary.unlink()
+        result = self.regenerate()
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn("run make first", result.stderr)
+        self.assertEqual(result.stderr.count("\n"), 1, result.stderr)
+        self.assertFalse(self.results_dir.exists())
+
+
+if __name__ == "__main__":
+    unittest.main()

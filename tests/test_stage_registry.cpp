@@ -1,0 +1,90 @@
+// The registry and the kernels/ directory must tell the same story: every stage file
+// is registered under its number and name, and every registered stage has its file.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <regex>
+
+#include "stage_registry.hpp"
+
+namespace sgemm {
+namespace {
+
+std::map<int, std::string> stage_files() {
+    std::map<int, std::string> files;
+    const std::regex pattern(R"((\d\d)_(\w+)\.cu)");
+    for (const auto& entry : std::filesystem::directory_iterator(SGEMM_SOURCE_DIR "/kernels")) {
+        std::smatch match;
+        const std::string filename = entry.path().filename().string();
+        if (std::regex_match(filename, match, pattern)) files[std::stoi(match[1])] = match[2];
+    }
+    return files;
+}
+
+TEST(StageRegistry, MatchesTheFilesInKernels) {
+    const auto files = stage_files();
+    ASSERT_FALSE(files.empty());
+    for (const auto& [number, name] : files) {
+        const Stage* stage = find_stage(number);
+        ASSERT_NE(stage, nullptr) << fmt::format("kernels/{:02}_{}.cu is not registered", number, name);
+        EXPECT_EQ(stage->name, name) << "stage " << number;
+    }
+    for (const Stage& stage : all_stages()) {
+        if (stage.is_cublas()) continue;
+        EXPECT_TRUE(files.count(stage.number))
+            << fmt::format("stage {} has no kernels/{:02}_{}.cu", stage.number, stage.number, stage.name);
+    }
+}
+
+TEST(StageRegistry, NumberedInReadingOrderFromCublas) {
+    const auto stages = all_stages();
+    ASSERT_GE(stages.size(), 6u);
+    EXPECT_TRUE(stages[0].is_cublas());
+    EXPECT_EQ(stages[0].number, 0);
+    for (std::size_t i = 0; i < stages.size(); ++i) {
+        EXPECT_EQ(stages[i].number, static_cast<int>(i));
+        EXPECT_FALSE(stages[i].summary.empty());
+        if (i > 0) EXPECT_NE(stages[i].launch, nullptr) << "stage " << i;
+    }
+    EXPECT_EQ(find_stage(-1), nullptr);
+    EXPECT_EQ(find_stage(static_cast<int>(stages.size())), nullptr);
+}
+
+TEST(StageRegistry, FirstThreeStagesTakeAnyShape) {
+    for (int number = 1; number <= 3; ++number) {
+        EXPECT_TRUE(find_stage(number)->shape_rule.accepts(GemmShape{1, 1, 1}));
+        EXPECT_TRUE(find_stage(number)->shape_rule.accepts(GemmShape{127, 33, 65}));
+    }
+}
+
+TEST(ShapeRule, DescribesAndRefuses) {
+    const ShapeRule rule{128, 128, 8};
+    EXPECT_EQ(rule.describe(), "M%128 N%128 K%8");
+    EXPECT_EQ(ShapeRule{}.describe(), "any");
+    EXPECT_TRUE(rule.accepts(GemmShape{256, 128, 16}));
+    EXPECT_FALSE(rule.accepts(GemmShape{256, 128, 12}));
+
+    const Stage& stage = *find_stage(5);
+    EXPECT_FALSE(shape_refusal(stage, GemmShape{4096, 4096, 4096}).has_value());
+    const auto refusal = shape_refusal(stage, GemmShape{1000, 1000, 1000});
+    ASSERT_TRUE(refusal.has_value());
+    EXPECT_NE(refusal->find("stage 5"), std::string::npos);
+    EXPECT_NE(refusal->find("M=1000"), std::string::npos);
+}
+
+TEST(ArchitectureRefusal, NamesWhatIsMissing) {
+    Stage hopper_only = *find_stage(1);
+    hopper_only.min_compute_capability = 90;
+    EXPECT_FALSE(architecture_refusal(hopper_only, 90, 90).has_value());
+    const auto old_gpu = architecture_refusal(hopper_only, 80, 90);
+    ASSERT_TRUE(old_gpu.has_value());
+    EXPECT_NE(old_gpu->find("this GPU is sm_80"), std::string::npos);
+    const auto old_build = architecture_refusal(hopper_only, 90, 80);
+    ASSERT_TRUE(old_build.has_value());
+    EXPECT_NE(old_build->find("built for sm_80"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sgemm

@@ -1,0 +1,34 @@
+#include <gtest/gtest.h>
+
+#include "stage_runner.hpp"
+#include "timing.hpp"
+
+namespace sgemm {
+namespace {
+
+TEST(Timing, MedianOfOddAndEvenCounts) {
+    EXPECT_DOUBLE_EQ(median({5.0, 1.0, 3.0}), 3.0);
+    EXPECT_DOUBLE_EQ(median({4.0, 1.0, 3.0, 2.0}), 2.5);
+    EXPECT_DOUBLE_EQ(median({}), 0.0);
+}
+
+TEST(Timing, RepsFitTheBudgetWithinLimits) {
+    EXPECT_EQ(reps_for_budget(10.0, 1.0), 100);            // 10 ms a pair, 1 s
+    EXPECT_EQ(reps_for_budget(5000.0, 1.0), kMinAutoReps);  // the naive stage at 8192
+    EXPECT_EQ(reps_for_budget(0.01, 1.0), kMaxAutoReps);
+}
+
+TEST(Timing, TflopsCountsTwoFlopsPerMultiplyAdd) {
+    EXPECT_NEAR(tflops(GemmShape{4096, 4096, 4096}, 2.0), 2.0 * 4096.0 * 4096 * 4096 / 2e-3 / 1e12, 1e-9);
+}
+
+TEST(Timing, MemoryEstimateCountsVerificationBuffers) {
+    const GemmProblem problem{GemmShape{1000, 2000, 3000}, 1.0f, 0.0f};
+    const std::size_t timed_only = device_bytes_needed(problem, false, 0);
+    EXPECT_EQ(timed_only, 4u * (1000u * 3000 + 3000u * 2000 + 1000u * 2000));
+    EXPECT_GT(device_bytes_needed(problem, true, 0), 3 * timed_only);
+    EXPECT_EQ(host_bytes_needed(problem, false), 0u);
+}
+
+}  // namespace
+}  // namespace sgemm
