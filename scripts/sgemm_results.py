@@ -131,8 +131,14 @@ def _caption(rows):
     return (
         f"Measured on **{_joined(rows, 'gpu')}** "
         f"(driver {_joined(rows, 'driver')}, CUDA {_joined(rows, 'cuda')}); "
-        f"square M = N = K, median of {_joined(rows, 'reps')} timed runs. "
+        f"square M = N = K; each figure is the median of {_reps_range(rows)} timed runs, "
+        "interleaved with cuBLAS in the same process. "
         "% of cuBLAS is throughput relative to cuBLAS at the same size.")
+
+
+def _reps_range(rows):
+    reps = sorted({row["reps"] for row in rows})
+    return f"{reps[0]}" if len(reps) == 1 else f"{reps[0]}–{reps[-1]}"
 
 
 def _throughput_cells(row):
