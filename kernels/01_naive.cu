@@ -10,8 +10,8 @@
 // two loads per fused multiply-add, no reuse the programmer controls. The arithmetic
 // units spend nearly all their time waiting.
 //
-// Measured on the H100 (SXM, CUDA 13.0), N = 4096: see results/ (filled in by the
-// project's regeneration run; the stage's row in the README table).
+// Measured on the H100 (results/h100-80gb-hbm3): 0.50 TFLOPS at N = 4096 and 8192,
+// 1.0 % of cuBLAS SGEMM (51.7 TFLOPS) in the same run. 32 registers, no shared memory.
 //
 // Shapes: any M, N, K >= 1.
 #include "common/epilogue.cuh"

@@ -16,8 +16,9 @@
 // one dropped term of a long dot product): rounding errors of a correct kernel are
 // uncorrelated, so they grow like sqrt(K), not K:
 //     ||C - R||_F <= (3 + sqrt(K)) u ||W||_F.
-// Correct fp32 kernels land 20-60x under this at K = 4096 (a random walk of K
-// roundings has size about u sqrt(K) / 2 relative to W, measured ~1 u).
+// Measured on the H100: cuBLAS and stages 1-5 land 85x under it at N = K = 4096 and
+// 230x under it at 8192, while one dropped term per dot product at K = 8192 would
+// exceed it about 30-fold.
 #pragma once
 
 #include <cstddef>
