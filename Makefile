@@ -2,6 +2,7 @@
 # make test       build, then run the whole test suite through ctest
 # make sanitize   compute-sanitizer (memcheck, racecheck) over every stage at small sizes
 # make results    regenerate results/<gpu>/ and the README table on this GPU
+# make tune       search stage 10's tile shapes on this GPU (results/<gpu>/tuning.md)
 #
 # ARCH selects the GPU architecture: by default the GPU that is present (sm_90 becomes
 # 90a, Hopper's full instruction set), or 90a (H100) when there is none.
@@ -12,7 +13,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 PYTHON ?= python3
 
-.PHONY: all build test sanitize results clean
+.PHONY: all build test sanitize results tune clean
 
 all: build
 
@@ -30,6 +31,9 @@ sanitize: build
 
 results: build
 	$(PYTHON) scripts/regenerate_results.py
+
+tune: build
+	$(PYTHON) scripts/tune_stage10.py
 
 clean:
 	rm -rf $(BUILD_DIR) sgemm

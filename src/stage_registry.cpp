@@ -12,6 +12,11 @@ void launch_global_coalescing(const GemmProblem&, const float*, const float*, fl
 void launch_shared_memory_tiling(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
 void launch_1d_blocktiling(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
 void launch_2d_blocktiling(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
+void launch_vectorized(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
+void launch_bank_conflict_free(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
+void launch_warptiling(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
+void launch_double_buffering(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
+void launch_tuned(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
 
 namespace {
 
@@ -25,6 +30,11 @@ constexpr Stage kStages[] = {
     {3, "shared_memory_tiling", Precision::fp32, 0, kAnyShape,     "32x32 tiles of A and B staged in shared memory", launch_shared_memory_tiling},
     {4, "1d_blocktiling",       Precision::fp32, 0, {64, 64, 8},   "each thread computes 8 outputs of a column from registers", launch_1d_blocktiling},
     {5, "2d_blocktiling",       Precision::fp32, 0, {128, 128, 8}, "each thread computes an 8x8 tile: outer products in registers", launch_2d_blocktiling},
+    {6, "vectorized",           Precision::fp32, 0, {128, 128, 8}, "128-bit loads and stores; A transposed in shared memory", launch_vectorized},
+    {7, "bank_conflict_free",   Precision::fp32, 0, {128, 128, 8}, "thread tile split into quads 64 apart, padded A tile: no bank conflicts", launch_bank_conflict_free},
+    {8, "warptiling",           Precision::fp32, 0, {128, 128, 8}, "block tile -> 32x64 warp tiles -> 8x8 thread tiles", launch_warptiling},
+    {9, "double_buffering",     Precision::fp32, 0, {128, 128, 8}, "next tile's global loads overlap this tile's math; two shared buffers", launch_double_buffering},
+    {10, "tuned",               Precision::fp32, 80, kAnyShape,     "tile shapes chosen by the tuner, rasterized block order, any shape", launch_tuned},
 };
 // clang-format on
 

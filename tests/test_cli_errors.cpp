@@ -11,6 +11,7 @@
 #include <string>
 
 #include "device_info.hpp"
+#include "stage_registry.hpp"
 #include "stage_runner.hpp"
 
 namespace sgemm {
@@ -80,7 +81,7 @@ TEST(Binary, NoArgumentsPrintsUsageAndStages) {
 TEST(Binary, ListPrintsEveryStage) {
     const ProcessResult result = run_sgemm("--list");
     EXPECT_EQ(result.exit_code, 0);
-    for (const char* name : {"cublas", "naive", "global_coalescing", "shared_memory_tiling",
+    for (const char* name : {"cublas", "naive", "global_coalescing", "shared_memory_tiling", "double_buffering",
                              "1d_blocktiling", "2d_blocktiling"})
         EXPECT_NE(result.out.find(name), std::string::npos) << name;
 }
@@ -117,7 +118,7 @@ TEST(Binary, RunsAndVerifiesOnAGpu) {
     EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
     EXPECT_NE(result.out.find("PASS"), std::string::npos);
     EXPECT_EQ(result.out.find("FAIL"), std::string::npos);
-    EXPECT_EQ(count_lines(slurp(csv)), 1 + 6) << "header and one row per stage";
+    EXPECT_EQ(count_lines(slurp(csv)), 1 + static_cast<int>(all_stages().size())) << "header and one row per stage";
     std::filesystem::remove(csv);
 }
 

@@ -5,11 +5,27 @@
 // 0 * NaN is NaN.
 #pragma once
 
+#include "vector_access.cuh"
+
 namespace sgemm {
 
 __device__ __forceinline__ float scale_and_accumulate(float acc, float alpha, float beta,
                                                       const float& c_old) {
     return beta == 0.0f ? alpha * acc : alpha * acc + beta * c_old;
+}
+
+// Four consecutive outputs at once, with one 128-bit store (and load, when beta != 0).
+__device__ __forceinline__ void store_scaled_float4(float* c, const float (&acc)[4], float alpha,
+                                                    float beta) {
+    float4 out = make_float4(alpha * acc[0], alpha * acc[1], alpha * acc[2], alpha * acc[3]);
+    if (beta != 0.0f) {
+        const float4 old = load_float4(c);
+        out.x += beta * old.x;
+        out.y += beta * old.y;
+        out.z += beta * old.z;
+        out.w += beta * old.w;
+    }
+    store_float4(c, out);
 }
 
 }  // namespace sgemm

@@ -1,0 +1,122 @@
+// Stage 8 — warptiling: block tile -> warp tile -> thread tile.
+//
+// The idea: the warp, not the block, is the unit that issues a shared-memory load.
+// What a load costs depends on how many distinct addresses the warp's 32 threads ask
+// for. In stage 7 a warp is two rows of 16 threads spread across the whole 128-wide
+// block tile: each float4 load of B asks for 16 distinct float4s, of A for 2. Here
+// each warp owns a compact 32x64 tile of C and its threads are arranged 4 (M) x 8
+// (N) inside it, so a load of B asks for 8 distinct float4s (one quarter-warp's
+// worth, the rest are broadcasts) and a load of A for 4: fewer shared-memory
+// wavefronts per FMA, with the conflict-free property of stage 7 kept (8 neighbouring
+// threads still read 32 consecutive floats).
+//
+// Tiles: block 128x128 (8 warps as 4 down x 2 across), warp 32x64, thread 8x8 as
+// 2 x 2 quads of 4x4, 16 rows and 32 columns apart inside the warp tile.
+//
+// What changed since stage 7: only the map from (warp, lane) to outputs.
+//
+// Prediction: 1.05–1.15x over stage 7: shared-memory traffic per FMA falls by about a
+// third; FMAs still wait on loads at every tile, which stage 9 addresses.
+//
+// Measured on the H100: 41.5 TFLOPS at N = 4096 (80 % of cuBLAS), 40.7 at 8192 (79 %):
+// *slower* than stage 7, by 2.6 % and 6.7 %. The prediction was wrong: Nsight Compute
+// counts the same shared-memory load wavefronts for both (402.7M at 4096) — the
+// hardware already merged stage 7's repeated addresses — and the FMA pipe is 64 % busy
+// against 66 %. Kept as a stepping stone: stages 9 and 10 are written in terms of warp
+// tiles, and the warp tile is the parameter that mattered most when stage 10 was tuned
+// (64x64 warp tiles of 8x16-output threads won by 5 points; results/h100-80gb-hbm3/tuning.md).
+// 113 registers, 8.1 KB of shared memory.
+//
+// Shapes: M and N multiples of 128, K a multiple of 8.
+#include "common/epilogue.cuh"
+#include "common/gemm_problem.hpp"
+#include "common/vector_access.cuh"
+
+namespace sgemm {
+namespace {
+
+constexpr int kBlockM = 128;
+constexpr int kBlockN = 128;
+constexpr int kBlockK = 8;
+constexpr int kWarpM = 32;
+constexpr int kWarpN = 64;
+constexpr int kWarpsN = kBlockN / kWarpN;  // 2 warps across, 4 down
+constexpr int kThreads = 32 * (kBlockM / kWarpM) * kWarpsN;
+constexpr int kLanesN = 8;                 // lanes of a warp across its tile; 4 down
+constexpr int kQuad = 4;
+constexpr int kQuadStrideM = kWarpM / 2;   // the thread's two quads down the warp tile
+constexpr int kQuadStrideN = kWarpN / 2;   // and across it
+constexpr int kAPad = 4;
+static_assert((kWarpM / (2 * kQuad)) * (kWarpN / (2 * kQuad)) == 32 && kLanesN == kWarpN / (2 * kQuad),
+              "a warp's 32 lanes, each with 2 x 2 quads, cover its tile exactly once");
+
+__global__ void __launch_bounds__(kThreads)
+    warptiling_kernel(GemmProblem problem, const float* a, const float* b, float* c) {
+    __shared__ alignas(16) float a_tile[kBlockK][kBlockM + kAPad];
+    __shared__ alignas(16) float b_tile[kBlockK][kBlockN];
+
+    const auto [m, n, k] = problem.shape;
+    a += blockIdx.y * kBlockM * k;
+    b += blockIdx.x * kBlockN;
+    c += blockIdx.y * kBlockM * n + blockIdx.x * kBlockN;
+
+    const int warp = threadIdx.x / 32;
+    const int lane = threadIdx.x % 32;
+    const int quad_row = warp / kWarpsN * kWarpM + lane / kLanesN * kQuad;
+    const int quad_col = warp % kWarpsN * kWarpN + lane % kLanesN * kQuad;
+    const int a_row = threadIdx.x / (kBlockK / 4);
+    const int a_col = threadIdx.x % (kBlockK / 4) * 4;
+    const int b_row = threadIdx.x / (kBlockN / 4);
+    const int b_col = threadIdx.x % (kBlockN / 4) * 4;
+
+    float acc[2 * kQuad][2 * kQuad] = {};
+    float a_slice[2 * kQuad];
+    float b_slice[2 * kQuad];
+
+    for (int k0 = 0; k0 < k; k0 += kBlockK) {
+        const float4 a_values = load_float4(a + a_row * k + a_col);
+        a_tile[a_col + 0][a_row] = a_values.x;
+        a_tile[a_col + 1][a_row] = a_values.y;
+        a_tile[a_col + 2][a_row] = a_values.z;
+        a_tile[a_col + 3][a_row] = a_values.w;
+        store_float4(&b_tile[b_row][b_col], load_float4(b + b_row * n + b_col));
+        __syncthreads();
+        a += kBlockK;
+        b += kBlockK * n;
+
+#pragma unroll
+        for (int i = 0; i < kBlockK; ++i) {
+#pragma unroll
+            for (int q = 0; q < 2; ++q) {
+                const float4 a4 = load_float4(&a_tile[i][quad_row + q * kQuadStrideM]);
+                a_slice[4 * q] = a4.x, a_slice[4 * q + 1] = a4.y, a_slice[4 * q + 2] = a4.z, a_slice[4 * q + 3] = a4.w;
+                const float4 b4 = load_float4(&b_tile[i][quad_col + q * kQuadStrideN]);
+                b_slice[4 * q] = b4.x, b_slice[4 * q + 1] = b4.y, b_slice[4 * q + 2] = b4.z, b_slice[4 * q + 3] = b4.w;
+            }
+#pragma unroll
+            for (int r = 0; r < 2 * kQuad; ++r)
+#pragma unroll
+                for (int col = 0; col < 2 * kQuad; ++col) acc[r][col] += a_slice[r] * b_slice[col];
+        }
+        __syncthreads();
+    }
+
+#pragma unroll
+    for (int r = 0; r < 2 * kQuad; ++r)
+#pragma unroll
+        for (int q = 0; q < 2; ++q) {
+            const int row = quad_row + (r / kQuad) * kQuadStrideM + r % kQuad;
+            const float quad[4] = {acc[r][4 * q], acc[r][4 * q + 1], acc[r][4 * q + 2], acc[r][4 * q + 3]};
+            store_scaled_float4(c + row * n + quad_col + q * kQuadStrideN, quad, problem.alpha, problem.beta);
+        }
+}
+
+}  // namespace
+
+void launch_warptiling(const GemmProblem& problem, const float* a, const float* b, float* c,
+                       cudaStream_t stream) {
+    const dim3 grid(problem.shape.n / kBlockN, problem.shape.m / kBlockM);
+    warptiling_kernel<<<grid, kThreads, 0, stream>>>(problem, a, b, c);
+}
+
+}  // namespace sgemm

@@ -1,0 +1,250 @@
+// The kernel of stage 10 as a template over its tile shapes, so that the tuner
+// (src/tuning_candidates.cu, scripts/tune_stage10.py) can instantiate many shapes and the
+// stage (10_tuned.cu) the winner. Read 10_tuned.cu first.
+#pragma once
+
+#include <cstddef>
+
+#include "common/cp_async.cuh"
+#include "common/epilogue.cuh"
+#include "common/gemm_problem.hpp"
+#include "common/launch.cuh"
+#include "common/vector_access.cuh"
+
+namespace sgemm {
+
+// Block tile BlockM x BlockN, stepping BlockK along K; warp tiles WarpM x WarpN; each
+// thread ThreadM x ThreadN outputs as (ThreadM/4) x (ThreadN/4) quads of 4x4 spread
+// evenly over its warp tile (the conflict-free pattern of stage 7); Stages shared-memory
+// buffers (B runs Stages - 1 tiles ahead, A one tile ahead). MinBlocksPerSm goes to __launch_bounds__, which
+// caps registers so that that many blocks fit on an SM.
+template <int BlockM, int BlockN, int BlockK, int WarpM, int WarpN, int ThreadM, int ThreadN,
+          int Stages, int MinBlocksPerSm>
+struct TileConfig {
+    static constexpr int kBlockM = BlockM, kBlockN = BlockN, kBlockK = BlockK;
+    static constexpr int kWarpM = WarpM, kWarpN = WarpN;
+    static constexpr int kThreadM = ThreadM, kThreadN = ThreadN;
+    static constexpr int kStages = Stages;
+    static constexpr int kMinBlocksPerSm = MinBlocksPerSm;
+
+    static constexpr int kWarpsN = kBlockN / kWarpN;
+    static constexpr int kThreads = 32 * (kBlockM / kWarpM) * kWarpsN;
+    static constexpr int kLanesN = kWarpN / kThreadN;
+    static constexpr int kQuadsM = kThreadM / 4, kQuadsN = kThreadN / 4;
+    static constexpr int kQuadStrideM = kWarpM / kQuadsM, kQuadStrideN = kWarpN / kQuadsN;
+    static constexpr int kAPad = 4;  // see stage 7
+    static constexpr int kATileFloats = kBlockK * (kBlockM + kAPad);
+    static constexpr int kBufferFloats = kATileFloats + kBlockK * kBlockN;
+    static constexpr int kALoads = kBlockM * kBlockK / 4 / kThreads;  // float4s per thread
+    static constexpr int kBLoads = kBlockK * kBlockN / 4 / kThreads;
+    static constexpr std::size_t kSharedBytes = kStages * sizeof(float) * kBufferFloats;
+
+    static_assert(kThreadM % 4 == 0 && kThreadN % 4 == 0, "threads own whole 4x4 quads");
+    static_assert(kBlockK % 2 == 0, "fragment buffers alternate by step parity");
+    static_assert(kStages >= 2, "at least one tile in flight while another is used");
+    static_assert((kWarpM / kThreadM) * kLanesN == 32, "a warp's lanes cover its tile once");
+    static_assert(kBlockM % kWarpM == 0 && kBlockN % kWarpN == 0, "warps tile the block");
+    static_assert(kALoads >= 1 && kALoads * kThreads * 4 == kBlockM * kBlockK, "A tile loads evenly");
+    static_assert(kBLoads >= 1 && kBLoads * kThreads * 4 == kBlockK * kBlockN, "B tile loads evenly");
+};
+
+// kChecked: every load and store tests the matrix bounds (for shapes that are not
+// multiples of the tile); without it the kernel assumes whole tiles and uses float4s.
+// group_rows: block rasterization, see 10_tuned.cu.
+template <class Config, bool kChecked>
+__global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
+    tuned_kernel(GemmProblem problem, const float* a, const float* b, float* c, int group_rows) {
+    using T = Config;
+    extern __shared__ float4 shared_storage[];  // float4: 16-byte alignment
+    float* const shared = reinterpret_cast<float*>(shared_storage);
+
+    const int m = problem.shape.m, n = problem.shape.n, k = problem.shape.k;
+
+    // Rasterization: blocks run in groups of group_rows block-rows, column by column.
+    const int grid_m = ceil_div(m, T::kBlockM);
+    const int grid_n = ceil_div(n, T::kBlockN);
+    const int blocks_per_group = group_rows * grid_n;
+    const int first_block_row = blockIdx.x / blocks_per_group * group_rows;
+    const int rows_in_group = min(grid_m - first_block_row, group_rows);
+    const int in_group = blockIdx.x % blocks_per_group;
+    const int row0 = (first_block_row + in_group % rows_in_group) * T::kBlockM;
+    const int col0 = in_group / rows_in_group * T::kBlockN;
+    a += row0 * k;
+    b += col0;
+    c += row0 * n + col0;
+
+    const int warp = threadIdx.x / 32;
+    const int lane = threadIdx.x % 32;
+    const int quad_row = warp / T::kWarpsN * T::kWarpM + lane / T::kLanesN * 4;
+    const int quad_col = warp % T::kWarpsN * T::kWarpN + lane % T::kLanesN * 4;
+
+    const auto buffer_of = [&](int tile) { return shared + (tile % T::kStages) * T::kBufferFloats; };
+
+    // A goes through registers: 128-bit coalesced loads, then four 32-bit stores that
+    // transpose it into a_tile[k][m] (a 4-byte cp.async could transpose too, but the
+    // tuner measured it 15-20 % slower: four times the memory requests).
+    float4 a_next[T::kALoads];
+    const auto load_a = [&](int tile) {
+#pragma unroll
+        for (int j = 0; j < T::kALoads; ++j) {
+            const int f = threadIdx.x + j * T::kThreads;
+            const int row = f / (T::kBlockK / 4);
+            const int col = tile * T::kBlockK + f % (T::kBlockK / 4) * 4;
+            if constexpr (kChecked) {
+                float v[4];
+#pragma unroll
+                for (int e = 0; e < 4; ++e)
+                    v[e] = (row0 + row < m && col + e < k) ? a[row * k + col + e] : 0.0f;
+                a_next[j] = make_float4(v[0], v[1], v[2], v[3]);
+            } else {
+                a_next[j] = load_float4(a + row * k + col);
+            }
+        }
+    };
+    const auto store_a = [&](int tile) {
+        float* const a_tile = buffer_of(tile);  // [kBlockK][kBlockM + kAPad]
+#pragma unroll
+        for (int j = 0; j < T::kALoads; ++j) {
+            const int f = threadIdx.x + j * T::kThreads;
+            const int row = f / (T::kBlockK / 4);
+            const int col = f % (T::kBlockK / 4) * 4;
+            const int stride = T::kBlockM + T::kAPad;
+            a_tile[(col + 0) * stride + row] = a_next[j].x;
+            a_tile[(col + 1) * stride + row] = a_next[j].y;
+            a_tile[(col + 2) * stride + row] = a_next[j].z;
+            a_tile[(col + 3) * stride + row] = a_next[j].w;
+        }
+    };
+    // B needs no transpose: it is copied asynchronously, a float4 at a time (a float at
+    // a time when checked, since its rows need not be 16-byte aligned), zeros outside.
+    const auto copy_b = [&](int tile) {
+        const int k0 = tile * T::kBlockK;
+        float* const b_tile = buffer_of(tile) + T::kATileFloats;  // [kBlockK][kBlockN]
+#pragma unroll
+        for (int j = 0; j < T::kBLoads; ++j) {
+            const int f = threadIdx.x + j * T::kThreads;
+            const int row = f / (T::kBlockN / 4);
+            const int col = f % (T::kBlockN / 4) * 4;
+            float* const destination = b_tile + row * T::kBlockN + col;
+            if constexpr (kChecked) {
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    const bool valid = k0 + row < k && col0 + col + e < n;
+                    cp_async_4_or_zero(destination + e, valid ? b + (k0 + row) * n + col + e : b, valid);
+                }
+            } else {
+                cp_async_16(destination, b + (k0 + row) * n + col);
+            }
+        }
+    };
+
+    // Fragments are double-buffered in registers: the slices for step i + 1 are loaded
+    // from shared memory while the FMAs of step i run.
+    float a_slice[2][T::kThreadM];
+    float b_slice[2][T::kThreadN];
+    const auto load_slices = [&](const float* buffer, int i, float (&a_out)[T::kThreadM],
+                                 float (&b_out)[T::kThreadN]) {
+        const float* a_tile = buffer;
+        const float* b_tile = buffer + T::kATileFloats;
+#pragma unroll
+        for (int q = 0; q < T::kQuadsM; ++q) {
+            const float4 v = load_float4(a_tile + i * (T::kBlockM + T::kAPad) + quad_row + q * T::kQuadStrideM);
+            a_out[4 * q] = v.x, a_out[4 * q + 1] = v.y, a_out[4 * q + 2] = v.z, a_out[4 * q + 3] = v.w;
+        }
+#pragma unroll
+        for (int q = 0; q < T::kQuadsN; ++q) {
+            const float4 v = load_float4(b_tile + i * T::kBlockN + quad_col + q * T::kQuadStrideN);
+            b_out[4 * q] = v.x, b_out[4 * q + 1] = v.y, b_out[4 * q + 2] = v.z, b_out[4 * q + 3] = v.w;
+        }
+    };
+
+    float acc[T::kThreadM][T::kThreadN] = {};
+
+    // Prologue: A of tile 0 in shared memory, B of tiles 0 .. kStages - 2 in flight.
+    const int tile_count = ceil_div(k, T::kBlockK);
+    load_a(0);
+    store_a(0);
+#pragma unroll
+    for (int tile = 0; tile < T::kStages - 1; ++tile) {
+        if (tile < tile_count) copy_b(tile);
+        cp_async_commit();  // one group per tile, empty or not, keeps the wait counts fixed
+    }
+    cp_async_wait<T::kStages - 2>();
+    __syncthreads();
+    load_slices(buffer_of(0), 0, a_slice[0], b_slice[0]);
+
+    for (int t = 0; t < tile_count; ++t) {
+        const bool has_next = t + 1 < tile_count;
+        // A of the next tile into registers, B of tile t + kStages - 1 into the buffer
+        // that last held tile t - 1 (every thread finished reading it before the
+        // barrier that ended tile t - 1). Both are in flight during the math below.
+        if (has_next) load_a(t + 1);
+        if (t + T::kStages - 1 < tile_count) copy_b(t + T::kStages - 1);
+        cp_async_commit();
+
+        const float* buffer = buffer_of(t);
+#pragma unroll
+        for (int i = 0; i < T::kBlockK; ++i) {
+            if (i + 1 < T::kBlockK) {
+                load_slices(buffer, i + 1, a_slice[(i + 1) % 2], b_slice[(i + 1) % 2]);
+            } else if (has_next) {
+                // The barrier comes before the last step's FMAs, not after them: those
+                // independent FMAs then cover both the wait at the barrier and the
+                // latency of the next tile's first slices.
+                store_a(t + 1);
+                cp_async_wait<T::kStages - 2>();
+                __syncthreads();
+                load_slices(buffer_of(t + 1), 0, a_slice[(i + 1) % 2], b_slice[(i + 1) % 2]);
+            }
+#pragma unroll
+            for (int r = 0; r < T::kThreadM; ++r)
+#pragma unroll
+                for (int col = 0; col < T::kThreadN; ++col)
+                    acc[r][col] += a_slice[i % 2][r] * b_slice[i % 2][col];
+        }
+    }
+
+#pragma unroll
+    for (int r = 0; r < T::kThreadM; ++r)
+#pragma unroll
+        for (int q = 0; q < T::kQuadsN; ++q) {
+            const int row = quad_row + (r / 4) * T::kQuadStrideM + r % 4;
+            const int col = quad_col + q * T::kQuadStrideN;
+            const float quad[4] = {acc[r][4 * q], acc[r][4 * q + 1], acc[r][4 * q + 2], acc[r][4 * q + 3]};
+            if constexpr (kChecked) {
+#pragma unroll
+                for (int e = 0; e < 4; ++e)
+                    if (row0 + row < m && col0 + col + e < n) {
+                        float& out = c[row * n + col + e];
+                        out = scale_and_accumulate(quad[e], problem.alpha, problem.beta, out);
+                    }
+            } else {
+                store_scaled_float4(c + row * n + col, quad, problem.alpha, problem.beta);
+            }
+        }
+}
+
+template <class Config, bool kChecked>
+void launch_tuned_kernel(const GemmProblem& problem, const float* a, const float* b, float* c,
+                         int group_rows, cudaStream_t stream) {
+    const auto kernel = tuned_kernel<Config, kChecked>;
+    if constexpr (Config::kSharedBytes > 48 * 1024)  // above 48 KB only on request
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             static_cast<int>(Config::kSharedBytes));
+    const int blocks = ceil_div(problem.shape.m, Config::kBlockM) * ceil_div(problem.shape.n, Config::kBlockN);
+    kernel<<<blocks, Config::kThreads, Config::kSharedBytes, stream>>>(problem, a, b, c, group_rows);
+}
+
+// Whole tiles take the unchecked kernel; any other shape the checked one.
+template <class Config>
+void launch_tile_config(const GemmProblem& problem, const float* a, const float* b, float* c,
+                        int group_rows, cudaStream_t stream) {
+    const GemmShape& s = problem.shape;
+    const bool whole_tiles = s.m % Config::kBlockM == 0 && s.n % Config::kBlockN == 0 && s.k % Config::kBlockK == 0;
+    if (whole_tiles)
+        launch_tuned_kernel<Config, false>(problem, a, b, c, group_rows, stream);
+    else
+        launch_tuned_kernel<Config, true>(problem, a, b, c, group_rows, stream);
+}
+
+}  // namespace sgemm

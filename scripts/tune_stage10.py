@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""Tune stage 10 on this GPU: run sgemm_tune over its candidate tile shapes, rank them,
+write what was tried and the winner to results/<gpu>/tuning.csv and tuning.md, and with
+--apply compile the winner into kernels/10_tuned.cu.
+
+    python3 scripts/tune_stage10.py [--sizes 4096 8192] [--apply]
+
+A candidate's score is its lowest ratio to cuBLAS over the sizes: the shape must hold
+up at every size, not win one by a margin and lose another.
+"""
+import argparse
+import csv
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "scripts"))
+from sgemm_results import gpu_slug  # noqa: E402
+
+STAGE_FILE = REPO / "kernels" / "10_tuned.cu"
+
+
+def read_rows(path):
+    with open(path, newline="") as file:
+        rows = list(csv.DictReader(file))
+    for row in rows:
+        for key in ("group_rows", "threads", "shared_bytes", "registers", "size"):
+            row[key] = int(row[key])
+        for key in ("median_ms", "tflops", "cublas_tflops", "ratio_to_cublas"):
+            row[key] = float(row[key])
+    return rows
+
+
+def rank_candidates(rows):
+    """One entry per (config, group_rows), best first; only candidates that verified
+    at every size are ranked."""
+    by_candidate = {}
+    for row in rows:
+        by_candidate.setdefault((row["config"], row["group_rows"]), []).append(row)
+    ranked = []
+    for (config, group_rows), results in by_candidate.items():
+        if any(r["verified"] != "true" for r in results):
+            continue
+        ratios = {r["size"]: r["ratio_to_cublas"] for r in results}
+        ranked.append({
+            "config": config,
+            "group_rows": group_rows,
+            "threads": results[0]["threads"],
+            "registers": results[0]["registers"],
+            "shared_bytes": results[0]["shared_bytes"],
+            "tflops": {r["size"]: r["tflops"] for r in results},
+            "ratios": ratios,
+            "score": min(ratios.values()),
+        })
+    ranked.sort(key=lambda c: (c["score"], sum(c["ratios"].values())), reverse=True)
+    return ranked
+
+
+def tuning_markdown(ranked, rows):
+    sizes = sorted({r["size"] for r in rows})
+    gpu = rows[0]["gpu"]
+    failed = sorted({(r["config"], r["group_rows"]) for r in rows if r["verified"] != "true"})
+    lines = [
+        f"Stage 10 tuning on **{gpu}**: every candidate verified and timed against cuBLAS "
+        f"SGEMM in the same process (`scripts/tune_stage10.py`). Ranked by the lowest "
+        f"% of cuBLAS over N = {', '.join(map(str, sizes))}.",
+        "",
+        "| rank | tile config | raster group | threads | registers | shared KB | "
+        + " | ".join(f"N={s} TFLOPS | N={s} % of cuBLAS" for s in sizes) + " |",
+        "| ---: | :--- | ---: | ---: | ---: | ---: | " + " | ".join("---: | ---:" for _ in sizes) + " |",
+    ]
+    for rank, c in enumerate(ranked, 1):
+        cells = [f"{c['tflops'][s]:.2f} | {100 * c['ratios'][s]:.1f}%" for s in sizes]
+        marker = " **(winner)**" if rank == 1 else ""
+        lines.append(f"| {rank} | `{c['config']}`{marker} | {c['group_rows']} | {c['threads']} | "
+                     f"{c['registers']} | {c['shared_bytes'] / 1024:.1f} | " + " | ".join(cells) + " |")
+    if failed:
+        lines += ["", "Failed verification (not ranked): "
+                  + ", ".join(f"`{config}` group {group}" for config, group in failed)]
+    return "\n".join(lines) + "\n"
+
+
+def apply_winner(stage_file, winner):
+    text = stage_file.read_text()
+    text, configs = re.subn(r"using TunedConfig = TileConfig<[^>]*>;",
+                            f"using TunedConfig = {winner['config']};", text)
+    text, groups = re.subn(r"constexpr int kTunedGroupRows = \d+;",
+                           f"constexpr int kTunedGroupRows = {winner['group_rows']};", text)
+    if configs != 1 or groups != 1:
+        raise ValueError(f"{stage_file} lacks the TunedConfig or kTunedGroupRows line")
+    stage_file.write_text(text)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--binary", default=str(REPO / "build" / "sgemm_tune"))
+    parser.add_argument("--sizes", type=int, nargs="+", default=[4096, 8192])
+    parser.add_argument("--results-dir", default=str(REPO / "results"))
+    parser.add_argument("--apply", action="store_true", help="write the winner into kernels/10_tuned.cu")
+    args = parser.parse_args()
+
+    if not Path(args.binary).exists():
+        sys.exit(f"tune_stage10: {args.binary} not found: run make first")
+    with tempfile.TemporaryDirectory() as tmp:
+        csv_path = Path(tmp) / "tuning.csv"
+        command = [args.binary, "--csv", str(csv_path), "--sizes", *map(str, args.sizes)]
+        status = subprocess.run(command).returncode
+        rows = read_rows(csv_path)
+    if not rows:
+        sys.exit("tune_stage10: sgemm_tune wrote no rows")
+
+    out_dir = Path(args.results_dir) / gpu_slug(rows[0]["gpu"])
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with open(out_dir / "tuning.csv", "w", newline="") as file:
+        writer = csv.DictWriter(file, fieldnames=list(rows[0].keys()))
+        writer.writeheader()
+        writer.writerows(rows)
+    ranked = rank_candidates(rows)
+    (out_dir / "tuning.md").write_text(tuning_markdown(ranked, rows))
+    print(f"wrote {out_dir / 'tuning.csv'}\nwrote {out_dir / 'tuning.md'}")
+    if not ranked:
+        sys.exit("tune_stage10: no candidate verified")
+    winner = ranked[0]
+    print(f"winner: {winner['config']}, group rows {winner['group_rows']}, "
+          f"{100 * winner['score']:.1f} % of cuBLAS at worst")
+    if args.apply:
+        apply_winner(STAGE_FILE, winner)
+        print(f"wrote the winner into {STAGE_FILE.relative_to(REPO)}; rebuild with make")
+    return 0 if status == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,70 @@
+// sgemm_tune: verifies and times candidate tile shapes of stage 10's kernel against
+// cuBLAS, like any stage, and writes one CSV row per candidate and size.
+// scripts/tune_stage10.py runs it and picks the winner.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "device_info.hpp"
+#include "report.hpp"
+#include "stage_runner.hpp"
+#include "tuning_candidates.hpp"
+
+namespace sgemm {
+namespace {
+
+int run(int argc, char** argv) {
+    CLI::App app("sgemm_tune: time candidate tile shapes of stage 10 against cuBLAS", "sgemm_tune");
+    std::vector<int> sizes{4096, 8192};
+    std::string csv_path;
+    double time_budget = 1.0;
+    app.add_option("--sizes", sizes, "square sizes to time (multiples of 256)");
+    app.add_option("--csv", csv_path, "write the rows to this file")->required();
+    app.add_option("--time-budget", time_budget, "seconds per measurement");
+    CLI11_PARSE(app, argc, argv);
+
+    const DeviceInfo device = query_device();
+    const StageRunner runner(device);
+    std::ofstream csv(csv_path);
+    csv << "config,group_rows,threads,shared_bytes,registers,size,median_ms,tflops,cublas_tflops,"
+           "ratio_to_cublas,verified,gpu\n";
+    int failures = 0;
+    const std::vector<TuningCandidate> candidates = tuning_candidates();
+    for (const int size : sizes) {
+        for (std::size_t i = 0; i < candidates.size(); ++i) {
+            const TuningCandidate& c = candidates[i];
+            const Stage stage{10, "tuned", Precision::fp32, 0, {}, "candidate", c.launch};
+            RunSettings settings;
+            settings.problem = GemmProblem{GemmShape{size, size, size}, 1.0f, 0.0f};
+            settings.seed = 1000 + i;
+            settings.timing = TimingSettings{0, time_budget};
+            const ResultRow row = to_result_row(runner.run(stage, settings), device);
+            failures += row.verified != "true";
+            fmt::print("N={} [{:2}/{}] {} group {:2}: {:6.2f} TFLOPS, {:5.1f} % of cuBLAS, {} registers, {}\n",
+                       size, i + 1, candidates.size(), c.name, c.group_rows, row.tflops,
+                       100 * row.ratio_to_cublas, c.registers, row.verified == "true" ? "PASS" : "FAIL");
+            std::fflush(stdout);
+            csv << fmt::format("\"{}\",{},{},{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{},\"{}\"\n", c.name,
+                               c.group_rows, c.threads, c.shared_bytes, c.registers, size,
+                               row.median_ms, row.tflops, row.cublas_tflops, row.ratio_to_cublas,
+                               row.verified, row.gpu);
+        }
+    }
+    return failures == 0 ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace sgemm
+
+int main(int argc, char** argv) {
+    try {
+        return sgemm::run(argc, argv);
+    } catch (const std::exception& error) {
+        fmt::print(stderr, "sgemm_tune: error: {}\n", error.what());
+        return 1;
+    }
+}

@@ -1,0 +1,58 @@
+"""The tuning script's ranking and its edit of kernels/10_tuned.cu, without a GPU."""
+import shutil
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "scripts"))
+import tune_stage10  # noqa: E402
+
+
+def row(config, group, size, ratio, verified="true"):
+    return {"config": config, "group_rows": group, "threads": 256, "shared_bytes": 16640,
+            "registers": 128, "size": size, "median_ms": 1.0, "tflops": 50 * ratio,
+            "cublas_tflops": 50.0, "ratio_to_cublas": ratio, "verified": verified, "gpu": "Fixture GPU"}
+
+
+class RankCandidates(unittest.TestCase):
+    def test_worst_size_decides_and_failures_are_not_ranked(self):
+        rows = [
+            row("TileConfig<A>", 8, 4096, 1.10), row("TileConfig<A>", 8, 8192, 0.85),  # wins one size
+            row("TileConfig<B>", 8, 4096, 0.95), row("TileConfig<B>", 8, 8192, 0.94),  # steady
+            row("TileConfig<C>", 8, 4096, 1.50), row("TileConfig<C>", 8, 8192, 1.40, "false"),
+        ]
+        ranked = tune_stage10.rank_candidates(rows)
+        self.assertEqual([c["config"] for c in ranked], ["TileConfig<B>", "TileConfig<A>"])
+        self.assertAlmostEqual(ranked[0]["score"], 0.94)
+        markdown = tune_stage10.tuning_markdown(ranked, rows)
+        self.assertIn("`TileConfig<B>` **(winner)**", markdown)
+        self.assertIn("Failed verification", markdown)
+        self.assertIn("`TileConfig<C>` group 8", markdown)
+
+
+class ApplyWinner(unittest.TestCase):
+    def test_rewrites_only_the_two_lines(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            stage = Path(tmp) / "10_tuned.cu"
+            shutil.copy(REPO / "kernels" / "10_tuned.cu", stage)
+            before = stage.read_text().splitlines()
+            tune_stage10.apply_winner(stage, {"config": "TileConfig<1, 2, 3, 4, 5, 6, 7, 8, 9>", "group_rows": 5})
+            after = stage.read_text().splitlines()
+            changed = [(b, a) for b, a in zip(before, after) if b != a]
+            self.assertEqual(len(before), len(after))
+            self.assertEqual(len(changed), 2)
+            self.assertIn("using TunedConfig = TileConfig<1, 2, 3, 4, 5, 6, 7, 8, 9>;", after)
+            self.assertIn("constexpr int kTunedGroupRows = 5;", after)
+
+    def test_missing_lines_raise(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            stage = Path(tmp) / "10_tuned.cu"
+            stage.write_text("// nothing to tune here\n")
+            with self.assertRaises(ValueError):
+                tune_stage10.apply_winner(stage, {"config": "TileConfig<1>", "group_rows": 1})
+
+
+if __name__ == "__main__":
+    unittest.main()
