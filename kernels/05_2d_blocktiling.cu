@@ -26,6 +26,7 @@
 #include "common/epilogue.cuh"
 #include "common/gemm_problem.hpp"
 #include "common/launch.cuh"
+#include "common/register_tile.cuh"
 
 namespace sgemm {
 namespace {
@@ -77,10 +78,7 @@ __global__ void __launch_bounds__(kThreads)
             for (int r = 0; r < kThreadM; ++r) a_slice[r] = a_tile[(out_row + r) * kBlockK + i];
 #pragma unroll
             for (int col = 0; col < kThreadN; ++col) b_slice[col] = b_tile[i * kBlockN + out_col + col];
-#pragma unroll
-            for (int r = 0; r < kThreadM; ++r)
-#pragma unroll
-                for (int col = 0; col < kThreadN; ++col) acc[r][col] += a_slice[r] * b_slice[col];
+            accumulate_outer_product(acc, a_slice, b_slice);
         }
         __syncthreads();
     }

@@ -24,6 +24,7 @@
 // Shapes: M and N multiples of 128, K a multiple of 8.
 #include "common/epilogue.cuh"
 #include "common/gemm_problem.hpp"
+#include "common/register_tile.cuh"
 #include "common/vector_access.cuh"
 
 namespace sgemm {
@@ -61,11 +62,7 @@ __global__ void __launch_bounds__(kThreads)
     float b_slice[kThreadN];
 
     for (int k0 = 0; k0 < k; k0 += kBlockK) {
-        const float4 a_values = load_float4(a + a_row * k + a_col);
-        a_tile[a_col + 0][a_row] = a_values.x;
-        a_tile[a_col + 1][a_row] = a_values.y;
-        a_tile[a_col + 2][a_row] = a_values.z;
-        a_tile[a_col + 3][a_row] = a_values.w;
+        store_float4_transposed(&a_tile[a_col][a_row], kBlockM, load_float4(a + a_row * k + a_col));
         store_float4(&b_tile[b_row][b_col], load_float4(b + b_row * n + b_col));
         __syncthreads();
         a += kBlockK;
@@ -73,28 +70,14 @@ __global__ void __launch_bounds__(kThreads)
 
 #pragma unroll
         for (int i = 0; i < kBlockK; ++i) {
-#pragma unroll
-            for (int v = 0; v < kThreadM; v += 4) {
-                const float4 a4 = load_float4(&a_tile[i][out_row + v]);
-                a_slice[v] = a4.x, a_slice[v + 1] = a4.y, a_slice[v + 2] = a4.z, a_slice[v + 3] = a4.w;
-                const float4 b4 = load_float4(&b_tile[i][out_col + v]);
-                b_slice[v] = b4.x, b_slice[v + 1] = b4.y, b_slice[v + 2] = b4.z, b_slice[v + 3] = b4.w;
-            }
-#pragma unroll
-            for (int r = 0; r < kThreadM; ++r)
-#pragma unroll
-                for (int col = 0; col < kThreadN; ++col) acc[r][col] += a_slice[r] * b_slice[col];
+            load_slice<kThreadM / 4>(a_slice, &a_tile[i][out_row], 4);  // 8 consecutive floats
+            load_slice<kThreadN / 4>(b_slice, &b_tile[i][out_col], 4);
+            accumulate_outer_product(acc, a_slice, b_slice);
         }
         __syncthreads();
     }
 
-#pragma unroll
-    for (int r = 0; r < kThreadM; ++r)
-#pragma unroll
-        for (int col = 0; col < kThreadN; col += 4) {
-            const float quad[4] = {acc[r][col], acc[r][col + 1], acc[r][col + 2], acc[r][col + 3]};
-            store_scaled_float4(c + (out_row + r) * n + out_col + col, quad, problem.alpha, problem.beta);
-        }
+    store_quads<kThreadM / 4, kThreadN / 4>(c, n, acc, out_row, out_col, 4, 4, problem.alpha, problem.beta);
 }
 
 }  // namespace

@@ -28,6 +28,7 @@
 // Shapes: M and N multiples of 128, K a multiple of 8.
 #include "common/epilogue.cuh"
 #include "common/gemm_problem.hpp"
+#include "common/register_tile.cuh"
 #include "common/vector_access.cuh"
 
 namespace sgemm {
@@ -65,11 +66,7 @@ __global__ void __launch_bounds__(kThreads)
     float b_slice[2 * kQuad];
 
     for (int k0 = 0; k0 < k; k0 += kBlockK) {
-        const float4 a_values = load_float4(a + a_row * k + a_col);
-        a_tile[a_col + 0][a_row] = a_values.x;
-        a_tile[a_col + 1][a_row] = a_values.y;
-        a_tile[a_col + 2][a_row] = a_values.z;
-        a_tile[a_col + 3][a_row] = a_values.w;
+        store_float4_transposed(&a_tile[a_col][a_row], kBlockM + kAPad, load_float4(a + a_row * k + a_col));
         store_float4(&b_tile[b_row][b_col], load_float4(b + b_row * n + b_col));
         __syncthreads();
         a += kBlockK;
@@ -77,29 +74,14 @@ __global__ void __launch_bounds__(kThreads)
 
 #pragma unroll
         for (int i = 0; i < kBlockK; ++i) {
-#pragma unroll
-            for (int q = 0; q < 2; ++q) {
-                const float4 a4 = load_float4(&a_tile[i][quad_row + q * kQuadStrideM]);
-                a_slice[4 * q] = a4.x, a_slice[4 * q + 1] = a4.y, a_slice[4 * q + 2] = a4.z, a_slice[4 * q + 3] = a4.w;
-                const float4 b4 = load_float4(&b_tile[i][quad_col + q * kQuadStrideN]);
-                b_slice[4 * q] = b4.x, b_slice[4 * q + 1] = b4.y, b_slice[4 * q + 2] = b4.z, b_slice[4 * q + 3] = b4.w;
-            }
-#pragma unroll
-            for (int r = 0; r < 2 * kQuad; ++r)
-#pragma unroll
-                for (int col = 0; col < 2 * kQuad; ++col) acc[r][col] += a_slice[r] * b_slice[col];
+            load_slice<2>(a_slice, &a_tile[i][quad_row], kQuadStrideM);
+            load_slice<2>(b_slice, &b_tile[i][quad_col], kQuadStrideN);
+            accumulate_outer_product(acc, a_slice, b_slice);
         }
         __syncthreads();
     }
 
-#pragma unroll
-    for (int r = 0; r < 2 * kQuad; ++r)
-#pragma unroll
-        for (int q = 0; q < 2; ++q) {
-            const int row = quad_row + (r / kQuad) * kQuadStrideM + r % kQuad;
-            const float quad[4] = {acc[r][4 * q], acc[r][4 * q + 1], acc[r][4 * q + 2], acc[r][4 * q + 3]};
-            store_scaled_float4(c + row * n + quad_col + q * kQuadStrideN, quad, problem.alpha, problem.beta);
-        }
+    store_quads<2, 2>(c, n, acc, quad_row, quad_col, kQuadStrideM, kQuadStrideN, problem.alpha, problem.beta);
 }
 
 }  // namespace
