@@ -2,7 +2,7 @@
 # make test       build, then run the whole test suite through ctest
 # make sanitize   compute-sanitizer (memcheck, racecheck) over every stage at small sizes
 # make results    regenerate results/<gpu>/ and the README table on this GPU
-# make tune       search stage 10's tile shapes on this GPU (results/<gpu>/tuning.md)
+# make tune       search the tile shapes of stages 10 and 14 on this GPU (results/<gpu>/tuning_stage*.md)
 #
 # ARCH selects the GPU architecture: by default the GPU that is present (sm_90 becomes
 # 90a, Hopper's full instruction set), or 90a (H100) when there is none.
@@ -33,7 +33,8 @@ results: build
 	$(PYTHON) scripts/regenerate_results.py
 
 tune: build
-	$(PYTHON) scripts/tune_stage10.py
+	$(PYTHON) scripts/tune.py --stage 10
+	$(PYTHON) scripts/tune.py --stage 14
 
 clean:
 	rm -rf $(BUILD_DIR) sgemm

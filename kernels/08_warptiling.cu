@@ -24,7 +24,7 @@
 // hardware already merged stage 7's repeated addresses — and the FMA pipe is 64 % busy
 // against 66 %. Kept as a stepping stone: stages 9 and 10 are written in terms of warp
 // tiles, and the warp tile is the parameter that mattered most when stage 10 was tuned
-// (64x64 warp tiles of 8x16-output threads won by 5 points; results/h100-80gb-hbm3/tuning.md).
+// (64x64 warp tiles of 8x16-output threads won by 5 points; results/h100-80gb-hbm3/tuning_stage10.md).
 // 113 registers, 8.1 KB of shared memory.
 //
 // Shapes: M and N multiples of 128, K a multiple of 8.

@@ -5,10 +5,10 @@
 //
 // Tuning. The kernel (10_tuned.cuh) is stage 9's, written as a template over its
 // tile shapes: block tile, K step, warp tile, thread tile, and the number of blocks
-// __launch_bounds__ asks to fit on an SM (which caps registers). scripts/tune_stage10.py
+// __launch_bounds__ asks to fit on an SM (which caps registers). scripts/tune.py
 // builds sgemm_tune (src/tuning_candidates.cu), which instantiates candidate shapes, verifies and
 // times each one against cuBLAS like any stage, and writes everything it tried, with
-// the winner, to results/<gpu>/tuning.csv and tuning.md. The winner is compiled in below.
+// the winner, to results/<gpu>/tuning_stage10.csv and .md. The winner is compiled in below.
 //
 // Block rasterization. Blocks are numbered so that consecutive blocks walk down a
 // group of block-rows before moving to the next column: blocks running at the same
@@ -39,7 +39,7 @@
 // threads own 8x16 outputs, 3 stages, uses 253 registers and 24.4 KB of shared memory;
 // a thread's six 128-bit shared loads now feed 128 FMAs per step, where stage 9's four
 // fed 64.
-// What the tuning runs showed (scripts/tune_stage10.py on the H100):
+// What the tuning runs showed (scripts/tune.py on the H100):
 //   - With stage 9's shape (8x8 per thread) this kernel reached 87.5–88.3 %, no better
 //     than stage 9: the larger thread tile, not the barrier trick alone, is the gain.
 //   - Copying A by 4-byte cp.async (to transpose it on the way) ran 69–76 %: each warp
@@ -58,7 +58,7 @@
 namespace sgemm {
 namespace {
 
-// The tuner's pick for the H100 (results/h100-80gb-hbm3/tuning.md).
+// The tuner's pick for the H100 (results/h100-80gb-hbm3/tuning_stage10.md).
 using TunedConfig = TileConfig<128, 128, 8, 64, 64, 8, 16, 3, 2>;
 constexpr int kTunedGroupRows = 8;
 

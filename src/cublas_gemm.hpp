@@ -22,6 +22,11 @@ public:
     // C = alpha A B + beta C, row-major, FP32 (no TF32: cuBLAS's default math mode).
     void sgemm(const GemmProblem& problem, const float* a, const float* b, float* c) const;
 
+    // bf16 A and B, FP32 accumulation and FP32 C (cublasGemmEx): the reference of the
+    // bf16 stages.
+    void gemm_bf16(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b,
+                   float* c) const;
+
     // The same in float64.
     void dgemm(const GemmShape& shape, double alpha, const double* a, const double* b, double beta,
                double* c) const;

@@ -31,6 +31,14 @@ __global__ void fill_nan_kernel(float* data, std::size_t count) {
         data[i] = NAN;
 }
 
+__global__ void round_to_bf16_kernel(float* data, __nv_bfloat16* rounded, std::size_t count) {
+    for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < count;
+         i += std::size_t{gridDim.x} * blockDim.x) {
+        rounded[i] = __float2bfloat16_rn(data[i]);
+        data[i] = __bfloat162float(rounded[i]);
+    }
+}
+
 __global__ void widen_kernel(const float* in, double* out, std::size_t count, bool absolute) {
     for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < count;
          i += std::size_t{gridDim.x} * blockDim.x) {
@@ -53,6 +61,11 @@ void fill_uniform(float* data, std::size_t count, std::uint64_t seed, cudaStream
 
 void fill_nan(float* data, std::size_t count, cudaStream_t stream) {
     fill_nan_kernel<<<blocks_for(count), kThreads, 0, stream>>>(data, count);
+    CUDA_CHECK(cudaGetLastError());
+}
+
+void round_to_bf16(float* data, __nv_bfloat16* rounded, std::size_t count, cudaStream_t stream) {
+    round_to_bf16_kernel<<<blocks_for(count), kThreads, 0, stream>>>(data, rounded, count);
     CUDA_CHECK(cudaGetLastError());
 }
 

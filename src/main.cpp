@@ -74,7 +74,7 @@ int run(const Request& request) {
     check_memory(request.settings, device);
 
     const StageRunner runner(device);
-    fmt::print("{}", run_header(device, request.settings));
+    fmt::print("{}", run_header(device, runner.ceiling(Precision::bf16).tflops, request.settings));
     std::vector<StageResult> results;
     for (const Stage* stage : stages) {
         if (const auto reason = skip_reason(*stage, request, device)) {
@@ -84,10 +84,10 @@ int run(const Request& request) {
         fmt::print("{}", stage_started(*stage));
         std::fflush(stdout);
         results.push_back(runner.run(*stage, request.settings));
-        fmt::print("{}", stage_report(results.back(), device));
+        fmt::print("{}", stage_report(results.back()));
         std::fflush(stdout);
     }
-    if (request.run_all) fmt::print("{}", summary_table(results, device));
+    if (request.run_all) fmt::print("{}", summary_table(results));
 
     if (!request.csv_path.empty()) {
         std::vector<ResultRow> rows;

@@ -38,13 +38,16 @@ std::string stage_list(const DeviceInfo* device, int build_cc) {
     return out;
 }
 
-std::string run_header(const DeviceInfo& device, const RunSettings& s) {
+std::string run_header(const DeviceInfo& device, double mma_ceiling_tflops, const RunSettings& s) {
     const auto [m, n, k] = s.problem.shape;
+    const std::string mma = mma_ceiling_tflops > 0.0
+                                ? fmt::format(", mma.sync bf16 ceiling {:.0f} TFLOPS (measured)", mma_ceiling_tflops)
+                                : "";
     return fmt::format(
-        "{} (sm_{}, {} SMs, {:.0f} MHz, FP32 peak {:.1f} TFLOPS), driver {}, CUDA {}\n"
+        "{} (sm_{}, {} SMs, {:.0f} MHz, FP32 peak {:.1f} TFLOPS{}), driver {}, CUDA {}\n"
         "problem M={} N={} K={}  alpha={:g} beta={:g}  seed {}  {}\n",
         device.name, device.compute_capability, device.sm_count, device.clock_khz / 1e3,
-        device.fp32_peak_tflops(), device.driver_version, device.cuda_version, m, n, k,
+        device.fp32_peak_tflops(), mma, device.driver_version, device.cuda_version, m, n, k,
         s.problem.alpha, s.problem.beta, s.seed,
         s.verify ? "(replay with --seed)" : "(verification skipped)");
 }
@@ -57,7 +60,7 @@ std::string stage_skipped(const Stage& stage, const std::string& reason) {
     return fmt::format("stage {} {}: skipped, {}\n", stage.number, stage.name, reason);
 }
 
-std::string stage_report(const StageResult& r, const DeviceInfo& device) {
+std::string stage_report(const StageResult& r) {
     const GemmShape& shape = r.problem.shape;
     std::string out;
     if (r.verification) {
@@ -70,25 +73,26 @@ std::string stage_report(const StageResult& r, const DeviceInfo& device) {
             v.cublas.normwise_relative_error, verdict(r));
     }
     out += fmt::format(
-        "  time    {:.3f} ms  {:.2f} TFLOPS  | cuBLAS {:.3f} ms  {:.2f} TFLOPS | {:.1f} % of cuBLAS, "
-        "{:.1f} % of FP32 peak  (median of {}, interleaved)\n",
-        r.timing.stage_median_ms, tflops(shape, r.timing.stage_median_ms), r.timing.cublas_median_ms,
-        tflops(shape, r.timing.cublas_median_ms), 100.0 * ratio_to_cublas(r),
-        100.0 * tflops(shape, r.timing.stage_median_ms) / device.fp32_peak_tflops(), r.timing.reps);
+        "  time    {:.3f} ms  {:.2f} TFLOPS  | cuBLAS {} {:.3f} ms  {:.2f} TFLOPS | {:.1f} % of cuBLAS, "
+        "{:.1f} % of {} ({:.0f} TFLOPS)  (median of {}, interleaved)\n",
+        r.timing.stage_median_ms, tflops(shape, r.timing.stage_median_ms), to_string(r.stage->precision),
+        r.timing.cublas_median_ms, tflops(shape, r.timing.cublas_median_ms), 100.0 * ratio_to_cublas(r),
+        100.0 * tflops(shape, r.timing.stage_median_ms) / r.ceiling.tflops, r.ceiling.name,
+        r.ceiling.tflops, r.timing.reps);
     return out;
 }
 
-std::string summary_table(std::span<const StageResult> results, const DeviceInfo& device) {
-    std::string out = fmt::format("\n{:>5}  {:<22} {:>10} {:>8} {:>11} {:>9} {:>11}  {}\n", "stage",
-                                  "name", "ms", "TFLOPS", "% cuBLAS", "% peak", "rel error", "check");
+std::string summary_table(std::span<const StageResult> results) {
+    std::string out = fmt::format("\n{:>5}  {:<22} {:>5} {:>10} {:>8} {:>11} {:>11} {:>11}  {}\n", "stage",
+                                  "name", "prec", "ms", "TFLOPS", "% cuBLAS", "% ceiling", "rel error", "check");
     for (const StageResult& r : results) {
         const double stage_tflops = tflops(r.problem.shape, r.timing.stage_median_ms);
         const std::string error =
             r.verification ? fmt::format("{:.2e}", r.verification->stage.normwise_relative_error) : "-";
-        out += fmt::format("{:>5}  {:<22} {:>10.3f} {:>8.2f} {:>10.1f}% {:>8.1f}% {:>11}  {}\n",
-                           r.stage->number, r.stage->name, r.timing.stage_median_ms, stage_tflops,
-                           100.0 * ratio_to_cublas(r), 100.0 * stage_tflops / device.fp32_peak_tflops(),
-                           error, verdict(r));
+        out += fmt::format("{:>5}  {:<22} {:>5} {:>10.3f} {:>8.2f} {:>10.1f}% {:>10.1f}% {:>11}  {}\n",
+                           r.stage->number, r.stage->name, to_string(r.stage->precision),
+                           r.timing.stage_median_ms, stage_tflops, 100.0 * ratio_to_cublas(r),
+                           100.0 * stage_tflops / r.ceiling.tflops, error, verdict(r));
     }
     return out;
 }
@@ -118,7 +122,7 @@ ResultRow to_result_row(const StageResult& r, const DeviceInfo& device) {
     row.cublas_median_ms = r.timing.cublas_median_ms;
     row.cublas_tflops = tflops(r.problem.shape, r.timing.cublas_median_ms);
     row.ratio_to_cublas = ratio_to_cublas(r);
-    row.fraction_of_peak = row.tflops / device.fp32_peak_tflops();
+    row.fraction_of_peak = row.tflops / r.ceiling.tflops;
     if (r.verification) {
         row.rel_error_fp64 = r.verification->stage.normwise_relative_error;
         row.worst_error_over_budget = r.verification->stage.worst_error_over_budget;

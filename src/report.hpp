@@ -13,11 +13,12 @@ namespace sgemm {
 // `device` may be null (no GPU): availability is then left out.
 std::string stage_list(const DeviceInfo* device, int build_cc);
 
-std::string run_header(const DeviceInfo& device, const RunSettings& settings);
+// mma_ceiling_tflops: the measured bf16 mma.sync ceiling, 0 where there is none.
+std::string run_header(const DeviceInfo& device, double mma_ceiling_tflops, const RunSettings& settings);
 std::string stage_started(const Stage& stage);
 std::string stage_skipped(const Stage& stage, const std::string& reason);
-std::string stage_report(const StageResult& result, const DeviceInfo& device);
-std::string summary_table(std::span<const StageResult> results, const DeviceInfo& device);
+std::string stage_report(const StageResult& result);
+std::string summary_table(std::span<const StageResult> results);
 
 // The message that names the first element past its budget.
 std::string first_bad_element(const StageResult& result);

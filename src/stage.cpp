@@ -10,6 +10,8 @@ std::string_view to_string(Precision precision) {
     switch (precision) {
         case Precision::fp32:
             return "fp32";
+        case Precision::bf16:
+            return "bf16";
     }
     return "?";
 }
@@ -17,7 +19,12 @@ std::string_view to_string(Precision precision) {
 double accumulator_unit_roundoff(Precision precision) {
     switch (precision) {
         case Precision::fp32:
-            return std::numeric_limits<float>::epsilon() / 2;  // 2^-24
+            return std::numeric_limits<float>::epsilon() / 2;  // 2^-24, round to nearest
+        case Precision::bf16:
+            // Tensor cores add into their FP32 accumulators with truncation, not
+            // rounding to nearest (Fasi et al., "Numerical behavior of NVIDIA tensor
+            // cores", 2021): twice the unit roundoff.
+            return std::numeric_limits<float>::epsilon();  // 2^-23
     }
     return 0.0;
 }

@@ -10,7 +10,9 @@
 
 namespace sgemm {
 
-enum class Precision { fp32 };
+// fp32: FP32 inputs and arithmetic. bf16: inputs rounded to bf16, products accumulated
+// in FP32 (on tensor cores), FP32 C.
+enum class Precision { fp32, bf16 };
 
 std::string_view to_string(Precision precision);
 
@@ -34,9 +36,10 @@ struct Stage {
     int min_compute_capability = 0;  // e.g. 80 for sm_80
     ShapeRule shape_rule;
     std::string_view summary;  // one line: what this stage changes
-    Fp32Launcher launch = nullptr;  // nullptr only for stage 0, which is cuBLAS itself
-
-    bool is_cublas() const { return launch == nullptr; }
+    Fp32Launcher launch = nullptr;        // fp32 stages
+    Bf16Launcher launch_bf16 = nullptr;   // bf16 stages
+    // Stage 0, cuBLAS itself, has neither.
+    bool is_cublas() const { return launch == nullptr && launch_bf16 == nullptr; }
 };
 
 // Why `stage` cannot run `shape`, in one line; nullopt if it can.

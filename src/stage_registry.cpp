@@ -17,6 +17,10 @@ void launch_bank_conflict_free(const GemmProblem&, const float*, const float*, f
 void launch_warptiling(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
 void launch_double_buffering(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
 void launch_tuned(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
+void launch_wmma_naive(const GemmProblem&, const __nv_bfloat16*, const __nv_bfloat16*, float*, cudaStream_t);
+void launch_wmma_tiled(const GemmProblem&, const __nv_bfloat16*, const __nv_bfloat16*, float*, cudaStream_t);
+void launch_mma_ldmatrix(const GemmProblem&, const __nv_bfloat16*, const __nv_bfloat16*, float*, cudaStream_t);
+void launch_multistage(const GemmProblem&, const __nv_bfloat16*, const __nv_bfloat16*, float*, cudaStream_t);
 
 namespace {
 
@@ -35,6 +39,10 @@ constexpr Stage kStages[] = {
     {8, "warptiling",           Precision::fp32, 0, {128, 128, 8}, "block tile -> 32x64 warp tiles -> 8x8 thread tiles", launch_warptiling},
     {9, "double_buffering",     Precision::fp32, 0, {128, 128, 8}, "next tile's global loads overlap this tile's math; two shared buffers", launch_double_buffering},
     {10, "tuned",               Precision::fp32, 80, kAnyShape,     "tile shapes chosen by the tuner, rasterized block order, any shape", launch_tuned},
+    {11, "wmma_naive",          Precision::bf16, 80, kAnyShape,    "tensor cores via wmma: one warp per 16x16 tile, straight from global", nullptr, launch_wmma_naive},
+    {12, "wmma_tiled",          Precision::bf16, 80, {128, 128, 32}, "wmma with shared-memory block tiles and 4x2 fragments per warp", nullptr, launch_wmma_tiled},
+    {13, "mma_ldmatrix",        Precision::bf16, 80, {128, 128, 32}, "mma.sync m16n8k16 fed by ldmatrix from XOR-swizzled shared memory", nullptr, launch_mma_ldmatrix},
+    {14, "multistage",          Precision::bf16, 80, kAnyShape,    "cp.async pipeline several tiles deep, rasterized, float2 epilogue, any shape", nullptr, launch_multistage},
 };
 // clang-format on
 

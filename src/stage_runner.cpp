@@ -1,5 +1,7 @@
 #include "stage_runner.hpp"
 
+#include "mma_ceiling.hpp"
+
 namespace sgemm {
 
 double tflops(const GemmShape& shape, double milliseconds) {
@@ -11,7 +13,8 @@ std::size_t device_bytes_needed(const GemmProblem& problem, bool verify, std::si
     const std::size_t b = element_count_b(problem.shape);
     const std::size_t c = element_count_c(problem.shape);
     const std::size_t c_copies = problem.beta != 0.0f ? 2 : 1;  // output (+ initial C)
-    std::size_t bytes = sizeof(float) * (a + b + c_copies * c) + 2 * l2_bytes;
+    // (+ bf16 copies of A and B for bf16 stages)
+    std::size_t bytes = sizeof(float) * (a + b + c_copies * c) + sizeof(__nv_bfloat16) * (a + b) + 2 * l2_bytes;
     // Verification: stage and cuBLAS results one after the other, then A, B, C in float64.
     if (verify) bytes += sizeof(float) * c + sizeof(double) * (a + b + c);
     return bytes;
@@ -22,23 +25,41 @@ std::size_t host_bytes_needed(const GemmProblem& problem, bool verify) {
     return verify ? element_count_c(problem.shape) * (2 * sizeof(float) + 2 * sizeof(double)) : 0;
 }
 
-StageRunner::StageRunner(const DeviceInfo& device) : device_(device), cublas_(stream_.get()) {}
+StageRunner::StageRunner(const DeviceInfo& device)
+    : device_(device),
+      cublas_(stream_.get()),
+      mma_bf16_tflops_(device.compute_capability >= 80 ? measure_mma_bf16_tflops(device.sm_count, stream_.get())
+                                                       : 0.0) {}
+
+Ceiling StageRunner::ceiling(Precision precision) const {
+    if (precision == Precision::bf16) return Ceiling{"mma.sync ceiling", mma_bf16_tflops_};
+    return Ceiling{"FP32 peak", device_.fp32_peak_tflops()};
+}
 
 StageResult StageRunner::run(const Stage& stage, const RunSettings& settings) const {
     const GemmProblem& problem = settings.problem;
     const cudaStream_t stream = stream_.get();
-    const GemmInputs inputs(problem, settings.seed, stream);
-    const GemmLaunch launch = [&](const float* a, const float* b, float* c) {
-        if (stage.is_cublas())
-            cublas_.sgemm(problem, a, b, c);
+    const GemmInputs inputs(problem, stage.precision, settings.seed, stream);
+    // cuBLAS at the stage's precision, and the stage itself (stage 0 is cuBLAS).
+    const GemmLaunch launch_cublas = [&](float* c) {
+        if (stage.precision == Precision::bf16)
+            cublas_.gemm_bf16(problem, inputs.a_bf16(), inputs.b_bf16(), c);
         else
-            stage.launch(problem, a, b, c, stream);
+            cublas_.sgemm(problem, inputs.a(), inputs.b(), c);
+    };
+    const GemmLaunch launch = [&](float* c) {
+        if (stage.launch_bf16 != nullptr)
+            stage.launch_bf16(problem, inputs.a_bf16(), inputs.b_bf16(), c, stream);
+        else if (stage.launch != nullptr)
+            stage.launch(problem, inputs.a(), inputs.b(), c, stream);
+        else
+            launch_cublas(c);
     };
 
-    StageResult result{&stage, problem, settings.seed, std::nullopt, {}};
+    StageResult result{&stage, problem, settings.seed, std::nullopt, {}, ceiling(stage.precision)};
     if (settings.verify)
-        result.verification =
-            verify_against_references(problem, stage.precision, inputs, launch, cublas_, stream);
+        result.verification = verify_against_references(problem, stage.precision, inputs, launch,
+                                                        launch_cublas, cublas_, stream);
 
     DeviceBuffer<float> stage_c(element_count_c(problem.shape));
     DeviceBuffer<float> cublas_c(element_count_c(problem.shape));
@@ -48,8 +69,8 @@ StageResult StageRunner::run(const Stage& stage, const RunSettings& settings) co
     // timed region); with beta == 0 C is not read and needs no reset.
     const bool restore_c = problem.beta != 0.0f;
     result.timing = time_interleaved(
-        [&] { launch(inputs.a(), inputs.b(), stage_c.data()); },
-        [&] { cublas_.sgemm(problem, inputs.a(), inputs.b(), cublas_c.data()); },
+        [&] { launch(stage_c.data()); },
+        [&] { launch_cublas(cublas_c.data()); },
         [&] {
             if (!restore_c) return;
             inputs.reset_output(stage_c.data(), stream);

@@ -20,12 +20,20 @@ struct RunSettings {
     TimingSettings timing;
 };
 
+// The throughput a stage is measured against besides cuBLAS: the FP32 paper peak for
+// fp32 stages, the measured mma.sync ceiling for bf16 stages.
+struct Ceiling {
+    const char* name = "";
+    double tflops = 0.0;
+};
+
 struct StageResult {
     const Stage* stage = nullptr;
     GemmProblem problem;
     std::uint64_t seed = 0;
     std::optional<Verification> verification;  // empty when verification was skipped
     InterleavedTiming timing;
+    Ceiling ceiling;  // of the unit the stage runs on
 
     bool passed() const { return !verification || verification->stage.passed(); }
 };
@@ -44,10 +52,13 @@ public:
 
     StageResult run(const Stage& stage, const RunSettings& settings) const;
 
+    Ceiling ceiling(Precision precision) const;
+
 private:
     DeviceInfo device_;
     CudaStream stream_;
     Cublas cublas_;
+    double mma_bf16_tflops_ = 0.0;  // measured at construction on sm_80 and newer
 };
 
 }  // namespace sgemm

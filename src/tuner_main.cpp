@@ -1,6 +1,6 @@
-// sgemm_tune: verifies and times candidate tile shapes of stage 10's kernel against
-// cuBLAS, like any stage, and writes one CSV row per candidate and size.
-// scripts/tune_stage10.py runs it and picks the winner.
+// sgemm_tune: verifies and times candidate tile shapes of stage 10's or 14's kernel
+// against cuBLAS at the stage's precision, like any stage, and writes one CSV row per
+// candidate and size. scripts/tune.py runs it and picks the winner.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -11,6 +11,7 @@
 
 #include "device_info.hpp"
 #include "report.hpp"
+#include "stage_registry.hpp"
 #include "stage_runner.hpp"
 #include "tuning_candidates.hpp"
 
@@ -18,10 +19,12 @@ namespace sgemm {
 namespace {
 
 int run(int argc, char** argv) {
-    CLI::App app("sgemm_tune: time candidate tile shapes of stage 10 against cuBLAS", "sgemm_tune");
+    CLI::App app("sgemm_tune: time candidate tile shapes of stage 10 or 14 against cuBLAS", "sgemm_tune");
     std::vector<int> sizes{4096, 8192};
     std::string csv_path;
     double time_budget = 1.0;
+    int stage_number = 10;
+    app.add_option("--stage", stage_number, "the stage whose shapes to time (10 or 14)")->check(CLI::IsMember({10, 14}));
     app.add_option("--sizes", sizes, "square sizes to time (multiples of 256)");
     app.add_option("--csv", csv_path, "write the rows to this file")->required();
     app.add_option("--time-budget", time_budget, "seconds per measurement");
@@ -33,11 +36,14 @@ int run(int argc, char** argv) {
     csv << "config,group_rows,threads,shared_bytes,registers,size,median_ms,tflops,cublas_tflops,"
            "ratio_to_cublas,verified,gpu\n";
     int failures = 0;
-    const std::vector<TuningCandidate> candidates = tuning_candidates();
+    const std::vector<TuningCandidate> candidates = tuning_candidates(stage_number);
+    const Stage& tuned = *find_stage(stage_number);
     for (const int size : sizes) {
         for (std::size_t i = 0; i < candidates.size(); ++i) {
             const TuningCandidate& c = candidates[i];
-            const Stage stage{10, "tuned", Precision::fp32, 0, {}, "candidate", c.launch};
+            Stage stage = tuned;
+            stage.launch = c.launch;
+            stage.launch_bf16 = c.launch_bf16;
             RunSettings settings;
             settings.problem = GemmProblem{GemmShape{size, size, size}, 1.0f, 0.0f};
             settings.seed = 1000 + i;

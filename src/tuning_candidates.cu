@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "10_tuned.cuh"
+#include "14_multistage.cuh"
 #include "cuda_check.hpp"
 #include "tuning_candidates.hpp"
 
@@ -25,12 +26,42 @@ TuningCandidate candidate() {
                            launch_candidate<Config, GroupRows>};
 }
 
-}  // namespace
+template <class Config, int GroupRows>
+void launch_bf16_candidate(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b,
+                           float* c, cudaStream_t stream) {
+    launch_multistage_kernel<Config, false>(problem, a, b, c, GroupRows, stream);
+}
 
-// The search space: around stage 9's shape (128x128x8, 8 warps, 8x8 per thread) with
+template <class Config, int GroupRows>
+TuningCandidate bf16_candidate() {
+    using T = Config;
+    cudaFuncAttributes attributes{};
+    CUDA_CHECK(cudaFuncGetAttributes(&attributes, multistage_kernel<Config, false>));
+    TuningCandidate c{fmt::format("Bf16TileConfig<{}, {}, {}, {}, {}, {}>", T::kBlockM, T::kBlockN,
+                                  T::kWarpM, T::kWarpN, T::kStages, T::kMinBlocksPerSm),
+                      GroupRows, T::kThreads, T::kSharedBytes, attributes.numRegs};
+    c.launch_bf16 = launch_bf16_candidate<Config, GroupRows>;
+    return c;
+}
+
+// Stage 14: block tiles of 128x128 to 256x128, warp tiles of 64x32 to 64x64, 3-5 stages.
+std::vector<TuningCandidate> stage14_candidates() {
+    return {
+        bf16_candidate<Bf16TileConfig<128, 256, 64, 64, 4, 1>, 8>(),
+        bf16_candidate<Bf16TileConfig<128, 256, 64, 64, 3, 1>, 8>(),
+        bf16_candidate<Bf16TileConfig<256, 128, 64, 64, 4, 1>, 8>(),
+        bf16_candidate<Bf16TileConfig<128, 128, 64, 64, 4, 2>, 8>(),
+        bf16_candidate<Bf16TileConfig<128, 128, 64, 64, 5, 2>, 8>(),
+        bf16_candidate<Bf16TileConfig<128, 128, 64, 32, 4, 2>, 8>(),
+        bf16_candidate<Bf16TileConfig<128, 256, 64, 64, 4, 1>, 1>(),
+        bf16_candidate<Bf16TileConfig<128, 256, 64, 64, 4, 1>, 16>(),
+    };
+}
+
+// Stage 10's search space: around stage 9's shape (128x128x8, 8 warps, 8x8 per thread) with
 // both warp arrangements, 2-4 pipeline stages and several raster group heights; then
 // larger thread tiles, a deeper K step, smaller blocks, and no register cap.
-std::vector<TuningCandidate> tuning_candidates() {
+std::vector<TuningCandidate> stage10_candidates() {
     using Wide = TileConfig<128, 128, 8, 64, 32, 8, 8, 3, 2>;
     return {
         candidate<TileConfig<128, 128, 8, 64, 32, 8, 8, 2, 2>, 8>(),
@@ -48,6 +79,14 @@ std::vector<TuningCandidate> tuning_candidates() {
         candidate<TileConfig<64, 128, 8, 32, 64, 8, 8, 3, 4>, 8>(),
         candidate<TileConfig<128, 64, 8, 64, 32, 8, 8, 3, 4>, 8>(),
     };
+}
+
+}  // namespace
+
+std::vector<TuningCandidate> tuning_candidates(int stage) {
+    if (stage == 10) return stage10_candidates();
+    if (stage == 14) return stage14_candidates();
+    return {};
 }
 
 }  // namespace sgemm

@@ -1,4 +1,5 @@
-// The candidate tile shapes of stage 10 that sgemm_tune times (see 10_tuned.cu).
+// The candidate tile shapes of stages 10 and 14 that sgemm_tune times (see 10_tuned.cu
+// and 14_multistage.cu).
 #pragma once
 
 #include <cstddef>
@@ -10,14 +11,16 @@
 namespace sgemm {
 
 struct TuningCandidate {
-    std::string name;  // the TileConfig arguments, as written in 10_tuned.cu
+    std::string name;  // the config type, as written in the stage file
     int group_rows = 1;
     int threads = 0;
     std::size_t shared_bytes = 0;
     int registers = 0;
-    Fp32Launcher launch = nullptr;
+    Fp32Launcher launch = nullptr;       // stage 10
+    Bf16Launcher launch_bf16 = nullptr;  // stage 14
 };
 
-std::vector<TuningCandidate> tuning_candidates();
+// Candidates for stage 10 or 14; empty for any other stage.
+std::vector<TuningCandidate> tuning_candidates(int stage);
 
 }  // namespace sgemm

@@ -21,7 +21,7 @@ std::vector<float> run_once(const GemmShape& shape, const GemmInputs& inputs,
                             const GemmLaunch& launch, cudaStream_t stream) {
     DeviceBuffer<float> c(element_count_c(shape));
     inputs.reset_output(c.data(), stream);
-    launch(inputs.a(), inputs.b(), c.data());
+    launch(c.data());
     CUDA_CHECK(cudaGetLastError());
     return copy_to_host(c, stream);
 }
@@ -56,11 +56,10 @@ std::vector<double> float64_gemm(const GemmProblem& problem, const GemmInputs& i
 
 Verification verify_against_references(const GemmProblem& problem, Precision precision,
                                        const GemmInputs& inputs, const GemmLaunch& launch_stage,
-                                       const Cublas& cublas, cudaStream_t stream) {
+                                       const GemmLaunch& launch_cublas, const Cublas& cublas,
+                                       cudaStream_t stream) {
     const std::vector<float> stage_c = run_once(problem.shape, inputs, launch_stage, stream);
-    const std::vector<float> cublas_c = run_once(
-        problem.shape, inputs,
-        [&](const float* a, const float* b, float* c) { cublas.sgemm(problem, a, b, c); }, stream);
+    const std::vector<float> cublas_c = run_once(problem.shape, inputs, launch_cublas, stream);
     const std::vector<double> reference = float64_gemm(problem, inputs, false, cublas, stream);
     const std::vector<double> magnitude = float64_gemm(problem, inputs, true, cublas, stream);
 

@@ -12,8 +12,8 @@
 
 namespace sgemm {
 
-// Enqueues C = alpha A B + beta C on the run's stream.
-using GemmLaunch = std::function<void(const float* a, const float* b, float* c)>;
+// Enqueues C = alpha A B + beta C on the run's stream, from the run's inputs.
+using GemmLaunch = std::function<void(float* c)>;
 
 struct Verification {
     VerificationReport stage;             // the stage against float64
@@ -21,8 +21,10 @@ struct Verification {
     double difference_from_cublas = 0.0;  // ||C_stage - C_cublas|| / ||C_cublas||
 };
 
+// launch_cublas is cuBLAS at the stage's precision; `cublas` computes the float64 reference.
 Verification verify_against_references(const GemmProblem& problem, Precision precision,
                                        const GemmInputs& inputs, const GemmLaunch& launch_stage,
-                                       const Cublas& cublas, cudaStream_t stream);
+                                       const GemmLaunch& launch_cublas, const Cublas& cublas,
+                                       cudaStream_t stream);
 
 }  // namespace sgemm

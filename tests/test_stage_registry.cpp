@@ -46,7 +46,11 @@ TEST(StageRegistry, NumberedInReadingOrderFromCublas) {
     for (std::size_t i = 0; i < stages.size(); ++i) {
         EXPECT_EQ(stages[i].number, static_cast<int>(i));
         EXPECT_FALSE(stages[i].summary.empty());
-        if (i > 0) EXPECT_NE(stages[i].launch, nullptr) << "stage " << i;
+        if (i == 0) continue;
+        // Exactly one launcher, the one of the stage's precision.
+        const bool fp32 = stages[i].precision == Precision::fp32;
+        EXPECT_EQ(stages[i].launch != nullptr, fp32) << "stage " << i;
+        EXPECT_EQ(stages[i].launch_bf16 != nullptr, !fp32) << "stage " << i;
     }
     EXPECT_EQ(find_stage(-1), nullptr);
     EXPECT_EQ(find_stage(static_cast<int>(stages.size())), nullptr);

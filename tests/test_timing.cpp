@@ -25,8 +25,10 @@ TEST(Timing, TflopsCountsTwoFlopsPerMultiplyAdd) {
 TEST(Timing, MemoryEstimateCountsVerificationBuffers) {
     const GemmProblem problem{GemmShape{1000, 2000, 3000}, 1.0f, 0.0f};
     const std::size_t timed_only = device_bytes_needed(problem, false, 0);
-    EXPECT_EQ(timed_only, 4u * (1000u * 3000 + 3000u * 2000 + 1000u * 2000));
-    EXPECT_GT(device_bytes_needed(problem, true, 0), 3 * timed_only);
+    // float A, B, C, and room for bf16 copies of A and B
+    EXPECT_EQ(timed_only, 4u * (1000u * 3000 + 3000u * 2000 + 1000u * 2000) + 2u * (1000u * 3000 + 3000u * 2000));
+    // + a float copy of C and float64 A, B and C: 4 * 2000000 + 8 * (3000000 + 6000000 + 2000000)
+    EXPECT_EQ(device_bytes_needed(problem, true, 0) - timed_only, 4u * 2000000 + 8u * 11000000);
     EXPECT_EQ(host_bytes_needed(problem, false), 0u);
 }
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
-import tune_stage10  # noqa: E402
+import tune  # noqa: E402
 
 
 def row(config, group, size, ratio, verified="true"):
@@ -23,10 +23,10 @@ class RankCandidates(unittest.TestCase):
             row("TileConfig<B>", 8, 4096, 0.95), row("TileConfig<B>", 8, 8192, 0.94),  # steady
             row("TileConfig<C>", 8, 4096, 1.50), row("TileConfig<C>", 8, 8192, 1.40, "false"),
         ]
-        ranked = tune_stage10.rank_candidates(rows)
+        ranked = tune.rank_candidates(rows)
         self.assertEqual([c["config"] for c in ranked], ["TileConfig<B>", "TileConfig<A>"])
         self.assertAlmostEqual(ranked[0]["score"], 0.94)
-        markdown = tune_stage10.tuning_markdown(ranked, rows)
+        markdown = tune.tuning_markdown(10, ranked, rows)
         self.assertIn("`TileConfig<B>` **(winner)**", markdown)
         self.assertIn("Failed verification", markdown)
         self.assertIn("`TileConfig<C>` group 8", markdown)
@@ -34,11 +34,16 @@ class RankCandidates(unittest.TestCase):
 
 class ApplyWinner(unittest.TestCase):
     def test_rewrites_only_the_two_lines(self):
+        for name in ("10_tuned.cu", "14_multistage.cu"):
+            with self.subTest(stage_file=name):
+                self.check_rewrite(name)
+
+    def check_rewrite(self, name):
         with tempfile.TemporaryDirectory() as tmp:
-            stage = Path(tmp) / "10_tuned.cu"
-            shutil.copy(REPO / "kernels" / "10_tuned.cu", stage)
+            stage = Path(tmp) / name
+            shutil.copy(REPO / "kernels" / name, stage)
             before = stage.read_text().splitlines()
-            tune_stage10.apply_winner(stage, {"config": "TileConfig<1, 2, 3, 4, 5, 6, 7, 8, 9>", "group_rows": 5})
+            tune.apply_winner(stage, {"config": "TileConfig<1, 2, 3, 4, 5, 6, 7, 8, 9>", "group_rows": 5})
             after = stage.read_text().splitlines()
             changed = [(b, a) for b, a in zip(before, after) if b != a]
             self.assertEqual(len(before), len(after))
@@ -51,7 +56,7 @@ class ApplyWinner(unittest.TestCase):
             stage = Path(tmp) / "10_tuned.cu"
             stage.write_text("// nothing to tune here\n")
             with self.assertRaises(ValueError):
-                tune_stage10.apply_winner(stage, {"config": "TileConfig<1>", "group_rows": 1})
+                tune.apply_winner(stage, {"config": "TileConfig<1>", "group_rows": 1})
 
 
 if __name__ == "__main__":

@@ -28,4 +28,16 @@ __device__ __forceinline__ void store_scaled_float4(float* c, const float (&acc)
     store_float4(c, out);
 }
 
+// Two consecutive outputs at once (the pair an mma.sync accumulator holds per row).
+__device__ __forceinline__ void store_scaled_float2(float* c, float acc0, float acc1, float alpha,
+                                                    float beta) {
+    float2 out = make_float2(alpha * acc0, alpha * acc1);
+    if (beta != 0.0f) {
+        const float2 old = *reinterpret_cast<const float2*>(c);
+        out.x += beta * old.x;
+        out.y += beta * old.y;
+    }
+    *reinterpret_cast<float2*>(c) = out;
+}
+
 }  // namespace sgemm

@@ -6,6 +6,7 @@
 // before a run, so a stage that reads C anyway produces NaN and fails verification.
 #pragma once
 
+#include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
 namespace sgemm {
@@ -25,5 +26,10 @@ struct GemmProblem {
 // Every fp32 stage exposes one of these; it only enqueues work on `stream`.
 using Fp32Launcher = void (*)(const GemmProblem& problem, const float* a, const float* b,
                               float* c, cudaStream_t stream);
+
+// The bf16 stages take A and B already rounded to bf16 (the driver does it once,
+// untimed); they accumulate in FP32 and read and write FP32 C.
+using Bf16Launcher = void (*)(const GemmProblem& problem, const __nv_bfloat16* a,
+                              const __nv_bfloat16* b, float* c, cudaStream_t stream);
 
 }  // namespace sgemm

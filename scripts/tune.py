@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Tune stage 10 on this GPU: run sgemm_tune over its candidate tile shapes, rank them,
-write what was tried and the winner to results/<gpu>/tuning.csv and tuning.md, and with
---apply compile the winner into kernels/10_tuned.cu.
+"""Tune stage 10 or 14 on this GPU: run sgemm_tune over the stage's candidate tile
+shapes, rank them, write what was tried and the winner to
+results/<gpu>/tuning_stage<N>.csv and .md, and with --apply compile the winner into the
+stage's file.
 
-    python3 scripts/tune_stage10.py [--sizes 4096 8192] [--apply]
+    python3 scripts/tune.py --stage 10 [--sizes 4096 8192] [--apply]
 
 A candidate's score is its lowest ratio to cuBLAS over the sizes: the shape must hold
 up at every size, not win one by a margin and lose another.
@@ -20,7 +21,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
 from sgemm_results import gpu_slug  # noqa: E402
 
-STAGE_FILE = REPO / "kernels" / "10_tuned.cu"
+STAGE_FILES = {10: REPO / "kernels" / "10_tuned.cu", 14: REPO / "kernels" / "14_multistage.cu"}
 
 
 def read_rows(path):
@@ -59,14 +60,14 @@ def rank_candidates(rows):
     return ranked
 
 
-def tuning_markdown(ranked, rows):
+def tuning_markdown(stage, ranked, rows):
     sizes = sorted({r["size"] for r in rows})
     gpu = rows[0]["gpu"]
     failed = sorted({(r["config"], r["group_rows"]) for r in rows if r["verified"] != "true"})
     lines = [
-        f"Stage 10 tuning on **{gpu}**: every candidate verified and timed against cuBLAS "
-        f"SGEMM in the same process (`scripts/tune_stage10.py`). Ranked by the lowest "
-        f"% of cuBLAS over N = {', '.join(map(str, sizes))}.",
+        f"Stage {stage} tuning on **{gpu}**: every candidate verified and timed against cuBLAS "
+        f"at the stage's precision in the same process (`scripts/tune.py --stage {stage}`). "
+        f"Ranked by the lowest % of cuBLAS over N = {', '.join(map(str, sizes))}.",
         "",
         "| rank | tile config | raster group | threads | registers | shared KB | "
         + " | ".join(f"N={s} TFLOPS | N={s} % of cuBLAS" for s in sizes) + " |",
@@ -85,7 +86,7 @@ def tuning_markdown(ranked, rows):
 
 def apply_winner(stage_file, winner):
     text = stage_file.read_text()
-    text, configs = re.subn(r"using TunedConfig = TileConfig<[^>]*>;",
+    text, configs = re.subn(r"using TunedConfig = \w+<[^>]*>;",
                             f"using TunedConfig = {winner['config']};", text)
     text, groups = re.subn(r"constexpr int kTunedGroupRows = \d+;",
                            f"constexpr int kTunedGroupRows = {winner['group_rows']};", text)
@@ -96,39 +97,42 @@ def apply_winner(stage_file, winner):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--stage", type=int, choices=sorted(STAGE_FILES), required=True)
     parser.add_argument("--binary", default=str(REPO / "build" / "sgemm_tune"))
     parser.add_argument("--sizes", type=int, nargs="+", default=[4096, 8192])
     parser.add_argument("--results-dir", default=str(REPO / "results"))
-    parser.add_argument("--apply", action="store_true", help="write the winner into kernels/10_tuned.cu")
+    parser.add_argument("--apply", action="store_true", help="write the winner into the stage's file")
     args = parser.parse_args()
 
     if not Path(args.binary).exists():
-        sys.exit(f"tune_stage10: {args.binary} not found: run make first")
+        sys.exit(f"tune: {args.binary} not found: run make first")
     with tempfile.TemporaryDirectory() as tmp:
         csv_path = Path(tmp) / "tuning.csv"
-        command = [args.binary, "--csv", str(csv_path), "--sizes", *map(str, args.sizes)]
+        command = [args.binary, "--stage", str(args.stage), "--csv", str(csv_path),
+                   "--sizes", *map(str, args.sizes)]
         status = subprocess.run(command).returncode
         rows = read_rows(csv_path)
     if not rows:
-        sys.exit("tune_stage10: sgemm_tune wrote no rows")
+        sys.exit("tune: sgemm_tune wrote no rows")
 
     out_dir = Path(args.results_dir) / gpu_slug(rows[0]["gpu"])
     out_dir.mkdir(parents=True, exist_ok=True)
-    with open(out_dir / "tuning.csv", "w", newline="") as file:
+    stem = f"tuning_stage{args.stage}"
+    with open(out_dir / f"{stem}.csv", "w", newline="") as file:
         writer = csv.DictWriter(file, fieldnames=list(rows[0].keys()))
         writer.writeheader()
         writer.writerows(rows)
     ranked = rank_candidates(rows)
-    (out_dir / "tuning.md").write_text(tuning_markdown(ranked, rows))
-    print(f"wrote {out_dir / 'tuning.csv'}\nwrote {out_dir / 'tuning.md'}")
+    (out_dir / f"{stem}.md").write_text(tuning_markdown(args.stage, ranked, rows))
+    print(f"wrote {out_dir / (stem + '.csv')}\nwrote {out_dir / (stem + '.md')}")
     if not ranked:
-        sys.exit("tune_stage10: no candidate verified")
+        sys.exit("tune: no candidate verified")
     winner = ranked[0]
     print(f"winner: {winner['config']}, group rows {winner['group_rows']}, "
           f"{100 * winner['score']:.1f} % of cuBLAS at worst")
     if args.apply:
-        apply_winner(STAGE_FILE, winner)
-        print(f"wrote the winner into {STAGE_FILE.relative_to(REPO)}; rebuild with make")
+        apply_winner(STAGE_FILES[args.stage], winner)
+        print(f"wrote the winner into {STAGE_FILES[args.stage].relative_to(REPO)}; rebuild with make")
     return 0 if status == 0 else 1
 
 

@@ -1,0 +1,175 @@
+// The kernel of stage 14 as a template over its tile shapes and pipeline depth, so that
+// the tuner (src/tuning_candidates.cu) can time several and the stage (14_multistage.cu)
+// compile the winner. Read 14_multistage.cu first.
+#pragma once
+
+#include <cstddef>
+
+#include "common/bf16_tiles.cuh"
+#include "common/cp_async.cuh"
+#include "common/epilogue.cuh"
+#include "common/gemm_problem.hpp"
+#include "common/launch.cuh"
+
+namespace sgemm {
+
+// Block tile BlockM x BlockN (x 32 along K), warp tiles WarpM x WarpN of m16n8 mma
+// tiles, Stages shared-memory buffers (Stages - 1 tiles in flight), and the blocks
+// per SM that __launch_bounds__ asks for.
+template <int BlockM, int BlockN, int WarpM, int WarpN, int Stages, int MinBlocksPerSm>
+struct Bf16TileConfig {
+    static constexpr int kBlockM = BlockM, kBlockN = BlockN, kBlockK = kBf16TileK;
+    static constexpr int kWarpM = WarpM, kWarpN = WarpN;
+    static constexpr int kStages = Stages, kMinBlocksPerSm = MinBlocksPerSm;
+    static constexpr int kWarpsN = kBlockN / kWarpN;
+    static constexpr int kThreads = 32 * (kBlockM / kWarpM) * kWarpsN;
+    static constexpr int kMTiles = kWarpM / 16, kNTiles = kWarpN / 8;
+    static constexpr int kATileValues = kBlockM * kBlockK;
+    static constexpr int kBufferValues = kATileValues + kBlockK * kBlockN;
+    static constexpr int kAChunks = kATileValues / kChunkValues;
+    static constexpr int kBChunks = kBlockK * kBlockN / kChunkValues;
+    static constexpr std::size_t kSharedBytes = sizeof(__nv_bfloat16) * kStages * kBufferValues;
+
+    static_assert(kBlockM % kWarpM == 0 && kBlockN % kWarpN == 0, "warps tile the block");
+    static_assert(kAChunks % kThreads == 0 && kBChunks % kThreads == 0, "copies split evenly");
+    static_assert(kStages >= 2, "at least one tile in flight while another is used");
+};
+
+// kChecked: shapes that are not whole tiles. Loads then test every value against the
+// matrix bounds (zeros outside) and go through registers, since rows need not be
+// 16-byte aligned for cp.async; stores test every output.
+template <class Config, bool kChecked>
+__global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
+    multistage_kernel(GemmProblem problem, const __nv_bfloat16* a, const __nv_bfloat16* b, float* c,
+                      int group_rows) {
+    using T = Config;
+    extern __shared__ float4 shared_storage[];  // float4: 16-byte alignment (as in stage 10)
+    __nv_bfloat16* const shared = reinterpret_cast<__nv_bfloat16*>(shared_storage);
+    const int m = problem.shape.m, n = problem.shape.n, k = problem.shape.k;
+
+    // Rasterization, as in stage 10: groups of group_rows block-rows, column by column.
+    const int grid_m = ceil_div(m, T::kBlockM);
+    const int grid_n = ceil_div(n, T::kBlockN);
+    const int blocks_per_group = group_rows * grid_n;
+    const int first_block_row = blockIdx.x / blocks_per_group * group_rows;
+    const int rows_in_group = min(grid_m - first_block_row, group_rows);
+    const int in_group = blockIdx.x % blocks_per_group;
+    const int row0 = (first_block_row + in_group % rows_in_group) * T::kBlockM;
+    const int col0 = in_group / rows_in_group * T::kBlockN;
+    a += row0 * k;
+    b += col0;
+    c += row0 * n + col0;
+
+    const int warp = threadIdx.x / 32;
+    const int lane = threadIdx.x % 32;
+    const int warp_row = warp / T::kWarpsN * T::kWarpM;
+    const int warp_col = warp % T::kWarpsN * T::kWarpN;
+
+    const auto buffer_of = [&](int tile) { return shared + (tile % T::kStages) * T::kBufferValues; };
+    // Starts the copy of K tile `tile` into its buffer, in the swizzled layout.
+    const auto copy_tile = [&](int tile) {
+        const int k0 = tile * T::kBlockK;
+        __nv_bfloat16* const a_tile = buffer_of(tile);
+        __nv_bfloat16* const b_tile = a_tile + T::kATileValues;
+#pragma unroll
+        for (int j = 0; j < T::kAChunks / T::kThreads; ++j) {
+            const int f = threadIdx.x + j * T::kThreads;
+            const int row = f / (T::kBlockK / kChunkValues), chunk = f % (T::kBlockK / kChunkValues);
+            __nv_bfloat16* const destination = a_tile + a_tile_offset(row, chunk);
+            const int col = k0 + chunk * kChunkValues;
+            if constexpr (kChecked) {
+                alignas(16) __nv_bfloat16 values[kChunkValues];
+#pragma unroll
+                for (int e = 0; e < kChunkValues; ++e)
+                    values[e] = (row0 + row < m && col + e < k) ? a[row * k + col + e] : __float2bfloat16(0.0f);
+                *reinterpret_cast<uint4*>(destination) = *reinterpret_cast<const uint4*>(values);
+            } else {
+                cp_async_16(destination, a + row * k + col);
+            }
+        }
+#pragma unroll
+        for (int j = 0; j < T::kBChunks / T::kThreads; ++j) {
+            const int f = threadIdx.x + j * T::kThreads;
+            const int row = f / (T::kBlockN / kChunkValues), chunk = f % (T::kBlockN / kChunkValues);
+            __nv_bfloat16* const destination = b_tile + b_tile_offset<T::kBlockN>(row, chunk);
+            const int col = chunk * kChunkValues;
+            if constexpr (kChecked) {
+                alignas(16) __nv_bfloat16 values[kChunkValues];
+#pragma unroll
+                for (int e = 0; e < kChunkValues; ++e)
+                    values[e] = (k0 + row < k && col0 + col + e < n) ? b[(k0 + row) * n + col + e] : __float2bfloat16(0.0f);
+                *reinterpret_cast<uint4*>(destination) = *reinterpret_cast<const uint4*>(values);
+            } else {
+                cp_async_16(destination, b + (k0 + row) * n + col);
+            }
+        }
+    };
+
+    float acc[T::kMTiles][T::kNTiles][4] = {};
+    const int tile_count = ceil_div(k, T::kBlockK);
+#pragma unroll
+    for (int tile = 0; tile < T::kStages - 1; ++tile) {
+        if (tile < tile_count) copy_tile(tile);
+        cp_async_commit();  // one group per tile, empty or not, keeps the wait counts fixed
+    }
+    for (int t = 0; t < tile_count; ++t) {
+        // Tile t has landed (at most kStages - 2 later groups still in flight), and after
+        // the barrier every warp has finished tile t - 1, whose buffer is refilled next.
+        cp_async_wait<T::kStages - 2>();
+        __syncthreads();
+        if (t + T::kStages - 1 < tile_count) copy_tile(t + T::kStages - 1);
+        cp_async_commit();
+
+        const __nv_bfloat16* a_tile = buffer_of(t);
+#pragma unroll
+        for (int k16 = 0; k16 < T::kBlockK / 16; ++k16)
+            warp_mma_k16<T::kMTiles, T::kNTiles, T::kBlockN>(acc, a_tile, a_tile + T::kATileValues, k16,
+                                                              warp_row, warp_col, lane);
+    }
+
+    // Lane l holds rows l/4 and l/4 + 8 of each m16n8 tile, two adjacent columns each.
+#pragma unroll
+    for (int mi = 0; mi < T::kMTiles; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < T::kNTiles; ++ni)
+#pragma unroll
+            for (int half = 0; half < 2; ++half) {
+                const int row = warp_row + mi * 16 + lane / 4 + half * 8;
+                const int col = warp_col + ni * 8 + lane % 4 * 2;
+                const float v0 = acc[mi][ni][2 * half], v1 = acc[mi][ni][2 * half + 1];
+                if constexpr (kChecked) {
+                    if (row0 + row >= m) continue;
+                    for (int e = 0; e < 2; ++e)
+                        if (col0 + col + e < n) {
+                            float& out = c[row * n + col + e];
+                            out = scale_and_accumulate(e == 0 ? v0 : v1, problem.alpha, problem.beta, out);
+                        }
+                } else {
+                    store_scaled_float2(c + row * n + col, v0, v1, problem.alpha, problem.beta);
+                }
+            }
+}
+
+template <class Config, bool kChecked>
+void launch_multistage_kernel(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b,
+                              float* c, int group_rows, cudaStream_t stream) {
+    const auto kernel = multistage_kernel<Config, kChecked>;
+    if constexpr (Config::kSharedBytes > 48 * 1024)  // above 48 KB only on request
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             static_cast<int>(Config::kSharedBytes));
+    const int blocks = ceil_div(problem.shape.m, Config::kBlockM) * ceil_div(problem.shape.n, Config::kBlockN);
+    kernel<<<blocks, Config::kThreads, Config::kSharedBytes, stream>>>(problem, a, b, c, group_rows);
+}
+
+// Whole tiles take the cp.async kernel; any other shape the checked one.
+template <class Config>
+void launch_bf16_tile_config(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b,
+                             float* c, int group_rows, cudaStream_t stream) {
+    const GemmShape& s = problem.shape;
+    if (s.m % Config::kBlockM == 0 && s.n % Config::kBlockN == 0 && s.k % Config::kBlockK == 0)
+        launch_multistage_kernel<Config, false>(problem, a, b, c, group_rows, stream);
+    else
+        launch_multistage_kernel<Config, true>(problem, a, b, c, group_rows, stream);
+}
+
+}  // namespace sgemm

@@ -1,0 +1,66 @@
+// Shared-memory tiles of bf16 for the mma.sync stages (13, 14), and the warp's step
+// along K that reads them with ldmatrix and multiplies with mma.sync.
+//
+// Layout. A tile is [BlockM][32] (64-byte rows), a B tile [32][BlockN], both in 16-byte
+// chunks of 8 values. ldmatrix reads one chunk from each of 8 rows at once; unpadded,
+// those 8 chunks share banks (rows 64 or 256 bytes apart), an 8-way or 4-way conflict.
+// An XOR swizzle moves each row's chunks to a different bank group instead of padding:
+//   A: physical chunk = chunk ^ ((row / 2) % 4)   (4 chunks a row: rows pair up per 128 bytes)
+//   B: physical chunk = chunk ^ (row % 8)         (low three bits of 16+ chunks a row)
+// so any 8 consecutive rows of the same logical chunk land in 8 distinct bank groups.
+// The same function places a chunk when it is written and finds it when it is read.
+#pragma once
+
+#include <cuda_bf16.h>
+
+#include "mma.cuh"
+
+namespace sgemm {
+
+constexpr int kBf16TileK = 32;     // K values per tile: two mma k16 steps
+constexpr int kChunkValues = 8;    // bf16 values per 16-byte chunk
+
+__device__ __forceinline__ int a_tile_offset(int row, int chunk) {
+    return row * kBf16TileK + (chunk ^ ((row >> 1) & 3)) * kChunkValues;
+}
+
+template <int kBlockN>
+__device__ __forceinline__ int b_tile_offset(int row, int chunk) {
+    return row * kBlockN + (chunk ^ (row & 7)) * kChunkValues;
+}
+
+// One k16 step of a warp's kMTiles x kNTiles grid of m16n8 accumulator tiles. The warp's
+// tile of C starts at row warp_row and column warp_col of the block's tile.
+template <int kMTiles, int kNTiles, int kBlockN>
+__device__ __forceinline__ void warp_mma_k16(float (&acc)[kMTiles][kNTiles][4],
+                                             const __nv_bfloat16* a_tile,
+                                             const __nv_bfloat16* b_tile, int k16, int warp_row,
+                                             int warp_col, int lane) {
+    static_assert(kNTiles % 2 == 0, "B fragments are loaded two n8 tiles at a time");
+    unsigned a[kMTiles][4];
+    unsigned b[kNTiles][2];
+#pragma unroll
+    for (int mi = 0; mi < kMTiles; ++mi) {
+        // Lanes 0-15 address rows 0-15 of the first 8 K values, lanes 16-31 the next 8.
+        const int row = warp_row + mi * 16 + lane % 16;
+        ldmatrix_x4(a[mi], a_tile + a_tile_offset(row, k16 * 2 + lane / 16));
+    }
+#pragma unroll
+    for (int nj = 0; nj < kNTiles / 2; ++nj) {
+        // Lanes 0-7 and 8-15: K rows 0-7 and 8-15 of the first n8 tile; 16-31: the second.
+        const int row = k16 * 16 + lane % 8 + (lane / 8) % 2 * 8;
+        const int chunk = (warp_col + nj * 16) / kChunkValues + lane / 16;
+        unsigned r[4];
+        ldmatrix_x4_trans(r, b_tile + b_tile_offset<kBlockN>(row, chunk));
+        b[2 * nj][0] = r[0];
+        b[2 * nj][1] = r[1];
+        b[2 * nj + 1][0] = r[2];
+        b[2 * nj + 1][1] = r[3];
+    }
+#pragma unroll
+    for (int mi = 0; mi < kMTiles; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < kNTiles; ++ni) mma_bf16_16816(acc[mi][ni], a[mi], b[ni]);
+}
+
+}  // namespace sgemm
