@@ -1,5 +1,5 @@
 // The kernel of stage 10 as a template over its tile shapes, so that the tuner
-// (src/tuning_candidates.cu, scripts/tune.py) can instantiate many shapes and the
+// (src/tuning_candidates.cu, scripts/tune_stage10.py) can instantiate many shapes and the
 // stage (10_tuned.cu) the winner. Read 10_tuned.cu first.
 #pragma once
 
@@ -9,7 +9,6 @@
 #include "common/epilogue.cuh"
 #include "common/gemm_problem.hpp"
 #include "common/launch.cuh"
-#include "common/register_tile.cuh"
 #include "common/vector_access.cuh"
 
 namespace sgemm {
@@ -110,7 +109,10 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
             const int row = f / (T::kBlockK / 4);
             const int col = f % (T::kBlockK / 4) * 4;
             const int stride = T::kBlockM + T::kAPad;
-            store_float4_transposed(a_tile + col * stride + row, stride, a_next[j]);
+            a_tile[(col + 0) * stride + row] = a_next[j].x;
+            a_tile[(col + 1) * stride + row] = a_next[j].y;
+            a_tile[(col + 2) * stride + row] = a_next[j].z;
+            a_tile[(col + 3) * stride + row] = a_next[j].w;
         }
     };
     // B needs no transpose: it is copied asynchronously, a float4 at a time (a float at
@@ -142,8 +144,18 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
     float b_slice[2][T::kThreadN];
     const auto load_slices = [&](const float* buffer, int i, float (&a_out)[T::kThreadM],
                                  float (&b_out)[T::kThreadN]) {
-        load_slice<T::kQuadsM>(a_out, buffer + i * (T::kBlockM + T::kAPad) + quad_row, T::kQuadStrideM);
-        load_slice<T::kQuadsN>(b_out, buffer + T::kATileFloats + i * T::kBlockN + quad_col, T::kQuadStrideN);
+        const float* a_tile = buffer;
+        const float* b_tile = buffer + T::kATileFloats;
+#pragma unroll
+        for (int q = 0; q < T::kQuadsM; ++q) {
+            const float4 v = load_float4(a_tile + i * (T::kBlockM + T::kAPad) + quad_row + q * T::kQuadStrideM);
+            a_out[4 * q] = v.x, a_out[4 * q + 1] = v.y, a_out[4 * q + 2] = v.z, a_out[4 * q + 3] = v.w;
+        }
+#pragma unroll
+        for (int q = 0; q < T::kQuadsN; ++q) {
+            const float4 v = load_float4(b_tile + i * T::kBlockN + quad_col + q * T::kQuadStrideN);
+            b_out[4 * q] = v.x, b_out[4 * q + 1] = v.y, b_out[4 * q + 2] = v.z, b_out[4 * q + 3] = v.w;
+        }
     };
 
     float acc[T::kThreadM][T::kThreadN] = {};
@@ -184,26 +196,32 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
                 __syncthreads();
                 load_slices(buffer_of(t + 1), 0, a_slice[(i + 1) % 2], b_slice[(i + 1) % 2]);
             }
-            accumulate_outer_product(acc, a_slice[i % 2], b_slice[i % 2]);
+#pragma unroll
+            for (int r = 0; r < T::kThreadM; ++r)
+#pragma unroll
+                for (int col = 0; col < T::kThreadN; ++col)
+                    acc[r][col] += a_slice[i % 2][r] * b_slice[i % 2][col];
         }
     }
 
-    if constexpr (kChecked) {
 #pragma unroll
-        for (int r = 0; r < T::kThreadM; ++r)
+    for (int r = 0; r < T::kThreadM; ++r)
 #pragma unroll
-            for (int col = 0; col < T::kThreadN; ++col) {
-                const int out_row = quad_row + (r / 4) * T::kQuadStrideM + r % 4;
-                const int out_col = quad_col + (col / 4) * T::kQuadStrideN + col % 4;
-                if (row0 + out_row < m && col0 + out_col < n) {
-                    float& out = c[out_row * n + out_col];
-                    out = scale_and_accumulate(acc[r][col], problem.alpha, problem.beta, out);
-                }
+        for (int q = 0; q < T::kQuadsN; ++q) {
+            const int row = quad_row + (r / 4) * T::kQuadStrideM + r % 4;
+            const int col = quad_col + q * T::kQuadStrideN;
+            const float quad[4] = {acc[r][4 * q], acc[r][4 * q + 1], acc[r][4 * q + 2], acc[r][4 * q + 3]};
+            if constexpr (kChecked) {
+#pragma unroll
+                for (int e = 0; e < 4; ++e)
+                    if (row0 + row < m && col0 + col + e < n) {
+                        float& out = c[row * n + col + e];
+                        out = scale_and_accumulate(quad[e], problem.alpha, problem.beta, out);
+                    }
+            } else {
+                store_scaled_float4(c + row * n + col, quad, problem.alpha, problem.beta);
             }
-    } else {
-        store_quads<T::kQuadsM, T::kQuadsN>(c, n, acc, quad_row, quad_col, T::kQuadStrideM,
-                                           T::kQuadStrideN, problem.alpha, problem.beta);
-    }
+        }
 }
 
 template <class Config, bool kChecked>

@@ -25,7 +25,7 @@ namespace sgemm {
 namespace {
 
 // The tuner's pick for the H100 (results/h100-80gb-hbm3/tuning_stage14.md).
-using TunedConfig = Bf16TileConfig<128, 256, 64, 64, 4, 1>;
+using TunedConfig = Bf16TileConfig<128, 128, 64, 64, 5, 2>;
 constexpr int kTunedGroupRows = 8;
 
 }  // namespace

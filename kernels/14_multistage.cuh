@@ -18,6 +18,7 @@ namespace sgemm {
 // per SM that __launch_bounds__ asks for.
 template <int BlockM, int BlockN, int WarpM, int WarpN, int Stages, int MinBlocksPerSm>
 struct Bf16TileConfig {
+    static_assert(kBf16TileK / 16 % 2 == 0, "fragment buffers alternate by step parity");
     static constexpr int kBlockM = BlockM, kBlockN = BlockN, kBlockK = kBf16TileK;
     static constexpr int kWarpM = WarpM, kWarpN = WarpN;
     static constexpr int kStages = Stages, kMinBlocksPerSm = MinBlocksPerSm;
@@ -106,25 +107,44 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
     };
 
     float acc[T::kMTiles][T::kNTiles][4] = {};
+    // Fragments are double-buffered: the ldmatrix of step s + 1 is issued before the
+    // mma.sync of step s, so the tensor cores never wait on shared memory.
+    WarpFragments<T::kMTiles, T::kNTiles> fragments[2];
+    constexpr int kSteps = T::kBlockK / 16;
+    const auto load_fragments = [&](WarpFragments<T::kMTiles, T::kNTiles>& f, int tile, int k16) {
+        const __nv_bfloat16* a_tile = buffer_of(tile);
+        load_warp_fragments<T::kMTiles, T::kNTiles, T::kBlockN>(f, a_tile, a_tile + T::kATileValues, k16,
+                                                                warp_row, warp_col, lane);
+    };
+
     const int tile_count = ceil_div(k, T::kBlockK);
 #pragma unroll
     for (int tile = 0; tile < T::kStages - 1; ++tile) {
         if (tile < tile_count) copy_tile(tile);
         cp_async_commit();  // one group per tile, empty or not, keeps the wait counts fixed
     }
+    cp_async_wait<T::kStages - 2>();
+    __syncthreads();
+    load_fragments(fragments[0], 0, 0);
+
     for (int t = 0; t < tile_count; ++t) {
-        // Tile t has landed (at most kStages - 2 later groups still in flight), and after
-        // the barrier every warp has finished tile t - 1, whose buffer is refilled next.
-        cp_async_wait<T::kStages - 2>();
-        __syncthreads();
+        // The buffer of tile t + kStages - 1 last held tile t - 1, whose fragments every
+        // warp loaded before the barrier that opened tile t.
         if (t + T::kStages - 1 < tile_count) copy_tile(t + T::kStages - 1);
         cp_async_commit();
-
-        const __nv_bfloat16* a_tile = buffer_of(t);
 #pragma unroll
-        for (int k16 = 0; k16 < T::kBlockK / 16; ++k16)
-            warp_mma_k16<T::kMTiles, T::kNTiles, T::kBlockN>(acc, a_tile, a_tile + T::kATileValues, k16,
-                                                              warp_row, warp_col, lane);
+        for (int s = 0; s < kSteps; ++s) {
+            if (s + 1 < kSteps) {
+                load_fragments(fragments[(s + 1) % 2], t, s + 1);
+            } else if (t + 1 < tile_count) {
+                // Tile t + 1 has landed (at most kStages - 2 later groups in flight);
+                // the barrier makes every thread's copies visible.
+                cp_async_wait<T::kStages - 2>();
+                __syncthreads();
+                load_fragments(fragments[(s + 1) % 2], t + 1, 0);
+            }
+            mma_warp_fragments(acc, fragments[s % 2]);
+        }
     }
 
     // Lane l holds rows l/4 and l/4 + 8 of each m16n8 tile, two adjacent columns each.

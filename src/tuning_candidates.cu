@@ -52,9 +52,10 @@ std::vector<TuningCandidate> stage14_candidates() {
         bf16_candidate<Bf16TileConfig<256, 128, 64, 64, 4, 1>, 8>(),
         bf16_candidate<Bf16TileConfig<128, 128, 64, 64, 4, 2>, 8>(),
         bf16_candidate<Bf16TileConfig<128, 128, 64, 64, 5, 2>, 8>(),
-        bf16_candidate<Bf16TileConfig<128, 128, 64, 32, 4, 2>, 8>(),
+        bf16_candidate<Bf16TileConfig<128, 128, 64, 32, 4, 1>, 8>(),
+        bf16_candidate<Bf16TileConfig<128, 128, 64, 64, 3, 2>, 8>(),
         bf16_candidate<Bf16TileConfig<128, 256, 64, 64, 4, 1>, 1>(),
-        bf16_candidate<Bf16TileConfig<128, 256, 64, 64, 4, 1>, 16>(),
+        bf16_candidate<Bf16TileConfig<128, 128, 64, 64, 4, 2>, 16>(),
     };
 }
 

@@ -29,21 +29,26 @@ __device__ __forceinline__ int b_tile_offset(int row, int chunk) {
     return row * kBlockN + (chunk ^ (row & 7)) * kChunkValues;
 }
 
-// One k16 step of a warp's kMTiles x kNTiles grid of m16n8 accumulator tiles. The warp's
-// tile of C starts at row warp_row and column warp_col of the block's tile.
-template <int kMTiles, int kNTiles, int kBlockN>
-__device__ __forceinline__ void warp_mma_k16(float (&acc)[kMTiles][kNTiles][4],
-                                             const __nv_bfloat16* a_tile,
-                                             const __nv_bfloat16* b_tile, int k16, int warp_row,
-                                             int warp_col, int lane) {
-    static_assert(kNTiles % 2 == 0, "B fragments are loaded two n8 tiles at a time");
+// The operands of one k16 step of a warp's kMTiles x kNTiles grid of m16n8 tiles.
+template <int kMTiles, int kNTiles>
+struct WarpFragments {
     unsigned a[kMTiles][4];
     unsigned b[kNTiles][2];
+};
+
+// Loads them with ldmatrix. The warp's tile of C starts at row warp_row and column
+// warp_col of the block's tile.
+template <int kMTiles, int kNTiles, int kBlockN>
+__device__ __forceinline__ void load_warp_fragments(WarpFragments<kMTiles, kNTiles>& f,
+                                                    const __nv_bfloat16* a_tile,
+                                                    const __nv_bfloat16* b_tile, int k16,
+                                                    int warp_row, int warp_col, int lane) {
+    static_assert(kNTiles % 2 == 0, "B fragments are loaded two n8 tiles at a time");
 #pragma unroll
     for (int mi = 0; mi < kMTiles; ++mi) {
         // Lanes 0-15 address rows 0-15 of the first 8 K values, lanes 16-31 the next 8.
         const int row = warp_row + mi * 16 + lane % 16;
-        ldmatrix_x4(a[mi], a_tile + a_tile_offset(row, k16 * 2 + lane / 16));
+        ldmatrix_x4(f.a[mi], a_tile + a_tile_offset(row, k16 * 2 + lane / 16));
     }
 #pragma unroll
     for (int nj = 0; nj < kNTiles / 2; ++nj) {
@@ -52,15 +57,31 @@ __device__ __forceinline__ void warp_mma_k16(float (&acc)[kMTiles][kNTiles][4],
         const int chunk = (warp_col + nj * 16) / kChunkValues + lane / 16;
         unsigned r[4];
         ldmatrix_x4_trans(r, b_tile + b_tile_offset<kBlockN>(row, chunk));
-        b[2 * nj][0] = r[0];
-        b[2 * nj][1] = r[1];
-        b[2 * nj + 1][0] = r[2];
-        b[2 * nj + 1][1] = r[3];
+        f.b[2 * nj][0] = r[0];
+        f.b[2 * nj][1] = r[1];
+        f.b[2 * nj + 1][0] = r[2];
+        f.b[2 * nj + 1][1] = r[3];
     }
+}
+
+template <int kMTiles, int kNTiles>
+__device__ __forceinline__ void mma_warp_fragments(float (&acc)[kMTiles][kNTiles][4],
+                                                   const WarpFragments<kMTiles, kNTiles>& f) {
 #pragma unroll
     for (int mi = 0; mi < kMTiles; ++mi)
 #pragma unroll
-        for (int ni = 0; ni < kNTiles; ++ni) mma_bf16_16816(acc[mi][ni], a[mi], b[ni]);
+        for (int ni = 0; ni < kNTiles; ++ni) mma_bf16_16816(acc[mi][ni], f.a[mi], f.b[ni]);
+}
+
+// One k16 step: load, then multiply.
+template <int kMTiles, int kNTiles, int kBlockN>
+__device__ __forceinline__ void warp_mma_k16(float (&acc)[kMTiles][kNTiles][4],
+                                             const __nv_bfloat16* a_tile,
+                                             const __nv_bfloat16* b_tile, int k16, int warp_row,
+                                             int warp_col, int lane) {
+    WarpFragments<kMTiles, kNTiles> f;
+    load_warp_fragments<kMTiles, kNTiles, kBlockN>(f, a_tile, b_tile, k16, warp_row, warp_col, lane);
+    mma_warp_fragments(acc, f);
 }
 
 }  // namespace sgemm
