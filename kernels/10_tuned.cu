@@ -35,7 +35,7 @@
 // Prediction: 5–10 % over stage 9, to 90–100 % of cuBLAS.
 //
 // Measured on the H100: 48.0 TFLOPS at N = 4096 (93.0 % of cuBLAS), 48.4 at 8192
-// (93.7 %): 1.05x stage 9. The winner, 128x128x8 blocks of four 64x64 warps whose
+// (93.6 %): 1.04x stage 9. The winner, 128x128x8 blocks of four 64x64 warps whose
 // threads own 8x16 outputs, 3 stages, uses 253 registers and 24.4 KB of shared memory;
 // a thread's six 128-bit shared loads now feed 128 FMAs per step, where stage 9's four
 // fed 64.
@@ -48,6 +48,10 @@
 //     spilled (28–32 bytes at the 128-register cap of two 256-thread blocks per SM).
 //   - Raster group height (1, 4, 8, 16): within 0.2 points at 4096, up to 1.2 at 8192.
 //   - A 16-deep K step, 4 stages, 128x256 blocks, 64-wide blocks: all slower.
+//   - Moving this kernel's slice loads and epilogue to the shared helpers of
+//     kernels/common/register_tile.cuh (as stages 5-9 use them) changed its code
+//     generation (251 instead of 253 registers) and cost 5 % (46.0 TFLOPS at 8192), so
+//     10_tuned.cuh keeps its own copy of those few lines.
 // Shapes off the tile go through the checked kernel: M=4095 N=4097 K=4093 ran 39.6
 // TFLOPS (82 % of cuBLAS), M=1000 N=3000 K=777 with beta = 0.5 ran 23.1 (63 %);
 // ./sgemm 10 -m 4095 -n 4097 -k 4093 on the H100.

@@ -13,13 +13,12 @@
 
 namespace sgemm {
 
-// Block tile BlockM x BlockN (x 32 along K), warp tiles WarpM x WarpN of m16n8 mma
-// tiles, Stages shared-memory buffers (Stages - 1 tiles in flight), and the blocks
-// per SM that __launch_bounds__ asks for.
-template <int BlockM, int BlockN, int WarpM, int WarpN, int Stages, int MinBlocksPerSm>
+// Block tile BlockM x BlockN, stepping BlockK (32 or 64) along K; warp tiles WarpM x
+// WarpN of m16n8 mma tiles; Stages shared-memory buffers (Stages - 1 tiles in flight);
+// and the blocks per SM that __launch_bounds__ asks for.
+template <int BlockM, int BlockN, int BlockK, int WarpM, int WarpN, int Stages, int MinBlocksPerSm>
 struct Bf16TileConfig {
-    static_assert(kBf16TileK / 16 % 2 == 0, "fragment buffers alternate by step parity");
-    static constexpr int kBlockM = BlockM, kBlockN = BlockN, kBlockK = kBf16TileK;
+    static constexpr int kBlockM = BlockM, kBlockN = BlockN, kBlockK = BlockK;
     static constexpr int kWarpM = WarpM, kWarpN = WarpN;
     static constexpr int kStages = Stages, kMinBlocksPerSm = MinBlocksPerSm;
     static constexpr int kWarpsN = kBlockN / kWarpN;
@@ -34,6 +33,7 @@ struct Bf16TileConfig {
     static_assert(kBlockM % kWarpM == 0 && kBlockN % kWarpN == 0, "warps tile the block");
     static_assert(kAChunks % kThreads == 0 && kBChunks % kThreads == 0, "copies split evenly");
     static_assert(kStages >= 2, "at least one tile in flight while another is used");
+    static_assert(kBlockK / 16 % 2 == 0, "fragment buffers alternate by step parity");
 };
 
 // kChecked: shapes that are not whole tiles. Loads then test every value against the
@@ -76,7 +76,7 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
         for (int j = 0; j < T::kAChunks / T::kThreads; ++j) {
             const int f = threadIdx.x + j * T::kThreads;
             const int row = f / (T::kBlockK / kChunkValues), chunk = f % (T::kBlockK / kChunkValues);
-            __nv_bfloat16* const destination = a_tile + a_tile_offset(row, chunk);
+            __nv_bfloat16* const destination = a_tile + swizzled_offset<T::kBlockK>(row, chunk);
             const int col = k0 + chunk * kChunkValues;
             if constexpr (kChecked) {
                 alignas(16) __nv_bfloat16 values[kChunkValues];
@@ -92,7 +92,7 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
         for (int j = 0; j < T::kBChunks / T::kThreads; ++j) {
             const int f = threadIdx.x + j * T::kThreads;
             const int row = f / (T::kBlockN / kChunkValues), chunk = f % (T::kBlockN / kChunkValues);
-            __nv_bfloat16* const destination = b_tile + b_tile_offset<T::kBlockN>(row, chunk);
+            __nv_bfloat16* const destination = b_tile + swizzled_offset<T::kBlockN>(row, chunk);
             const int col = chunk * kChunkValues;
             if constexpr (kChecked) {
                 alignas(16) __nv_bfloat16 values[kChunkValues];
@@ -113,8 +113,8 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
     constexpr int kSteps = T::kBlockK / 16;
     const auto load_fragments = [&](WarpFragments<T::kMTiles, T::kNTiles>& f, int tile, int k16) {
         const __nv_bfloat16* a_tile = buffer_of(tile);
-        load_warp_fragments<T::kMTiles, T::kNTiles, T::kBlockN>(f, a_tile, a_tile + T::kATileValues, k16,
-                                                                warp_row, warp_col, lane);
+        load_warp_fragments<T::kMTiles, T::kNTiles, T::kBlockK, T::kBlockN>(
+            f, a_tile, a_tile + T::kATileValues, k16, warp_row, warp_col, lane);
     };
 
     const int tile_count = ceil_div(k, T::kBlockK);

@@ -37,25 +37,25 @@ TuningCandidate bf16_candidate() {
     using T = Config;
     cudaFuncAttributes attributes{};
     CUDA_CHECK(cudaFuncGetAttributes(&attributes, multistage_kernel<Config, false>));
-    TuningCandidate c{fmt::format("Bf16TileConfig<{}, {}, {}, {}, {}, {}>", T::kBlockM, T::kBlockN,
-                                  T::kWarpM, T::kWarpN, T::kStages, T::kMinBlocksPerSm),
+    TuningCandidate c{fmt::format("Bf16TileConfig<{}, {}, {}, {}, {}, {}, {}>", T::kBlockM, T::kBlockN,
+                                  T::kBlockK, T::kWarpM, T::kWarpN, T::kStages, T::kMinBlocksPerSm),
                       GroupRows, T::kThreads, T::kSharedBytes, attributes.numRegs};
     c.launch_bf16 = launch_bf16_candidate<Config, GroupRows>;
     return c;
 }
 
-// Stage 14: block tiles of 128x128 to 256x128, warp tiles of 64x32 to 64x64, 3-5 stages.
+// Stage 14: 32- and 64-deep K steps, block tiles of 128x128 to 256x128, 64x64 warp
+// tiles, 3-5 stages, one or two blocks per SM.
 std::vector<TuningCandidate> stage14_candidates() {
     return {
-        bf16_candidate<Bf16TileConfig<128, 256, 64, 64, 4, 1>, 8>(),
-        bf16_candidate<Bf16TileConfig<128, 256, 64, 64, 3, 1>, 8>(),
-        bf16_candidate<Bf16TileConfig<256, 128, 64, 64, 4, 1>, 8>(),
-        bf16_candidate<Bf16TileConfig<128, 128, 64, 64, 4, 2>, 8>(),
-        bf16_candidate<Bf16TileConfig<128, 128, 64, 64, 5, 2>, 8>(),
-        bf16_candidate<Bf16TileConfig<128, 128, 64, 32, 4, 1>, 8>(),
-        bf16_candidate<Bf16TileConfig<128, 128, 64, 64, 3, 2>, 8>(),
-        bf16_candidate<Bf16TileConfig<128, 256, 64, 64, 4, 1>, 1>(),
-        bf16_candidate<Bf16TileConfig<128, 128, 64, 64, 4, 2>, 16>(),
+        bf16_candidate<Bf16TileConfig<128, 128, 32, 64, 64, 5, 2>, 8>(),
+        bf16_candidate<Bf16TileConfig<128, 128, 32, 64, 64, 4, 2>, 8>(),
+        bf16_candidate<Bf16TileConfig<128, 128, 64, 64, 64, 3, 2>, 8>(),
+        bf16_candidate<Bf16TileConfig<128, 128, 64, 64, 64, 4, 1>, 8>(),
+        bf16_candidate<Bf16TileConfig<128, 256, 64, 64, 64, 3, 1>, 8>(),
+        bf16_candidate<Bf16TileConfig<256, 128, 64, 64, 64, 3, 1>, 8>(),
+        bf16_candidate<Bf16TileConfig<128, 256, 32, 64, 64, 4, 1>, 8>(),
+        bf16_candidate<Bf16TileConfig<128, 128, 64, 64, 64, 3, 2>, 16>(),
     };
 }
 
