@@ -127,13 +127,44 @@ def markdown_table(rows):
     return "\n".join(lines)
 
 
+def ceiling_table(rows):
+    """Each stage's fraction of the ceiling of the unit it runs on, per size: the FP32
+    paper peak for fp32 stages, the measured mma.sync ceiling for bf16 stages (whose
+    cuBLAS reference uses Hopper's faster wgmma, so % of cuBLAS alone would hide how
+    close they come to what their instruction can do)."""
+    square = _square_rows(rows)
+    sizes = _sizes(square)
+    by_size = {size: _latest_by_stage(square, size) for size in sizes}
+    header = ["Stage", "Name", "Ceiling"] + [f"N={size} % of ceiling" for size in sizes]
+    alignment = ["---:", ":---", ":---"] + ["---:" for _ in sizes]
+    lines = [
+        "Fraction of the unit's ceiling: FP32 paper peak (SMs x FP32 lanes x 2 x clock) "
+        "for fp32 stages, the mma.sync bf16 throughput measured on this GPU for bf16 stages.",
+        "",
+        _table_line(header),
+        _table_line(alignment),
+    ]
+    for stage, stage_rows in sorted(_group_by_stage(square).items()):
+        latest = stage_rows[-1]
+        ceilings = [r["tflops"] / r["fraction_of_peak"] for r in stage_rows if r["fraction_of_peak"] > 0]
+        kind = "FP32 peak" if latest["precision"] == "fp32" else "mma.sync (measured)"
+        ceiling = f"{kind}, {sum(ceilings) / len(ceilings):.0f} TFLOPS" if ceilings else kind
+        cells = [str(stage), f"`{latest['name']}`", ceiling]
+        for size in sizes:
+            row = by_size[size].get(stage)
+            cells.append(MISSING if row is None else f"{row['fraction_of_peak'] * 100:.1f}%")
+        lines.append(_table_line(cells))
+    return "\n".join(lines)
+
+
 def _caption(rows):
     return (
         f"Measured on **{_joined(rows, 'gpu')}** "
         f"(driver {_joined(rows, 'driver')}, CUDA {_joined(rows, 'cuda')}); "
         f"square M = N = K; each figure is the median of {_reps_range(rows)} timed runs, "
         "interleaved with cuBLAS in the same process. "
-        "% of cuBLAS is throughput relative to cuBLAS at the same size.")
+        "% of cuBLAS is throughput relative to cuBLAS at the same size and precision "
+        "(SGEMM for fp32 stages; bf16 in, FP32 out for bf16 stages).")
 
 
 def _reps_range(rows):
@@ -264,7 +295,7 @@ def write_outputs(rows, out_dir, readme_path=None):
 
     Returns the paths written, in order.
     """
-    table = markdown_table(rows)
+    table = markdown_table(rows) + "\n\n" + ceiling_table(rows)
     progression_size = _progression_size(rows)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -181,6 +181,19 @@ class MarkdownTableTest(unittest.TestCase):
         self.assertNotIn("2048", table)
 
 
+class CeilingTableTest(unittest.TestCase):
+    def test_each_stage_gets_its_fraction_of_ceiling_per_size(self):
+        rows = sgemm_results.read_rows(FIXTURE)
+        table = sgemm_results.ceiling_table(rows)
+        self.assertIn("N=1024 % of ceiling", table)
+        self.assertIn("N=4096 % of ceiling", table)
+        line = next(l for l in table.splitlines() if "`2d_blocktiling`" in l)
+        row = next(r for r in rows if r["name"] == "2d_blocktiling" and r["m"] == 4096)
+        self.assertIn("FP32 peak", line)
+        self.assertIn(f"{row['fraction_of_peak'] * 100:.1f}%", line)
+        self.assertIn(f"{row['tflops'] / row['fraction_of_peak']:.0f} TFLOPS", line)
+
+
 class RefreshReadmeTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
@@ -244,7 +257,8 @@ class WriteOutputsTest(unittest.TestCase):
 
     def test_results_md_lists_every_stage_and_size(self):
         text = (self.out_dir / "results.md").read_text(encoding="utf-8")
-        self.assertEqual(text, sgemm_results.markdown_table(fixture_rows()) + "\n")
+        rows = fixture_rows()
+        self.assertEqual(text, sgemm_results.markdown_table(rows) + "\n\n" + sgemm_results.ceiling_table(rows) + "\n")
         for name in FIXTURE_STAGE_NAMES:
             self.assertIn(f"`{name}`", text)
         self.assertIn("N=1024 TFLOPS", text)
