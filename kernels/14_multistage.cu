@@ -31,6 +31,17 @@
 //   - A 64-deep K step helps only with 128x256 or 256x128 blocks; 128x128x64 spills.
 //   - 64x32 warp tiles (fewer registers, more warps) were 15 % slower: more shared
 //     loads per mma.
+// Why it stops here, as far as measured: Nsight Compute at N = 8192 (on an H200, the
+// same SM, lent once in place of the H100) counts 12.7M local-memory spill requests at
+// the 255-register limit and only 0.49 of 2 warps per scheduler eligible to issue.
+// Streaming B two n8 tiles at a time (8 live registers instead of 32) removed every
+// spill but ran 5 % slower (353 TFLOPS at 8192), so spills are not the limit; and a
+// register-only test reaches the full mma.sync ceiling with 8 warps per SM, so
+// occupancy alone is not either. Next to try: split the mma.sync of a step across
+// the ldmatrix of the next one by hand (the volatile asm fixes their order), a
+// 4-warp 128x128 block with 2 blocks per SM and 64-deep K without spills, and
+// measuring L2-to-SM throughput, which 128x256 tiles at 480 TFLOPS would push past
+// 5 TB/s.
 //
 // Shapes: any M, N, K >= 1. Needs sm_80.
 #include "14_multistage.cuh"
