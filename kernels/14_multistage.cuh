@@ -48,15 +48,8 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
     __nv_bfloat16* const shared = reinterpret_cast<__nv_bfloat16*>(shared_storage);
     const int m = problem.shape.m, n = problem.shape.n, k = problem.shape.k;
 
-    // Rasterization, as in stage 10: groups of group_rows block-rows, column by column.
-    const int grid_m = ceil_div(m, T::kBlockM);
-    const int grid_n = ceil_div(n, T::kBlockN);
-    const int blocks_per_group = group_rows * grid_n;
-    const int first_block_row = blockIdx.x / blocks_per_group * group_rows;
-    const int rows_in_group = min(grid_m - first_block_row, group_rows);
-    const int in_group = blockIdx.x % blocks_per_group;
-    const int row0 = (first_block_row + in_group % rows_in_group) * T::kBlockM;
-    const int col0 = in_group / rows_in_group * T::kBlockN;
+    const TileOrigin origin = rasterized_tile_origin<T::kBlockM, T::kBlockN>(m, n, group_rows);
+    const int row0 = origin.row, col0 = origin.col;
     a += row0 * k;
     b += col0;
     c += row0 * n + col0;
