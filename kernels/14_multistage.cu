@@ -20,28 +20,28 @@
 //
 // Prediction: 1.5-2x stage 13, to 75-85 % of the measured mma.sync ceiling.
 //
-// Measured on the H100: 385.8 TFLOPS at N = 4096 (51.8 % of cuBLAS BF16, 60.7 % of the
-// mma.sync ceiling), 373.7 at 8192 (48.9 %, 58.9 %): 3.3x stage 13, but short of the
-// prediction. The winner (128x256 blocks, 64-deep K, 64x64 warp tiles, 3 stages) runs
-// one 256-thread block per SM at the 255-register limit (8 bytes of stack), so 8 warps
-// per SM must keep 4 tensor cores fed; Nsight Compute on the 128x128x32 5-stage shape
-// showed the tensor pipe 63 % busy with 12 % of warp slots occupied. What the tuning
-// runs showed (scripts/tune.py --stage 14; results/h100-80gb-hbm3/tuning_stage14.md):
+// Measured on the H100: 410.5 TFLOPS at N = 4096 (55.8 % of cuBLAS BF16, 64.5 % of the
+// mma.sync ceiling), 388.0 at 8192 (53.7 %, 60.5 %): 3.4x stage 13, short of the
+// prediction. The winner: 128x128x32 blocks of four 64x64 warps, 4 stages, 2 blocks per
+// SM, 254 registers, 64 KB of shared memory. What the tuning runs and the profiler
+// showed (scripts/tune.py --stage 14; results/h100-80gb-hbm3/tuning_stage14.md):
 //   - Double-buffering the fragments added 4 % (344 -> 358 TFLOPS at 8192, 128x128x32).
-//   - A 64-deep K step helps only with 128x256 or 256x128 blocks; 128x128x64 spills.
+//   - Nsight Compute at 8192 (on an H200, the same SM, lent once in place of the H100):
+//     the main stall was "wait" (2.15 cycles per issued instruction: fixed-latency
+//     dependencies), and 873M instructions were issued for 268M mma.sync, 3.25 per
+//     mma. The ldmatrix address arithmetic was the part that could go: precomputing the
+//     addresses once per thread (load_fragments in 14_multistage.cuh) took the stage
+//     from 374 to 388 TFLOPS at 8192 and from 386 to 410 at 4096 (make results).
+//   - At the 255-register limit the previous winner (128x256x64) spilled: 12.7M
+//     local-memory requests. Streaming B two n8 tiles at a time removed every spill but
+//     ran 5 % slower, so spills were not the limit.
+//   - A register-only test reaches the full mma.sync ceiling with 8 warps per SM (run on
+//     an H200, the same SM), so occupancy alone is not the limit either.
 //   - 64x32 warp tiles (fewer registers, more warps) were 15 % slower: more shared
-//     loads per mma.
-// Why it stops here, as far as measured: Nsight Compute at N = 8192 (on an H200, the
-// same SM, lent once in place of the H100) counts 12.7M local-memory spill requests at
-// the 255-register limit and only 0.49 of 2 warps per scheduler eligible to issue.
-// Streaming B two n8 tiles at a time (8 live registers instead of 32) removed every
-// spill but ran 5 % slower (353 TFLOPS at 8192), so spills are not the limit; and a
-// register-only test reaches the full mma.sync ceiling with 8 warps per SM, so
-// occupancy alone is not either. Next to try: split the mma.sync of a step across
-// the ldmatrix of the next one by hand (the volatile asm fixes their order), a
-// 4-warp 128x128 block with 2 blocks per SM and 64-deep K without spills, and
-// measuring L2-to-SM throughput, which 128x256 tiles at 480 TFLOPS would push past
-// 5 TB/s.
+//     loads per mma. A 64-deep K step spilled with 128x128 blocks.
+// Next to try: interleave each step's mma.sync with the next step's ldmatrix by hand
+// (the volatile asm fixes their order), fewer instructions per cp.async, and measuring
+// the L2-to-SM throughput the larger tiles would need.
 //
 // Shapes: any M, N, K >= 1. Needs sm_80.
 #include "14_multistage.cuh"
@@ -50,7 +50,7 @@ namespace sgemm {
 namespace {
 
 // The tuner's pick for the H100 (results/h100-80gb-hbm3/tuning_stage14.md).
-using TunedConfig = Bf16TileConfig<128, 256, 64, 64, 64, 3, 1>;
+using TunedConfig = Bf16TileConfig<128, 128, 32, 64, 64, 4, 2>;
 constexpr int kTunedGroupRows = 8;
 
 }  // namespace

@@ -104,10 +104,38 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
     // mma.sync of step s, so the tensor cores never wait on shared memory.
     WarpFragments<T::kMTiles, T::kNTiles> fragments[2];
     constexpr int kSteps = T::kBlockK / 16;
+    // Every ldmatrix address is a per-thread offset computed once here plus a constant.
+    // Within a warp's tile the swizzle depends only on the lane: the rows a lane
+    // addresses are warp_row + 16 mi + lane % 16 for A and 16 k16 + lane % 16 for B, so
+    // row % 8 is lane % 8 (and row / 2 % 4 is lane / 2 % 4) whatever mi or k16 is; and
+    // the logical chunk is a constant OR-ed with lane / 16, so the XOR can be applied to
+    // the lane part once. This takes the address arithmetic out of the inner loop.
+    const int half = lane / 16;
+    const int a_swizzle = half ^ (T::kBlockK / kChunkValues == 4 ? (lane >> 1) & 3 : lane & 7);
+    const int b_swizzle = half ^ (lane & 7);
+    int a_offset[kSteps];
+#pragma unroll
+    for (int k16 = 0; k16 < kSteps; ++k16)
+        a_offset[k16] = (warp_row + lane % 16) * T::kBlockK + ((2 * k16) ^ a_swizzle) * kChunkValues;
+    int b_offset[T::kNTiles / 2];
+#pragma unroll
+    for (int nj = 0; nj < T::kNTiles / 2; ++nj)
+        b_offset[nj] = T::kATileValues + (lane % 8 + (lane / 8) % 2 * 8) * T::kBlockN +
+                       ((warp_col / kChunkValues) ^ (2 * nj) ^ b_swizzle) * kChunkValues;
     const auto load_fragments = [&](WarpFragments<T::kMTiles, T::kNTiles>& f, int tile, int k16) {
-        const __nv_bfloat16* a_tile = buffer_of(tile);
-        load_warp_fragments<T::kMTiles, T::kNTiles, T::kBlockK, T::kBlockN>(
-            f, a_tile, a_tile + T::kATileValues, k16, warp_row, warp_col, lane);
+        const __nv_bfloat16* buffer = buffer_of(tile);
+#pragma unroll
+        for (int mi = 0; mi < T::kMTiles; ++mi)
+            ldmatrix_x4(f.a[mi], buffer + a_offset[k16] + mi * 16 * T::kBlockK);
+#pragma unroll
+        for (int nj = 0; nj < T::kNTiles / 2; ++nj) {
+            unsigned r[4];
+            ldmatrix_x4_trans(r, buffer + b_offset[nj] + k16 * 16 * T::kBlockN);
+            f.b[2 * nj][0] = r[0];
+            f.b[2 * nj][1] = r[1];
+            f.b[2 * nj + 1][0] = r[2];
+            f.b[2 * nj + 1][1] = r[3];
+        }
     };
 
     const int tile_count = ceil_div(k, T::kBlockK);
