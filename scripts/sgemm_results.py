@@ -12,6 +12,7 @@ from pathlib import Path
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator
 
 COLUMNS = (
@@ -191,6 +192,13 @@ def _table_line(cells):
     return "| " + " | ".join(cells) + " |"
 
 
+PRECISION_COLORS = {"fp32": "tab:blue", "bf16": "tab:orange"}
+PRECISION_LEGEND = {
+    "fp32": "fp32 stages, vs cuBLAS SGEMM",
+    "bf16": "bf16 stages (FP32 accumulate), vs cuBLAS bf16 GemmEx",
+}
+
+
 def plot_progression(rows, size, path):
     """Bar chart of each stage's % of cuBLAS at one square size, saved as PNG."""
     at_size = _latest_by_stage(_square_rows(rows), size)
@@ -199,7 +207,9 @@ def plot_progression(rows, size, path):
     # cuBLAS goes last so the bars read left to right towards the target.
     stages = sorted(at_size, key=lambda stage: (stage == CUBLAS_STAGE, stage))
     percents = [at_size[stage]["ratio_to_cublas"] * 100 for stage in stages]
-    colors = ["0.25" if stage == CUBLAS_STAGE else "tab:blue" for stage in stages]
+    # Each stage is compared with cuBLAS at its own precision; the colour says which.
+    colors = ["0.25" if stage == CUBLAS_STAGE else PRECISION_COLORS.get(at_size[stage]["precision"], "tab:gray")
+              for stage in stages]
 
     figure, axes = _new_figure(width=max(8.0, 1.1 * len(stages) + 2), height=5.5)
     positions = range(len(stages))
@@ -209,9 +219,13 @@ def plot_progression(rows, size, path):
     axes.set_xticks(positions, [_stage_label(at_size[s]) for s in stages],
                     rotation=30, ha="right", rotation_mode="anchor")
     axes.set_ylim(0, max(110.0, max(percents) * 1.15))
-    axes.set_ylabel("% of cuBLAS throughput")
-    axes.set_title(f"SGEMM progression on {_joined(at_size.values(), 'gpu')}, "
+    axes.set_ylabel("% of cuBLAS throughput at the same precision")
+    axes.set_title(f"GEMM progression on {_joined(at_size.values(), 'gpu')}, "
                    f"M = N = K = {size}")
+    present = {at_size[stage]["precision"] for stage in stages if stage != CUBLAS_STAGE}
+    handles = [Patch(color=color, label=PRECISION_LEGEND[precision])
+               for precision, color in PRECISION_COLORS.items() if precision in present]
+    axes.legend(handles=handles, loc="upper left")
     axes.grid(axis="y", alpha=0.3)
     axes.set_axisbelow(True)
     figure.savefig(path, dpi=DPI)
@@ -239,11 +253,21 @@ def plot_tflops_vs_size(rows, path):
         ys = [row["tflops"] for row in series]
         if stage == CUBLAS_STAGE:
             axes.plot(xs, ys, color="black", linestyle="--", marker="o",
-                      linewidth=2, label="cuBLAS")
+                      linewidth=2, label="cuBLAS (fp32)")
         else:
+            # bf16 stages dotted, so the two tracks read apart.
             axes.plot(xs, ys, color=f"C{index % 10}",
+                      linestyle=":" if series[-1]["precision"] == "bf16" else "-",
                       marker=MARKERS[index % len(MARKERS)],
                       label=_stage_label(series[-1]))
+    # cuBLAS at bf16 has no stage of its own: every bf16 row carries its timing.
+    bf16_reference = [(size, _median([row["cublas_tflops"] for row in by_size[size].values()
+                                      if row["precision"] == "bf16"]))
+                      for size in sizes]
+    bf16_reference = [(size, tflops) for size, tflops in bf16_reference if tflops is not None]
+    if bf16_reference:
+        axes.plot([size for size, _ in bf16_reference], [tflops for _, tflops in bf16_reference],
+                  color="0.45", linestyle="--", marker="o", linewidth=2, label="cuBLAS (bf16)")
     axes.set_xscale("log", base=2)
     axes.set_xticks(sizes, [str(size) for size in sizes])
     # Stages span two orders of magnitude; on a linear axis the early ones
@@ -254,11 +278,19 @@ def plot_tflops_vs_size(rows, path):
     axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
     axes.set_xlabel("N (M = N = K)")
     axes.set_ylabel("TFLOPS (log scale)")
-    axes.set_title(f"SGEMM throughput vs size on {_joined(square, 'gpu')}")
+    axes.set_title(f"GEMM throughput vs size on {_joined(square, 'gpu')}")
     axes.grid(which="both", alpha=0.3)
     axes.legend(title="Stage", loc="upper left", bbox_to_anchor=(1.02, 1),
                 fontsize="small")
     figure.savefig(path, dpi=DPI)
+
+
+def _median(values):
+    values = sorted(values)
+    if not values:
+        return None
+    middle = len(values) // 2
+    return values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2
 
 
 def _new_figure(width, height):
@@ -312,8 +344,8 @@ def write_outputs(rows, out_dir, readme_path=None):
     if readme_path is not None:
         readme_dir = Path(readme_path).parent
         images = [
-            (f"SGEMM progression at N={progression_size}", progression_path),
-            ("SGEMM TFLOPS vs size", scaling_path),
+            (f"GEMM progression at N={progression_size}", progression_path),
+            ("GEMM TFLOPS vs size", scaling_path),
         ]
         image_lines = [f"![{alt}]({_relative_link(image, readme_dir)})"
                        for alt, image in images]
