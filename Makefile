@@ -3,6 +3,7 @@
 # make sanitize   compute-sanitizer (memcheck, racecheck) over every stage at small sizes
 # make results    regenerate results/<gpu>/ and the README table on this GPU
 # make tune       search the tile shapes of stages 10 and 14 on this GPU (results/<gpu>/tuning_stage*.md)
+# make profile    Nsight Compute counters of every stage at N=4096 (STAGE=7 for one) -> results/<gpu>/profile.csv
 #
 # ARCH selects the GPU architecture: by default the GPU that is present (sm_90 becomes
 # 90a, Hopper's full instruction set), or 90a (H100) when there is none.
@@ -13,7 +14,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 PYTHON ?= python3
 
-.PHONY: all build test sanitize results tune clean
+.PHONY: all build test sanitize results tune profile clean
 
 all: build
 
@@ -31,6 +32,9 @@ sanitize: build
 
 results: build
 	$(PYTHON) scripts/regenerate_results.py
+
+profile: build
+	$(PYTHON) scripts/profile_stages.py $(if $(STAGE),--stages $(STAGE))
 
 tune: build
 	$(PYTHON) scripts/tune.py --stage 10

@@ -79,6 +79,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
     std::string stage_text, size_text, m_text, n_text, k_text, csv_path;
     bool list = false;
     bool no_verify = false;
+    bool profile = false;
     int reps = 0;
     double time_budget = 1.0;
     std::optional<std::uint64_t> seed;
@@ -100,6 +101,9 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
     app.add_option("--beta", beta, "beta (default 0; non-zero makes C an input)");
     app.add_flag("--no-verify", no_verify, "skip verification, only time");
     app.add_option("--csv", csv_path, "append one row per stage to this CSV file");
+    app.add_flag("--profile", profile,
+                 "launch the stage once more between cudaProfilerStart and cudaProfilerStop, "
+                 "for ncu --profile-from-start off; no check, no timing");
 
     ParsedCommandLine parsed;
     if (argc <= 1) {
@@ -114,6 +118,8 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
         if (list) return parsed;
         if (stage_text.empty()) throw UsageError("no stage given (./sgemm --list shows the stages)");
         request.run_all = stage_text == "all";
+        request.profile = profile;
+        if (profile && request.run_all) throw UsageError("--profile takes one stage, not 'all'");
         if (!request.run_all) request.stage = &parse_stage(stage_text);
         RunSettings& settings = request.settings;
         settings.problem = GemmProblem{parse_shape(size_text, m_text, n_text, k_text), alpha, beta};

@@ -12,6 +12,7 @@ namespace sgemm {
 struct Request {
     bool list_stages = false;
     bool run_all = false;         // "all": every available stage, in order
+    bool profile = false;         // one launch of one stage for a profiler, nothing else
     const Stage* stage = nullptr;  // the one stage otherwise
     RunSettings settings;
     std::string csv_path;  // empty: no CSV

@@ -74,6 +74,12 @@ int run(const Request& request) {
     check_memory(request.settings, device);
 
     const StageRunner runner(device);
+    if (request.profile) {
+        runner.profile_once(*request.stage, request.settings);
+        fmt::print("profiled one launch of stage {} ({}) between cudaProfilerStart and cudaProfilerStop\n",
+                   request.stage->number, request.stage->name);
+        return 0;
+    }
     fmt::print("{}", run_header(device, runner.ceiling(Precision::bf16).tflops, request.settings));
     std::vector<StageResult> results;
     for (const Stage* stage : stages) {

@@ -1,5 +1,7 @@
 #include "stage_runner.hpp"
 
+#include <cuda_profiler_api.h>
+
 #include "mma_ceiling.hpp"
 
 namespace sgemm {
@@ -25,6 +27,12 @@ std::size_t host_bytes_needed(const GemmProblem& problem, bool verify) {
     return verify ? element_count_c(problem.shape) * (2 * sizeof(float) + 2 * sizeof(double)) : 0;
 }
 
+// The stage's launch and cuBLAS's at the stage's precision, both on the same inputs.
+struct StageRunner::Launches {
+    GemmLaunch stage;
+    GemmLaunch cublas;
+};
+
 StageRunner::StageRunner(const DeviceInfo& device)
     : device_(device),
       cublas_(stream_.get()),
@@ -36,18 +44,16 @@ Ceiling StageRunner::ceiling(Precision precision) const {
     return Ceiling{"FP32 peak", device_.fp32_peak_tflops()};
 }
 
-StageResult StageRunner::run(const Stage& stage, const RunSettings& settings) const {
-    const GemmProblem& problem = settings.problem;
+StageRunner::Launches StageRunner::launches(const Stage& stage, const GemmProblem& problem, const GemmInputs& inputs) const {
     const cudaStream_t stream = stream_.get();
-    const GemmInputs inputs(problem, stage.precision, settings.seed, stream);
     // cuBLAS at the stage's precision, and the stage itself (stage 0 is cuBLAS).
-    const GemmLaunch launch_cublas = [&](float* c) {
+    GemmLaunch launch_cublas = [this, &stage, problem, &inputs](float* c) {
         if (stage.precision == Precision::bf16)
             cublas_.gemm_bf16(problem, inputs.a_bf16(), inputs.b_bf16(), c);
         else
             cublas_.sgemm(problem, inputs.a(), inputs.b(), c);
     };
-    const GemmLaunch launch = [&](float* c) {
+    GemmLaunch launch = [&stage, problem, &inputs, stream, launch_cublas](float* c) {
         if (stage.launch_bf16 != nullptr)
             stage.launch_bf16(problem, inputs.a_bf16(), inputs.b_bf16(), c, stream);
         else if (stage.launch != nullptr)
@@ -55,6 +61,33 @@ StageResult StageRunner::run(const Stage& stage, const RunSettings& settings) co
         else
             launch_cublas(c);
     };
+    return Launches{std::move(launch), std::move(launch_cublas)};
+}
+
+void StageRunner::profile_once(const Stage& stage, const RunSettings& settings) const {
+    const cudaStream_t stream = stream_.get();
+    const GemmInputs inputs(settings.problem, stage.precision, settings.seed, stream);
+    const Launches launch = launches(stage, settings.problem, inputs);
+    DeviceBuffer<float> c(element_count_c(settings.problem.shape));
+    inputs.reset_output(c.data(), stream);
+    launch.stage(c.data());  // warm-up: module loading, cuBLAS heuristics
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    inputs.reset_output(c.data(), stream);
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    CUDA_CHECK(cudaProfilerStart());
+    launch.stage(c.data());
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    CUDA_CHECK(cudaProfilerStop());
+}
+
+StageResult StageRunner::run(const Stage& stage, const RunSettings& settings) const {
+    const GemmProblem& problem = settings.problem;
+    const cudaStream_t stream = stream_.get();
+    const GemmInputs inputs(problem, stage.precision, settings.seed, stream);
+    const Launches launches_of_run = launches(stage, problem, inputs);
+    const GemmLaunch& launch = launches_of_run.stage;
+    const GemmLaunch& launch_cublas = launches_of_run.cublas;
 
     StageResult result{&stage, problem, settings.seed, std::nullopt, {}, ceiling(stage.precision)};
     if (settings.verify)

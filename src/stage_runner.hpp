@@ -52,9 +52,16 @@ public:
 
     StageResult run(const Stage& stage, const RunSettings& settings) const;
 
+    // Launches the stage once to warm up, then once between cudaProfilerStart and
+    // cudaProfilerStop, so that a profiler started with profiling off sees that launch alone.
+    void profile_once(const Stage& stage, const RunSettings& settings) const;
+
     Ceiling ceiling(Precision precision) const;
 
 private:
+    struct Launches;
+    Launches launches(const Stage& stage, const GemmProblem& problem, const GemmInputs& inputs) const;
+
     DeviceInfo device_;
     CudaStream stream_;
     Cublas cublas_;

@@ -110,6 +110,13 @@ TEST(Binary, ProblemTooLargeForGpuMemory) {
     expect_one_line_error(run_sgemm("3 46000"), 1, "GiB of GPU memory");
 }
 
+TEST(Binary, ProfileModeLaunchesOnce) {
+    if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
+    const ProcessResult result = run_sgemm("7 256 --profile");
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_NE(result.out.find("profiled one launch of stage 7"), std::string::npos) << result.out;
+}
+
 TEST(Binary, RunsAndVerifiesOnAGpu) {
     if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
     const auto csv = std::filesystem::temp_directory_path() / "sgemm_cli_rows.csv";

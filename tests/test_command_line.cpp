@@ -62,6 +62,13 @@ TEST(CommandLine, NoArgumentsPrintsUsageWithStageList) {
     EXPECT_NE(parsed.text.find("2d_blocktiling"), std::string::npos);
 }
 
+TEST(CommandLine, ProfileOneStage) {
+    const auto parsed = parse({"7", "256", "--profile"});
+    ASSERT_EQ(parsed.outcome, Outcome::run) << parsed.text;
+    EXPECT_TRUE(parsed.request.profile);
+    EXPECT_EQ(parsed.request.stage->number, 7);
+}
+
 TEST(CommandLine, ListNeedsNoStage) {
     const auto parsed = parse({"--list"});
     ASSERT_EQ(parsed.outcome, Outcome::run);
@@ -98,7 +105,8 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{{"5", "1000"}, "stage 5 (2d_blocktiling) needs M a multiple of 128, N a multiple of 128, K a multiple of 8"},
                       BadInput{{"1", "64", "--reps", "0"}, "--reps"},
                       BadInput{{"1", "64", "--bogus"}, "--bogus"},
-                      BadInput{{"1", "64", "--alpha", "x"}, "--alpha"}));
+                      BadInput{{"1", "64", "--alpha", "x"}, "--alpha"},
+                      BadInput{{"all", "64", "--profile"}, "--profile takes one stage"}));
 
 }  // namespace
 }  // namespace sgemm
