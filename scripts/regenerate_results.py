@@ -19,6 +19,7 @@ from pathlib import Path
 
 try:
     import sgemm_results
+    import worklog
 except ModuleNotFoundError as missing:
     sys.exit(f"error: Python module '{missing.name}' is missing; "
              "install matplotlib (python3 -m pip install matplotlib)")
@@ -120,6 +121,10 @@ def main(argv=None):
         written = sgemm_results.write_outputs(rows, out_dir, readme)
     except (ValueError, OSError) as error:
         sys.exit(f"error: {error}")
+    if readme is not None:  # the worklog sits beside the README and cites the same results
+        worklog_path = readme.parent / "WORKLOG.md"
+        worklog_path.write_text(worklog.worklog(REPO_ROOT / "kernels", out_dir, readme.parent))
+        written.append(worklog_path)
     for path in written:
         print(f"wrote {display(path)}")
 

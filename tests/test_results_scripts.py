@@ -338,6 +338,11 @@ class RegenerateResultsTest(unittest.TestCase):
         self.assertIn("| 5 | `2d_blocktiling` | fp32 | 16.9 | 72% | 25.1 | 52% | ✓ |", readme)
         self.assertIn("](../results/fixture-gpu/progression.png)", readme)
 
+        # The worklog is regenerated beside the README, with the same results.
+        worklog_text = (self.readme.parent / "WORKLOG.md").read_text(encoding="utf-8")
+        self.assertIn("## Stage 5 — ", worklog_text)
+        self.assertIn("Measured: ", worklog_text)
+
     def test_no_readme_leaves_readme_untouched(self):
         result = self.regenerate("--no-readme")
         self.assertEqual(result.returncode, 0, result.stderr)

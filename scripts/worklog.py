@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""Generate WORKLOG.md: one section per stage, in reading order. The prose of a section
+is its stage file's opening comment (one source, so code and worklog never disagree);
+the numbers come from results/<gpu>/results.csv and, where it exists, profile.csv,
+including the counters that moved most against the previous stage. Regenerate after
+changing a stage's comment or its results:
+
+    python3 scripts/worklog.py [--gpu h100-80gb-hbm3] [--output WORKLOG.md]
+"""
+import argparse
+import csv
+import math
+import os
+import re
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "scripts"))
+from sgemm_results import read_rows  # noqa: E402
+
+SIZES = (4096, 8192)
+PROFILE_SIZE = 4096
+# profile.csv column -> how a reader calls it, and how to print its value
+COUNTERS = {
+    "fma_pipe_pct": ("FMA pipe busy", lambda v: f"{v:.1f} %"),
+    "tensor_pipe_pct": ("tensor pipe busy", lambda v: f"{v:.1f} %"),
+    "smem_load_conflicts": ("shared-load bank conflicts", lambda v: _count(v)),
+    "smem_store_conflicts": ("shared-store bank conflicts", lambda v: _count(v)),
+    "occupancy_pct": ("achieved occupancy", lambda v: f"{v:.1f} %"),
+    "dram_bytes": ("DRAM traffic", lambda v: f"{v / 1e9:.2f} GB"),
+    "l2_hit_pct": ("L2 hit rate", lambda v: f"{v:.1f} %"),
+    "registers": ("registers per thread", lambda v: f"{v:.0f}"),
+}
+
+
+def _count(value):
+    for limit, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "K")):
+        if value >= limit:
+            return f"{value / limit:.1f}{suffix}"
+    return f"{value:.0f}"
+
+
+def stage_files(kernels_dir):
+    """{stage number: path} of kernels/NN_name.cu."""
+    files = {}
+    for path in sorted(Path(kernels_dir).glob("[0-9][0-9]_*.cu")):
+        files[int(path.name[:2])] = path
+    return files
+
+
+def opening_comment(path):
+    """(title, paragraphs) of the comment block a stage file opens with."""
+    lines = []
+    for line in Path(path).read_text().splitlines():
+        if not line.startswith("//"):
+            break
+        lines.append(line[2:].removeprefix(" "))
+    title = re.sub(r"^Stage \d+ — ", "", lines[0]).strip().rstrip(".")
+    return title, "\n".join(lines[1:]).strip()
+
+
+def kernel_names(path):
+    """The __global__ functions a stage file defines (or its .cuh beside it)."""
+    names = []
+    for source in (Path(path), Path(path).with_suffix(".cuh")):
+        if source.exists():
+            names += re.findall(r"__global__\s+void\s+(?:__launch_bounds__\([^)]*\)\s+)?(\w+)\s*\(", source.read_text())
+    return names
+
+
+def read_profile(path):
+    if not Path(path).exists():
+        return {}
+    with open(path, newline="") as file:
+        return {int(r["stage"]): r for r in csv.DictReader(file) if int(r["size"]) == PROFILE_SIZE}
+
+
+def _value(row, column):
+    try:
+        return float(row[column])
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+PIPES = ("fma_pipe_pct", "tensor_pipe_pct")
+
+
+def moved_counters(previous, current):
+    """What changed from `previous` to `current`, as text: first the busy pipe of the
+    current stage (FMA or tensor), the direct measure of how well it feeds its
+    arithmetic; then the other counter that changed most, by ratio, which says why."""
+    busy = max(PIPES, key=lambda column: _value(current, column) or 0.0)
+    moved = []
+    old, new = _value(previous, busy), _value(current, busy)
+    if old is not None and new is not None and old != new:
+        label, show = COUNTERS[busy]
+        moved.append(f"{label} {show(old)} → {show(new)}")
+    changes = []
+    for column, (label, show) in COUNTERS.items():
+        if column in PIPES:
+            continue
+        old, new = _value(previous, column), _value(current, column)
+        if old is None or new is None or old == new:
+            continue
+        floor = 1.0  # counts and percents near zero would make any change look infinite
+        score = abs(math.log((max(new, 0.0) + floor) / (max(old, 0.0) + floor)))
+        changes.append((score, f"{label} {show(old)} → {show(new)}"))
+    changes.sort(reverse=True)
+    return moved + [text for _, text in changes[:1]]
+
+
+def own_counters(current):
+    picked = []
+    for column in ("fma_pipe_pct", "tensor_pipe_pct", "occupancy_pct"):
+        value = _value(current, column)
+        if value is not None and value >= 0.05:  # a pipe the stage does not use reads ~0
+            picked.append(f"{COUNTERS[column][0]} {COUNTERS[column][1](value)}")
+    if current.get("top_stall"):
+        picked.append(f"top stall: {current['top_stall']}")
+    return picked
+
+
+def section(number, path, rows_by_size, profile, previous_number, base):
+    title, prose = opening_comment(path)
+    lines = [f"## Stage {number} — {title}", "", prose, ""]
+    kernels = kernel_names(path)
+    link = os.path.relpath(path, base)
+    lines.append(f"Code: [`{link}`]({link})"
+                 + (f", kernel `{kernels[0]}`" if kernels else "") + ".")
+    measured = []
+    for size in SIZES:
+        row = rows_by_size.get(size, {}).get(number)
+        if row:
+            measured.append(f"{row['tflops']:.1f} TFLOPS at N = {size} ({row['ratio_to_cublas'] * 100:.1f} % of "
+                            f"cuBLAS, {row['fraction_of_peak'] * 100:.1f} % of its ceiling)")
+    if measured:
+        lines.append("Measured: " + "; ".join(measured) + ".")
+    current = profile.get(number)
+    if current:
+        previous = profile.get(previous_number) if previous_number is not None else None
+        moved = moved_counters(previous, current) if previous else []
+        if moved:
+            lines.append(f"What moved since stage {previous_number} (Nsight Compute, N = {PROFILE_SIZE}): "
+                         + "; ".join(moved) + ".")
+        else:
+            lines.append(f"Counters (Nsight Compute, N = {PROFILE_SIZE}): " + "; ".join(own_counters(current)) + ".")
+    return "\n".join(lines) + "\n"
+
+
+def worklog(kernels_dir, results_dir, base=REPO):
+    """WORKLOG.md's text; paths in it are relative to `base`, the folder it is written to."""
+    rows = read_rows(Path(results_dir) / "results.csv")
+    square = [r for r in rows if r["m"] == r["n"] == r["k"]]
+    rows_by_size = {}
+    for row in square:
+        rows_by_size.setdefault(row["m"], {})[row["stage"]] = row
+    profile = read_profile(Path(results_dir) / "profile.csv")
+    gpu = rows[0]["gpu"]
+    parts = [
+        "# The worklog",
+        "",
+        "<!-- Generated by scripts/worklog.py from the stage files' opening comments and "
+        f"{os.path.relpath(results_dir, base)}/; edit those and regenerate. -->",
+        "",
+        f"Every stage in reading order: the idea, where the code is, what it measured on the {gpu}, "
+        "and the profiler counters that explain the change from the stage before. Ratios are "
+        "against cuBLAS at the same precision, timed in the same process; the ceiling is the "
+        "FP32 paper peak for fp32 stages and the measured mma.sync throughput for bf16 stages.",
+        "",
+    ]
+    files = stage_files(kernels_dir)
+    previous = None
+    for number in sorted(files):
+        parts.append(section(number, files[number], rows_by_size, profile, previous, base))
+        previous = number
+    return "\n".join(parts)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--gpu", help="folder under results/ (default: the only one)")
+    parser.add_argument("--output", default=str(REPO / "WORKLOG.md"))
+    args = parser.parse_args()
+    gpus = sorted(p.name for p in (REPO / "results").iterdir() if (p / "results.csv").exists())
+    gpu = args.gpu or (gpus[0] if len(gpus) == 1 else None)
+    if gpu is None:
+        sys.exit(f"worklog: choose a GPU with --gpu ({', '.join(gpus) or 'none has results'})")
+    Path(args.output).write_text(worklog(REPO / "kernels", REPO / "results" / gpu))
+    print(f"wrote {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

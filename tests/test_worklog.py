@@ -1,0 +1,64 @@
+"""WORKLOG.md and the README's results table are generated, never typed: regenerating
+them from the committed stage files and CSVs must change nothing."""
+import re
+import sys
+import unittest
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "scripts"))
+import sgemm_results  # noqa: E402
+import worklog  # noqa: E402
+
+
+def results_dirs():
+    return sorted(p for p in (REPO / "results").iterdir() if (p / "results.csv").exists())
+
+
+class GeneratedFilesMatchTheCsvs(unittest.TestCase):
+    def test_worklog_regenerates_unchanged(self):
+        text = (REPO / "WORKLOG.md").read_text()
+        # The header names the results folder it was generated from.
+        source = re.search(r"opening comments and (results/[^/]+)/;", text)
+        self.assertIsNotNone(source, "WORKLOG.md does not name its results folder")
+        expected = worklog.worklog(REPO / "kernels", REPO / source.group(1))
+        self.assertEqual(text, expected,
+                         "WORKLOG.md is stale: run python3 scripts/worklog.py")
+
+    def test_every_stage_file_has_a_section(self):
+        text = (REPO / "WORKLOG.md").read_text()
+        for number in worklog.stage_files(REPO / "kernels"):
+            self.assertIn(f"## Stage {number} — ", text)
+
+    def test_results_tables_regenerate_unchanged(self):
+        readme = (REPO / "README.md").read_text()
+        begin = readme.index(sgemm_results.README_BEGIN) + len(sgemm_results.README_BEGIN)
+        readme_block = readme[begin:readme.index(sgemm_results.README_END)]
+        blocks = []
+        for results_dir in results_dirs():
+            rows = sgemm_results.read_rows(results_dir / "results.csv")
+            block = sgemm_results.markdown_table(rows) + "\n\n" + sgemm_results.ceiling_table(rows)
+            self.assertEqual((results_dir / "results.md").read_text(), block + "\n",
+                             f"{results_dir.name}/results.md is stale")
+            blocks.append(block)
+        # The README shows the GPU whose results were regenerated last.
+        self.assertTrue(any(block in readme_block for block in blocks), "README table is stale: run make results")
+
+
+class MovedCounters(unittest.TestCase):
+    def test_busy_pipe_first_then_the_largest_other_change(self):
+        previous = {"fma_pipe_pct": "58.4", "tensor_pipe_pct": "0", "smem_load_conflicts": "268464173",
+                    "occupancy_pct": "24.3", "registers": "118"}
+        current = {"fma_pipe_pct": "67.1", "tensor_pipe_pct": "0", "smem_load_conflicts": "50349",
+                   "occupancy_pct": "23.6", "registers": "116"}
+        self.assertEqual(worklog.moved_counters(previous, current),
+                         ["FMA pipe busy 58.4 % → 67.1 %", "shared-load bank conflicts 268.5M → 50.3K"])
+
+    def test_tensor_stages_cite_the_tensor_pipe(self):
+        previous = {"fma_pipe_pct": "1.1", "tensor_pipe_pct": "18.5"}
+        current = {"fma_pipe_pct": "4.5", "tensor_pipe_pct": "70.5"}
+        self.assertEqual(worklog.moved_counters(previous, current)[0], "tensor pipe busy 18.5 % → 70.5 %")
+
+
+if __name__ == "__main__":
+    unittest.main()
