@@ -8,6 +8,14 @@
 namespace sgemm {
 namespace {
 
+// Registers per thread of a kernel, as compiled for this GPU.
+template <class Kernel>
+int registers_of(Kernel kernel) {
+    cudaFuncAttributes attributes{};
+    CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+    return attributes.numRegs;
+}
+
 template <class Config, int GroupRows>
 void launch_candidate(const GemmProblem& problem, const float* a, const float* b, float* c,
                       cudaStream_t stream) {
@@ -17,13 +25,11 @@ void launch_candidate(const GemmProblem& problem, const float* a, const float* b
 template <class Config, int GroupRows>
 TuningCandidate candidate() {
     using T = Config;
-    cudaFuncAttributes attributes{};
-    CUDA_CHECK(cudaFuncGetAttributes(&attributes, tuned_kernel<Config, false>));
     return TuningCandidate{fmt::format("TileConfig<{}, {}, {}, {}, {}, {}, {}, {}, {}>", T::kBlockM,
                                        T::kBlockN, T::kBlockK, T::kWarpM, T::kWarpN, T::kThreadM,
                                        T::kThreadN, T::kStages, T::kMinBlocksPerSm),
-                           GroupRows, T::kThreads, T::kSharedBytes, attributes.numRegs,
-                           launch_candidate<Config, GroupRows>};
+                           GroupRows, T::kThreads, T::kSharedBytes,
+                           registers_of(tuned_kernel<Config, false>), launch_candidate<Config, GroupRows>};
 }
 
 template <class Config, int GroupRows>
@@ -35,13 +41,11 @@ void launch_bf16_candidate(const GemmProblem& problem, const __nv_bfloat16* a, c
 template <class Config, int GroupRows>
 TuningCandidate bf16_candidate() {
     using T = Config;
-    cudaFuncAttributes attributes{};
-    CUDA_CHECK(cudaFuncGetAttributes(&attributes, multistage_kernel<Config, false>));
-    TuningCandidate c{fmt::format("Bf16TileConfig<{}, {}, {}, {}, {}, {}, {}>", T::kBlockM, T::kBlockN,
-                                  T::kBlockK, T::kWarpM, T::kWarpN, T::kStages, T::kMinBlocksPerSm),
-                      GroupRows, T::kThreads, T::kSharedBytes, attributes.numRegs};
-    c.launch_bf16 = launch_bf16_candidate<Config, GroupRows>;
-    return c;
+    return TuningCandidate{fmt::format("Bf16TileConfig<{}, {}, {}, {}, {}, {}, {}>", T::kBlockM, T::kBlockN,
+                                       T::kBlockK, T::kWarpM, T::kWarpN, T::kStages, T::kMinBlocksPerSm),
+                           GroupRows, T::kThreads, T::kSharedBytes,
+                           registers_of(multistage_kernel<Config, false>), nullptr,
+                           launch_bf16_candidate<Config, GroupRows>};
 }
 
 // Stage 14: 32- and 64-deep K steps, block tiles of 128x128 to 256x128, 64x64 warp
