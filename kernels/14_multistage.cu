@@ -14,34 +14,45 @@
 // The tile shape and depth are template parameters (14_multistage.cuh), chosen by
 // scripts/tune.py --stage 14, which writes what it tried to results/<gpu>/.
 //
-// The fragments are double-buffered as well: each warp issues the ldmatrix of the next
-// k16 step (of the next tile, across the barrier, at the last step) before the mma.sync
-// of the current one.
+// Inside a warp (multistage_kernel in 14_multistage.cuh):
+//   - The fragments are double-buffered and the loads are spread: before each row of
+//     mma.sync of step s, one A and one B ldmatrix of step s + 1. At a tile's last step
+//     half the mma.sync go before the barrier, so a warp waiting there keeps the tensor
+//     cores busy.
+//   - Every address is computed once per thread: each thread's chunks of a tile share
+//     one swizzle, so a copy is a pointer plus constants, and the next tile is one
+//     pointer increment; ldmatrix addresses are per-lane constants plus offsets.
+//   - The copies of a tile are issued in pieces, one per k16 step, not in one burst, and
+//     past the last tile they zero-fill instead of branching.
 //
 // Prediction: 1.5-2x stage 13, to 75-85 % of the measured mma.sync ceiling.
 //
-// Measured on the H100: 410.5 TFLOPS at N = 4096 (55.8 % of cuBLAS BF16, 64.5 % of the
-// mma.sync ceiling), 388.0 at 8192 (53.7 %, 60.5 %): 3.4x stage 13, short of the
-// prediction. The winner: 128x128x32 blocks of four 64x64 warps, 4 stages, 2 blocks per
-// SM, 254 registers, 64 KB of shared memory. What the tuning runs and the profiler
-// showed (scripts/tune.py --stage 14; results/h100-80gb-hbm3/tuning_stage14.md):
-//   - Double-buffering the fragments added 4 % (344 -> 358 TFLOPS at 8192, 128x128x32).
-//   - Nsight Compute at 8192 (on an H200, the same SM, lent once in place of the H100):
-//     the main stall was "wait" (2.15 cycles per issued instruction: fixed-latency
-//     dependencies), and 873M instructions were issued for 268M mma.sync, 3.25 per
-//     mma. The ldmatrix address arithmetic was the part that could go: precomputing the
-//     addresses once per thread (load_fragments in 14_multistage.cuh) took the stage
-//     from 374 to 388 TFLOPS at 8192 and from 386 to 410 at 4096 (make results).
-//   - At the 255-register limit the previous winner (128x256x64) spilled: 12.7M
-//     local-memory requests. Streaming B two n8 tiles at a time removed every spill but
-//     ran 5 % slower, so spills were not the limit.
-//   - A register-only test reaches the full mma.sync ceiling with 8 warps per SM (run on
-//     an H200, the same SM), so occupancy alone is not the limit either.
-//   - 64x32 warp tiles (fewer registers, more warps) were 15 % slower: more shared
-//     loads per mma. A 64-deep K step spilled with 128x128 blocks.
-// Next to try: interleave each step's mma.sync with the next step's ldmatrix by hand
-// (the volatile asm fixes their order), fewer instructions per cp.async, and measuring
-// the L2-to-SM throughput the larger tiles would need.
+// Measured on the H100 (make results): see WORKLOG.md and results/h100-80gb-hbm3/. The
+// winner, 128x256x64 blocks of eight 64x64 warps, 3 stages, one block per SM, reached
+// 479-482 TFLOPS at 4096 (64 % of cuBLAS BF16, 75 % of the mma.sync ceiling) and
+// 437-447 at 8192 (61 %) in the tuning runs. What the profiler and the tuning showed:
+//   - L2 bandwidth was the first wall. The L2-to-SM read rate measures about 32 bytes
+//     per clock per SM (6.2-7.3 TB/s). The earlier winner, 128x128 blocks two per SM,
+//     needs 64 bytes from L2 per mma.sync and drew 6.35 TB/s at 431 TFLOPS: 88 % of that.
+//     128x256 blocks need 48 bytes per mma.sync (5.2 TB/s at 475 TFLOPS), the largest
+//     tile whose accumulators fit in the register file of one SM, so this path tops out
+//     near 600 TFLOPS on the H100 even at full L2 speed.
+//   - The 8-warp blocks lost to 128x128 ones until the loop was rebuilt: ptxas had moved
+//     the next step's ldmatrix into a burst after the mma.sync (SASS), the cp.async
+//     address arithmetic was redone every tile (191 instructions per 64 mma.sync at
+//     128x128x32, 137 now), and every warp of the block drained at the same barrier.
+//     Nsight Compute, tensor pipe busy at 4096: 70.9 % for the old loop (128x128x32);
+//     75.7 % with the loads spread and the addresses precomputed (256x128x64); 80.5 %
+//     once the copies went out in pieces, which cut barrier stalls from 0.48 to 0.26
+//     and long-scoreboard stalls from 0.66 to 0.31 cycles per instruction.
+//   - A register-only copy of this loop's instruction mix (64x64 warp tile, ldmatrix
+//     interleaved) reaches the full 640 TFLOPS: the loop itself is not the limit.
+//   - A persistent grid that starts the next tile's copies before the epilogue measured
+//     the same as one tile per block, within run-to-run noise, and was dropped.
+//   - Earlier: double-buffered fragments +4 %; streaming B to avoid spills -5 %; 64x32
+//     warp tiles -15 % (more shared loads per mma.sync).
+// Next to try: nothing on this path closes the L2 gap: Hopper's thread-block clusters
+// can multicast one copy of A or B to two SMs, which is what cuBLAS's kernel does.
 //
 // Shapes: any M, N, K >= 1. Needs sm_80.
 #include "14_multistage.cuh"
@@ -50,7 +61,7 @@ namespace sgemm {
 namespace {
 
 // The tuner's pick for the H100 (results/h100-80gb-hbm3/tuning_stage14.md).
-using TunedConfig = Bf16TileConfig<128, 128, 32, 64, 64, 4, 2>;
+using TunedConfig = Bf16TileConfig<128, 256, 64, 64, 64, 3, 1>;
 constexpr int kTunedGroupRows = 8;
 
 }  // namespace

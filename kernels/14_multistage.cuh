@@ -46,6 +46,8 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
     using T = Config;
     extern __shared__ float4 shared_storage[];  // float4: 16-byte alignment (as in stage 10)
     __nv_bfloat16* const shared = reinterpret_cast<__nv_bfloat16*>(shared_storage);
+    const unsigned shared_base = shared_address(shared_storage);
+    constexpr int kBufferBytes = sizeof(__nv_bfloat16) * T::kBufferValues;
     const int m = problem.shape.m, n = problem.shape.n, k = problem.shape.k;
 
     const TileOrigin origin = rasterized_tile_origin<T::kBlockM, T::kBlockN>(m, n, group_rows);
@@ -59,112 +61,170 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
     const int warp_row = warp / T::kWarpsN * T::kWarpM;
     const int warp_col = warp % T::kWarpsN * T::kWarpN;
 
-    const auto buffer_of = [&](int tile) { return shared + (tile % T::kStages) * T::kBufferValues; };
-    // Starts the copy of K tile `tile` into its buffer, in the swizzled layout.
-    const auto copy_tile = [&](int tile) {
-        const int k0 = tile * T::kBlockK;
-        __nv_bfloat16* const a_tile = buffer_of(tile);
-        __nv_bfloat16* const b_tile = a_tile + T::kATileValues;
+    // The copies. Thread i copies chunk i % chunks-per-row of row i / chunks-per-row and
+    // the same chunk of every kARowsPerPass-th (kBRowsPerPass-th) row below. Those steps
+    // are multiples of 8 rows, so all of a thread's chunks share one swizzle: one shared
+    // address and one global pointer per operand plus constant offsets, and moving on to
+    // the next K tile is one pointer increment.
+    constexpr int kAChunksPerRow = T::kBlockK / kChunkValues, kBChunksPerRow = T::kBlockN / kChunkValues;
+    constexpr int kARowsPerPass = T::kThreads / kAChunksPerRow, kBRowsPerPass = T::kThreads / kBChunksPerRow;
+    static_assert(kARowsPerPass % 8 == 0 && kBRowsPerPass % 8 == 0, "a thread's chunks share a swizzle");
+    const int a_row = threadIdx.x / kAChunksPerRow, a_chunk = threadIdx.x % kAChunksPerRow;
+    const int b_row = threadIdx.x / kBChunksPerRow, b_chunk = threadIdx.x % kBChunksPerRow;
+    const unsigned a_store = shared_base + 2 * swizzled_offset<T::kBlockK>(a_row, a_chunk);
+    const unsigned b_store = shared_base + 2 * (T::kATileValues + swizzled_offset<T::kBlockN>(b_row, b_chunk));
+    const __nv_bfloat16* a_next = a + a_row * k + a_chunk * kChunkValues;  // the next K tile to copy
+    const __nv_bfloat16* b_next = b + b_row * n + b_chunk * kChunkValues;
+    const int tile_count = ceil_div(k, T::kBlockK);
+
+    // The copies of K tile `tile` into buffer `stage`, in kCopyPieces pieces (one per
+    // k16 step, so that the loads of a tile do not leave in one burst); piece `piece` of
+    // the tile. Past the last tile they only zero-fill, so the main loop needs no
+    // branch around them.
+    constexpr int kAPasses = T::kAChunks / T::kThreads, kBPasses = T::kBChunks / T::kThreads;
+    constexpr int kCopyPieces = T::kBlockK / 16;
+    const auto copy_piece = [&](int tile, int stage, int piece) {
+        if constexpr (kChecked) {
+            if (piece != 0) return;  // shapes off the tile copy whole tiles, through registers
+            const int k0 = tile * T::kBlockK;
+            __nv_bfloat16* const a_tile = shared + stage * T::kBufferValues;
+            __nv_bfloat16* const b_tile = a_tile + T::kATileValues;
 #pragma unroll
-        for (int j = 0; j < T::kAChunks / T::kThreads; ++j) {
-            const int f = threadIdx.x + j * T::kThreads;
-            const int row = f / (T::kBlockK / kChunkValues), chunk = f % (T::kBlockK / kChunkValues);
-            __nv_bfloat16* const destination = a_tile + swizzled_offset<T::kBlockK>(row, chunk);
-            const int col = k0 + chunk * kChunkValues;
-            if constexpr (kChecked) {
+            for (int pass = 0; pass < kAPasses; ++pass) {
+                const int row = a_row + pass * kARowsPerPass, col = k0 + a_chunk * kChunkValues;
                 alignas(16) __nv_bfloat16 values[kChunkValues];
 #pragma unroll
                 for (int e = 0; e < kChunkValues; ++e)
                     values[e] = (row0 + row < m && col + e < k) ? a[row * k + col + e] : __float2bfloat16(0.0f);
-                *reinterpret_cast<uint4*>(destination) = *reinterpret_cast<const uint4*>(values);
-            } else {
-                cp_async_16(destination, a + row * k + col);
+                *reinterpret_cast<uint4*>(a_tile + swizzled_offset<T::kBlockK>(row, a_chunk)) =
+                    *reinterpret_cast<const uint4*>(values);
             }
-        }
 #pragma unroll
-        for (int j = 0; j < T::kBChunks / T::kThreads; ++j) {
-            const int f = threadIdx.x + j * T::kThreads;
-            const int row = f / (T::kBlockN / kChunkValues), chunk = f % (T::kBlockN / kChunkValues);
-            __nv_bfloat16* const destination = b_tile + swizzled_offset<T::kBlockN>(row, chunk);
-            const int col = chunk * kChunkValues;
-            if constexpr (kChecked) {
+            for (int pass = 0; pass < kBPasses; ++pass) {
+                const int row = b_row + pass * kBRowsPerPass, col = b_chunk * kChunkValues;
                 alignas(16) __nv_bfloat16 values[kChunkValues];
 #pragma unroll
                 for (int e = 0; e < kChunkValues; ++e)
-                    values[e] = (k0 + row < k && col0 + col + e < n) ? b[(k0 + row) * n + col + e] : __float2bfloat16(0.0f);
-                *reinterpret_cast<uint4*>(destination) = *reinterpret_cast<const uint4*>(values);
-            } else {
-                cp_async_16(destination, b + (k0 + row) * n + col);
+                    values[e] = (k0 + row < k && col0 + col + e < n) ? b[(k0 + row) * n + col + e]
+                                                                      : __float2bfloat16(0.0f);
+                *reinterpret_cast<uint4*>(b_tile + swizzled_offset<T::kBlockN>(row, b_chunk)) =
+                    *reinterpret_cast<const uint4*>(values);
+            }
+        } else {
+            const bool valid = tile < tile_count;
+            const __nv_bfloat16* const a_from = valid ? a_next : a;  // a readable address either way
+            const __nv_bfloat16* const b_from = valid ? b_next : b;
+#pragma unroll
+            for (int pass = 0; pass < kAPasses + kBPasses; ++pass) {
+                if (pass * kCopyPieces / (kAPasses + kBPasses) != piece) continue;
+                if (pass < kAPasses)
+                    cp_async_16_or_zero(a_store + stage * kBufferBytes + pass * kARowsPerPass * T::kBlockK * 2,
+                                        a_from + pass * kARowsPerPass * k, valid);
+                else
+                    cp_async_16_or_zero(
+                        b_store + stage * kBufferBytes + (pass - kAPasses) * kBRowsPerPass * T::kBlockN * 2,
+                        b_from + (pass - kAPasses) * kBRowsPerPass * n, valid);
+            }
+            if (piece == kCopyPieces - 1) {
+                a_next += T::kBlockK;
+                b_next += T::kBlockK * n;
             }
         }
     };
 
-    float acc[T::kMTiles][T::kNTiles][4] = {};
-    // Fragments are double-buffered: the ldmatrix of step s + 1 is issued before the
-    // mma.sync of step s, so the tensor cores never wait on shared memory.
-    WarpFragments<T::kMTiles, T::kNTiles> fragments[2];
-    constexpr int kSteps = T::kBlockK / 16;
-    // Every ldmatrix address is a per-thread offset computed once here plus a constant.
+    // Every ldmatrix address is a per-thread address computed once here plus a constant.
     // Within a warp's tile the swizzle depends only on the lane: the rows a lane
     // addresses are warp_row + 16 mi + lane % 16 for A and 16 k16 + lane % 16 for B, so
     // row % 8 is lane % 8 (and row / 2 % 4 is lane / 2 % 4) whatever mi or k16 is; and
     // the logical chunk is a constant OR-ed with lane / 16, so the XOR can be applied to
     // the lane part once. This takes the address arithmetic out of the inner loop.
+    constexpr int kSteps = T::kBlockK / 16;
+    constexpr int kBPairs = T::kNTiles / 2;  // B is loaded two n8 tiles at a time
+    static_assert(T::kMTiles == kBPairs, "A and B loads alternate one for one");
     const int half = lane / 16;
-    const int a_swizzle = half ^ (T::kBlockK / kChunkValues == 4 ? (lane >> 1) & 3 : lane & 7);
+    const int a_swizzle = half ^ (kAChunksPerRow == 4 ? (lane >> 1) & 3 : lane & 7);
     const int b_swizzle = half ^ (lane & 7);
-    int a_offset[kSteps];
+    unsigned a_address[kSteps];
 #pragma unroll
     for (int k16 = 0; k16 < kSteps; ++k16)
-        a_offset[k16] = (warp_row + lane % 16) * T::kBlockK + ((2 * k16) ^ a_swizzle) * kChunkValues;
-    int b_offset[T::kNTiles / 2];
+        a_address[k16] =
+            shared_base + 2 * ((warp_row + lane % 16) * T::kBlockK + ((2 * k16) ^ a_swizzle) * kChunkValues);
+    unsigned b_address[kBPairs];
 #pragma unroll
-    for (int nj = 0; nj < T::kNTiles / 2; ++nj)
-        b_offset[nj] = T::kATileValues + (lane % 8 + (lane / 8) % 2 * 8) * T::kBlockN +
-                       ((warp_col / kChunkValues) ^ (2 * nj) ^ b_swizzle) * kChunkValues;
-    const auto load_fragments = [&](WarpFragments<T::kMTiles, T::kNTiles>& f, int tile, int k16) {
-        const __nv_bfloat16* buffer = buffer_of(tile);
-#pragma unroll
-        for (int mi = 0; mi < T::kMTiles; ++mi)
-            ldmatrix_x4(f.a[mi], buffer + a_offset[k16] + mi * 16 * T::kBlockK);
-#pragma unroll
-        for (int nj = 0; nj < T::kNTiles / 2; ++nj) {
-            unsigned r[4];
-            ldmatrix_x4_trans(r, buffer + b_offset[nj] + k16 * 16 * T::kBlockN);
-            f.b[2 * nj][0] = r[0];
-            f.b[2 * nj][1] = r[1];
-            f.b[2 * nj + 1][0] = r[2];
-            f.b[2 * nj + 1][1] = r[3];
-        }
+    for (int nj = 0; nj < kBPairs; ++nj)
+        b_address[nj] = shared_base + 2 * (T::kATileValues + (lane % 8 + (lane / 8) % 2 * 8) * T::kBlockN +
+                                           ((warp_col / kChunkValues) ^ (2 * nj) ^ b_swizzle) * kChunkValues);
+
+    using Fragments = WarpFragments<T::kMTiles, T::kNTiles>;
+    // Row `mi` of a step's fragments: A's m16 tile mi and B's n8 tiles 2 mi and 2 mi + 1.
+    const auto load_fragment_row = [&](Fragments& f, int stage, int k16, int mi) {
+        const unsigned offset = stage * kBufferBytes;
+        ldmatrix_x4(f.a[mi], a_address[k16] + offset + mi * 16 * T::kBlockK * 2);
+        unsigned r[4];
+        ldmatrix_x4_trans(r, b_address[mi] + offset + k16 * 16 * T::kBlockN * 2);
+        f.b[2 * mi][0] = r[0];
+        f.b[2 * mi][1] = r[1];
+        f.b[2 * mi + 1][0] = r[2];
+        f.b[2 * mi + 1][1] = r[3];
     };
 
-    const int tile_count = ceil_div(k, T::kBlockK);
+    // Fragments are double-buffered: while a step's mma.sync run, the next step's
+    // fragments are loaded, one row of loads before each row of mma, so the tensor cores
+    // never wait on shared memory and the loads never come in one burst. At the last step
+    // of a tile, half the mma go first and the barrier comes between the two halves, so
+    // a warp waiting there still has mma.sync in flight.
+    Fragments fragments[2];
+    float acc[T::kMTiles][T::kNTiles][4] = {};
+    const auto mma_row = [&](const Fragments& f, int mi) {
+#pragma unroll
+        for (int ni = 0; ni < T::kNTiles; ++ni) mma_bf16_16816(acc[mi][ni], f.a[mi], f.b[ni]);
+    };
+
 #pragma unroll
     for (int tile = 0; tile < T::kStages - 1; ++tile) {
-        if (tile < tile_count) copy_tile(tile);
-        cp_async_commit();  // one group per tile, empty or not, keeps the wait counts fixed
+#pragma unroll
+        for (int piece = 0; piece < kCopyPieces; ++piece) copy_piece(tile, tile, piece);
+        cp_async_commit();  // one group per K tile, real or zero-fill, keeps the wait counts fixed
     }
     cp_async_wait<T::kStages - 2>();
     __syncthreads();
-    load_fragments(fragments[0], 0, 0);
+    int read_stage = 0, write_stage = T::kStages - 1;
+#pragma unroll
+    for (int mi = 0; mi < T::kMTiles; ++mi) load_fragment_row(fragments[0], 0, 0, mi);
 
     for (int t = 0; t < tile_count; ++t) {
-        // The buffer of tile t + kStages - 1 last held tile t - 1, whose fragments every
-        // warp loaded before the barrier that opened tile t.
-        if (t + T::kStages - 1 < tile_count) copy_tile(t + T::kStages - 1);
-        cp_async_commit();
 #pragma unroll
         for (int s = 0; s < kSteps; ++s) {
+            Fragments& current = fragments[s % 2];
+            Fragments& next = fragments[(s + 1) % 2];
+            // The buffer of tile t + kStages - 1 last held tile t - 1, whose fragments every
+            // warp loaded before the barrier in the previous tile's last step.
+            copy_piece(t + T::kStages - 1, write_stage, s);
+            if (s + 1 == kSteps) {
+                cp_async_commit();
+                write_stage = write_stage + 1 == T::kStages ? 0 : write_stage + 1;
+            }
             if (s + 1 < kSteps) {
-                load_fragments(fragments[(s + 1) % 2], t, s + 1);
-            } else if (t + 1 < tile_count) {
-                // Tile t + 1 has landed (at most kStages - 2 later groups in flight);
-                // the barrier makes every thread's copies visible.
+#pragma unroll
+                for (int mi = 0; mi < T::kMTiles; ++mi) {
+                    load_fragment_row(next, read_stage, s + 1, mi);
+                    mma_row(current, mi);
+                }
+            } else {
+#pragma unroll
+                for (int mi = 0; mi < T::kMTiles / 2; ++mi) mma_row(current, mi);
+                // Tile t + 1 has landed (at most kStages - 2 later groups in flight); the
+                // barrier makes every thread's copies visible. After the last tile this
+                // loads from a buffer nobody uses: harmless, and no branch.
                 cp_async_wait<T::kStages - 2>();
                 __syncthreads();
-                load_fragments(fragments[(s + 1) % 2], t + 1, 0);
+                read_stage = read_stage + 1 == T::kStages ? 0 : read_stage + 1;
+#pragma unroll
+                for (int mi = 0; mi < T::kMTiles; ++mi) {
+                    load_fragment_row(next, read_stage, 0, mi);
+                    if (mi % 2 == 1) mma_row(current, T::kMTiles / 2 + mi / 2);
+                }
             }
-            mma_warp_fragments(acc, fragments[s % 2]);
         }
     }
 

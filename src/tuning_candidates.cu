@@ -48,18 +48,21 @@ TuningCandidate bf16_candidate() {
                            launch_bf16_candidate<Config, GroupRows>};
 }
 
-// Stage 14: 32- and 64-deep K steps, block tiles of 128x128 to 256x128, 64x64 warp
-// tiles, 3-5 stages, one or two blocks per SM.
+// Stage 14: 128x128 blocks, two per SM, against 128x256 and 256x128 blocks of eight
+// warps, one per SM (a quarter less L2 traffic per FLOP); 32- and 64-deep K steps; 3-6
+// stages; raster groups of 4-16 block rows; 64x64 warp tiles throughout.
 std::vector<TuningCandidate> stage14_candidates() {
+    using Wide = Bf16TileConfig<128, 256, 64, 64, 64, 3, 1>;
     return {
-        bf16_candidate<Bf16TileConfig<128, 128, 32, 64, 64, 5, 2>, 8>(),
-        bf16_candidate<Bf16TileConfig<128, 128, 32, 64, 64, 4, 2>, 8>(),
-        bf16_candidate<Bf16TileConfig<128, 128, 64, 64, 64, 3, 2>, 8>(),
-        bf16_candidate<Bf16TileConfig<128, 128, 64, 64, 64, 4, 1>, 8>(),
-        bf16_candidate<Bf16TileConfig<128, 256, 64, 64, 64, 3, 1>, 8>(),
+        bf16_candidate<Wide, 4>(),
+        bf16_candidate<Wide, 8>(),
+        bf16_candidate<Wide, 16>(),
+        bf16_candidate<Bf16TileConfig<128, 256, 64, 64, 64, 4, 1>, 8>(),
+        bf16_candidate<Bf16TileConfig<128, 256, 32, 64, 64, 6, 1>, 8>(),
         bf16_candidate<Bf16TileConfig<256, 128, 64, 64, 64, 3, 1>, 8>(),
-        bf16_candidate<Bf16TileConfig<128, 256, 32, 64, 64, 4, 1>, 8>(),
-        bf16_candidate<Bf16TileConfig<128, 128, 64, 64, 64, 3, 2>, 16>(),
+        bf16_candidate<Bf16TileConfig<256, 128, 32, 64, 64, 6, 1>, 8>(),
+        bf16_candidate<Bf16TileConfig<128, 128, 64, 64, 64, 3, 2>, 8>(),
+        bf16_candidate<Bf16TileConfig<128, 128, 32, 64, 64, 4, 2>, 8>(),
     };
 }
 

@@ -17,6 +17,15 @@ __device__ __forceinline__ void cp_async_16(void* shared, const void* global) {
 #endif
 }
 
+// 16 bytes to a shared-memory address (as from shared_address), or 16 zero bytes when
+// !valid: then nothing is read, so a loop can run its copies without a branch.
+__device__ __forceinline__ void cp_async_16_or_zero(unsigned shared, const void* global, bool valid) {
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(shared), "l"(global),
+                 "r"(valid ? 16 : 0));
+#endif
+}
+
 // 4 bytes; any float can be placed anywhere, so a copy can also transpose.
 __device__ __forceinline__ void cp_async_4(void* shared, const void* global) {
 #if __CUDA_ARCH__ >= 800

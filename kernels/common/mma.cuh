@@ -34,6 +34,16 @@ __device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], const void* shared
 #endif
 }
 
+// The same from a shared-memory address (as from __cvta_generic_to_shared), which
+// lets the compiler fold constant offsets into the instruction.
+__device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], unsigned shared_address) {
+#if __CUDA_ARCH__ >= 800
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(shared_address));
+#endif
+}
+
 // The same, each tile transposed on the way: loads B stored [k][n] as mma's "col" operand.
 __device__ __forceinline__ void ldmatrix_x4_trans(unsigned (&r)[4], const void* shared_row) {
 #if __CUDA_ARCH__ >= 800
@@ -41,6 +51,14 @@ __device__ __forceinline__ void ldmatrix_x4_trans(unsigned (&r)[4], const void* 
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                  : "r"(address));
+#endif
+}
+
+__device__ __forceinline__ void ldmatrix_x4_trans(unsigned (&r)[4], unsigned shared_address) {
+#if __CUDA_ARCH__ >= 800
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(shared_address));
 #endif
 }
 
