@@ -50,4 +50,18 @@ void append_csv_rows(const std::filesystem::path& path, std::span<const ResultRo
     if (!file) throw std::runtime_error(fmt::format("error writing {}", path.string()));
 }
 
+std::string ceilings_csv_header() { return "ceiling,unit,value,gpu"; }
+
+std::string ceilings_csv_line(const CeilingRow& r) {
+    return fmt::format("{},{},{:.6g},{}", csv_field(r.ceiling), csv_field(r.unit), r.value, csv_field(r.gpu));
+}
+
+void write_ceilings_csv(const std::filesystem::path& path, std::span<const CeilingRow> rows) {
+    std::ofstream file(path, std::ios::trunc);
+    if (!file) throw std::runtime_error(fmt::format("cannot write {}", path.string()));
+    file << ceilings_csv_header() << '\n';
+    for (const CeilingRow& row : rows) file << ceilings_csv_line(row) << '\n';
+    if (!file) throw std::runtime_error(fmt::format("error writing {}", path.string()));
+}
+
 }  // namespace sgemm

@@ -1,5 +1,6 @@
-// The results CSV: one row per stage and problem. scripts/ turn these rows into the
-// Markdown tables and charts under results/<gpu>/; the column names are their contract.
+// The CSV files the binary writes, which scripts/ turn into the Markdown tables and
+// charts under results/<gpu>/; the column names are their contract. results.csv: one row
+// per stage and problem. ceilings.csv: one row per ceiling `sgemm peak` measured.
 #pragma once
 
 #include <cstdint>
@@ -35,5 +36,18 @@ std::string csv_line(const ResultRow& row);
 
 // Appends the rows to `path`, writing the header first when the file is new or empty.
 void append_csv_rows(const std::filesystem::path& path, std::span<const ResultRow> rows);
+
+struct CeilingRow {
+    std::string ceiling;  // "fp32_ffma", "dram", ... (ceilings.hpp)
+    std::string unit;     // "TFLOPS" or "TB/s"
+    double value = 0.0;
+    std::string gpu;
+};
+
+std::string ceilings_csv_header();
+std::string ceilings_csv_line(const CeilingRow& row);
+
+// Writes the header and the rows to `path`, replacing what it held: one GPU's ceilings.
+void write_ceilings_csv(const std::filesystem::path& path, std::span<const CeilingRow> rows);
 
 }  // namespace sgemm

@@ -38,6 +38,12 @@ std::string stage_list(const DeviceInfo* device, int build_cc) {
     return out;
 }
 
+std::string device_line(const DeviceInfo& device) {
+    return fmt::format("{} (sm_{}, {} SMs, {:.0f} MHz, FP32 paper peak {:.1f} TFLOPS), driver {}, CUDA {}\n",
+                       device.name, device.compute_capability, device.sm_count, device.clock_khz / 1e3,
+                       device.fp32_peak_tflops(), device.driver_version, device.cuda_version);
+}
+
 std::string run_header(const DeviceInfo& device, double mma_ceiling_tflops, const RunSettings& s) {
     const auto [m, n, k] = s.problem.shape;
     const std::string mma = mma_ceiling_tflops > 0.0
@@ -136,6 +142,32 @@ ResultRow to_result_row(const StageResult& r, const DeviceInfo& device) {
     row.reps = r.timing.reps;
     row.seed = r.seed;
     return row;
+}
+
+std::string ceilings_table(const DeviceInfo& device, std::span<const MeasuredCeiling> ceilings) {
+    std::string out = fmt::format("{}\n{:<14} {:>14}  {}\n", device_line(device), "ceiling", "measured", "what");
+    for (const MeasuredCeiling& c : ceilings) {
+        if (!c.value) {
+            out += fmt::format("{:<14} {:>14}  {}: not available, {}\n", c.name, "-", c.description, c.unavailable);
+            continue;
+        }
+        std::string note;
+        if (c.name == kFfmaCeiling)
+            note = fmt::format(" ({:.0f} % of the paper peak)", 100.0 * *c.value / device.fp32_peak_tflops());
+        if (c.name == kSharedMemoryCeiling)  // the unit's width: bytes an SM delivers a clock
+            note = fmt::format(" ({:.0f} bytes per SM per clock at {:.0f} MHz)",
+                               *c.value * 1e12 / (device.sm_count * device.clock_khz * 1e3), device.clock_khz / 1e3);
+        const std::string value = fmt::format("{:.{}f} {}", *c.value, c.unit == "TB/s" ? 2 : 1, c.unit);
+        out += fmt::format("{:<14} {:>14}  {}{}\n", c.name, value, c.description, note);
+    }
+    return out;
+}
+
+std::vector<CeilingRow> to_ceiling_rows(std::span<const MeasuredCeiling> ceilings, const DeviceInfo& device) {
+    std::vector<CeilingRow> rows;
+    for (const MeasuredCeiling& c : ceilings)
+        if (c.value) rows.push_back(CeilingRow{std::string(c.name), std::string(c.unit), *c.value, device.name});
+    return rows;
 }
 
 }  // namespace sgemm

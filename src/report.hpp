@@ -1,9 +1,12 @@
-// What the user reads: the stage list, one block per stage run, the summary table.
+// What the user reads: the stage list, one block per stage run, the summary table, and
+// the table of measured ceilings (sgemm peak).
 #pragma once
 
 #include <span>
 #include <string>
+#include <vector>
 
+#include "ceilings.hpp"
 #include "csv_writer.hpp"
 #include "device_info.hpp"
 #include "stage_runner.hpp"
@@ -24,5 +27,11 @@ std::string summary_table(std::span<const StageResult> results);
 std::string first_bad_element(const StageResult& result);
 
 ResultRow to_result_row(const StageResult& result, const DeviceInfo& device);
+
+// The GPU in one line: architecture, SMs, clock, FP32 paper peak, driver, CUDA.
+std::string device_line(const DeviceInfo& device);
+std::string ceilings_table(const DeviceInfo& device, std::span<const MeasuredCeiling> ceilings);
+// The ceilings that were measured, one row each.
+std::vector<CeilingRow> to_ceiling_rows(std::span<const MeasuredCeiling> ceilings, const DeviceInfo& device);
 
 }  // namespace sgemm

@@ -65,7 +65,7 @@ private:
     DeviceInfo device_;
     CudaStream stream_;
     Cublas cublas_;
-    double mma_bf16_tflops_ = 0.0;  // measured at construction on sm_80 and newer
+    double mma_bf16_tflops_ = 0.0;  // measured at construction where mma.sync runs
 };
 
 }  // namespace sgemm
