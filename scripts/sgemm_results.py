@@ -18,7 +18,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator
 COLUMNS = (
     "stage", "name", "precision", "m", "n", "k", "alpha", "beta",
     "median_ms", "tflops", "cublas_median_ms", "cublas_tflops",
-    "ratio_to_cublas", "fraction_of_peak", "rel_error_fp64",
+    "ratio_to_cublas", "fraction_of_peak", "ceiling", "rel_error_fp64",
     "worst_error_over_budget", "verified", "gpu", "driver", "cuda",
     "reps", "seed",
 )
@@ -31,6 +31,17 @@ FLOAT_COLUMNS = frozenset({
 # The binary leaves these empty when it skips verification.
 OPTIONAL_COLUMNS = frozenset({"rel_error_fp64", "worst_error_over_budget"})
 VERIFIED_VALUES = ("true", "false", "skipped")
+# The `ceiling` column names what fraction_of_peak is a fraction of: for each name, how
+# the tables call it and what it is.
+CEILINGS = {
+    "fp32_ffma": ("FFMA (measured)",
+                  "the FFMA throughput measured on this GPU as the run started (registers only)"),
+    "mma_sync_bf16": ("mma.sync (measured)",
+                      "the mma.sync m16n8k16 bf16 throughput measured on this GPU as the run started "
+                      "(registers only)"),
+    # Rows written before the driver measured FFMA.
+    "fp32_paper_peak": ("FP32 paper peak", "the FP32 paper peak (SMs x FP32 lanes x 2 x clock)"),
+}
 
 CUBLAS_STAGE = 0
 PREFERRED_PROGRESSION_SIZE = 4096
@@ -129,18 +140,17 @@ def markdown_table(rows):
 
 
 def ceiling_table(rows):
-    """Each stage's fraction of the ceiling of the unit it runs on, per size: the FP32
-    paper peak for fp32 stages, the measured mma.sync ceiling for bf16 stages (whose
-    cuBLAS reference uses Hopper's faster wgmma, so % of cuBLAS alone would hide how
-    close they come to what their instruction can do)."""
+    """Each stage's fraction of the ceiling of the unit it runs on, per size, and which
+    ceiling that is (the `ceiling` column): measured FFMA for fp32 stages, measured
+    mma.sync for bf16 stages, whose cuBLAS reference uses Hopper's faster wgmma, so % of
+    cuBLAS alone would hide how close they come to what their instruction can do."""
     square = _square_rows(rows)
     sizes = _sizes(square)
     by_size = {size: _latest_by_stage(square, size) for size in sizes}
     header = ["Stage", "Name", "Ceiling"] + [f"N={size} % of ceiling" for size in sizes]
     alignment = ["---:", ":---", ":---"] + ["---:" for _ in sizes]
     lines = [
-        "Fraction of the unit's ceiling: FP32 paper peak (SMs x FP32 lanes x 2 x clock) "
-        "for fp32 stages, the mma.sync bf16 throughput measured on this GPU for bf16 stages.",
+        f"Fraction of the ceiling of the unit each stage runs on: {describe_ceilings(square)}.",
         "",
         _table_line(header),
         _table_line(alignment),
@@ -148,7 +158,7 @@ def ceiling_table(rows):
     for stage, stage_rows in sorted(_group_by_stage(square).items()):
         latest = stage_rows[-1]
         ceilings = [r["tflops"] / r["fraction_of_peak"] for r in stage_rows if r["fraction_of_peak"] > 0]
-        kind = "FP32 peak" if latest["precision"] == "fp32" else "mma.sync (measured)"
+        kind = _ceiling_label(latest["ceiling"])
         ceiling = f"{kind}, {sum(ceilings) / len(ceilings):.0f} TFLOPS" if ceilings else kind
         cells = [str(stage), f"`{latest['name']}`", ceiling]
         for size in sizes:
@@ -156,6 +166,21 @@ def ceiling_table(rows):
             cells.append(MISSING if row is None else f"{row['fraction_of_peak'] * 100:.1f}%")
         lines.append(_table_line(cells))
     return "\n".join(lines)
+
+
+def describe_ceilings(rows):
+    """Which ceiling the rows' fractions are of, per precision: "for fp32 stages, ...;
+    for bf16 stages, ..."."""
+    parts = []
+    for precision in sorted({row["precision"] for row in rows}, key=lambda p: (p != "fp32", p)):
+        names = sorted({row["ceiling"] for row in rows if row["precision"] == precision})
+        described = " or ".join(CEILINGS[name][1] if name in CEILINGS else name for name in names)
+        parts.append(f"for {precision} stages, {described}")
+    return "; ".join(parts)
+
+
+def _ceiling_label(name):
+    return CEILINGS[name][0] if name in CEILINGS else name
 
 
 def _caption(rows):

@@ -17,7 +17,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
-from sgemm_results import read_rows  # noqa: E402
+from sgemm_results import describe_ceilings, read_rows  # noqa: E402
 
 SIZES = (4096, 8192)
 PROFILE_SIZE = 4096
@@ -165,8 +165,7 @@ def worklog(kernels_dir, results_dir, base=REPO):
         "",
         f"Every stage in reading order: the idea, where the code is, what it measured on the {gpu}, "
         "and the profiler counters that explain the change from the stage before. Ratios are "
-        "against cuBLAS at the same precision, timed in the same process; the ceiling is the "
-        "FP32 paper peak for fp32 stages and the measured mma.sync throughput for bf16 stages.",
+        f"against cuBLAS at the same precision, timed in the same process; the ceiling is, {describe_ceilings(square)}.",
         "",
     ]
     files = stage_files(kernels_dir)

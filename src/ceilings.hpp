@@ -2,8 +2,8 @@
 // arithmetic units do when nothing else holds them back (every warp of a full grid
 // runs independent instructions on registers, or on a tile already in shared memory),
 // and what its memories deliver to a kernel that only streams. The driver measures the
-// one its bf16 stages are judged against (mma.sync bf16) at start-up; `sgemm peak`
-// measures them all and writes ceilings.csv. Each kernel's result feeds a store that
+// two its stages are judged against at start-up (FFMA for fp32 stages, mma.sync bf16 for
+// bf16 stages); `sgemm peak` measures them all and writes ceilings.csv. Each kernel's result feeds a store that
 // never happens (its condition is never true in practice), so the compiler cannot drop
 // the work, and no input is zero.
 #pragma once

@@ -93,7 +93,8 @@ int run(const Request& request) {
                    request.stage->number, request.stage->name);
         return 0;
     }
-    fmt::print("{}", run_header(device, runner.ceiling(Precision::bf16).tflops, request.settings));
+    fmt::print("{}", run_header(device, runner.ceiling(Precision::fp32), runner.ceiling(Precision::bf16),
+                                request.settings));
     std::vector<StageResult> results;
     for (const Stage* stage : stages) {
         if (const auto reason = skip_reason(*stage, request, device)) {

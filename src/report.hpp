@@ -16,8 +16,9 @@ namespace sgemm {
 // `device` may be null (no GPU): availability is then left out.
 std::string stage_list(const DeviceInfo* device, int build_cc);
 
-// mma_ceiling_tflops: the measured bf16 mma.sync ceiling, 0 where there is none.
-std::string run_header(const DeviceInfo& device, double mma_ceiling_tflops, const RunSettings& settings);
+// The ceilings the stages are measured against; a bf16 ceiling of 0 TFLOPS is left out.
+std::string run_header(const DeviceInfo& device, const Ceiling& fp32, const Ceiling& bf16,
+                       const RunSettings& settings);
 std::string stage_started(const Stage& stage);
 std::string stage_skipped(const Stage& stage, const std::string& reason);
 std::string stage_report(const StageResult& result);

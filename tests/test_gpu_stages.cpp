@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <random>
@@ -208,6 +209,18 @@ TEST(MeasuredCeilings, PositiveAndPlausible) {
         ASSERT_TRUE(value.count(kWgmmaBf16Ceiling)) << "an sm_90a build on an sm_90 GPU must measure wgmma";
         EXPECT_GT(value[kWgmmaBf16Ceiling], value[kMmaSyncBf16Ceiling]);
     }
+}
+
+// The driver measures its two ceilings every time it starts: that must stay quick.
+TEST(MeasuredCeilings, StartUpPairTakesUnderASecond) {
+    if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
+    const DeviceInfo device = query_device();
+    const CudaStream stream;
+    measure_ffma_tflops(device, stream.get());  // module loading and clock ramp-up count once, here
+    const auto start = std::chrono::steady_clock::now();
+    measure_ffma_tflops(device, stream.get());
+    if (!mma_sync_refusal(device)) measure_mma_sync_bf16_tflops(device, stream.get());
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.0);
 }
 
 }  // namespace

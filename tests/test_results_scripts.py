@@ -189,9 +189,33 @@ class CeilingTableTest(unittest.TestCase):
         self.assertIn("N=4096 % of ceiling", table)
         line = next(l for l in table.splitlines() if "`2d_blocktiling`" in l)
         row = next(r for r in rows if r["name"] == "2d_blocktiling" and r["m"] == 4096)
-        self.assertIn("FP32 peak", line)
+        self.assertIn("| FFMA (measured), ", line)
         self.assertIn(f"{row['fraction_of_peak'] * 100:.1f}%", line)
         self.assertIn(f"{row['tflops'] / row['fraction_of_peak']:.0f} TFLOPS", line)
+
+    def test_caption_and_cells_name_the_ceiling_of_each_row(self):
+        rows = sgemm_results.read_rows(FIXTURE)
+        for row in rows:
+            if row["stage"] == 4:
+                row.update(precision="bf16", ceiling="mma_sync_bf16")
+            if row["stage"] == 5:
+                row["ceiling"] = "fp32_paper_peak"
+        lines = sgemm_results.ceiling_table(rows).splitlines()
+        self.assertEqual(
+            lines[0],
+            "Fraction of the ceiling of the unit each stage runs on: for fp32 stages, "
+            f"{sgemm_results.CEILINGS['fp32_ffma'][1]} or {sgemm_results.CEILINGS['fp32_paper_peak'][1]}; "
+            f"for bf16 stages, {sgemm_results.CEILINGS['mma_sync_bf16'][1]}.")
+        cells = {line.split(" | ")[1]: line.split(" | ")[2] for line in lines[4:]}
+        self.assertTrue(cells["`1d_blocktiling`"].startswith("mma.sync (measured), "))
+        self.assertTrue(cells["`2d_blocktiling`"].startswith("FP32 paper peak, "))
+        self.assertTrue(cells["`naive`"].startswith("FFMA (measured), "))
+
+    def test_an_unknown_ceiling_is_shown_by_its_name(self):
+        rows = [dict(row, ceiling="future_unit") for row in sgemm_results.read_rows(FIXTURE)]
+        table = sgemm_results.ceiling_table(rows)
+        self.assertIn("for fp32 stages, future_unit.", table)
+        self.assertIn("| future_unit, ", table)
 
 
 class RefreshReadmeTest(unittest.TestCase):
