@@ -43,7 +43,6 @@ __global__ void ffma_throughput_kernel(float multiplier, float addend, float* si
 constexpr int kMmaTiles = 8;
 constexpr int kMmaIterations = 2048;
 constexpr int kMmaWarpsPerBlock = 4;
-constexpr int kMmaBlocksPerSm = 8;
 
 // Operands near 1, never zero, so sums stay finite and no input is trivial.
 struct MmaSyncBf16 {
@@ -82,7 +81,7 @@ __global__ void mma_sync_throughput_kernel(float* sink) {
 template <class Mma>
 double measure_mma_sync_tflops(const DeviceInfo& device, cudaStream_t stream) {
     DeviceBuffer<float> sink(32 * kMmaWarpsPerBlock);
-    const int blocks = device.sm_count * kMmaBlocksPerSm;
+    const int blocks = blocks_filling_gpu(mma_sync_throughput_kernel<Mma>, 32 * kMmaWarpsPerBlock, 0, device.sm_count);
     const double flops = Mma::kFlops * kMmaTiles * double(kMmaIterations) * blocks * kMmaWarpsPerBlock;
     const double ms = fastest_launch_ms(
         [&] { mma_sync_throughput_kernel<Mma><<<blocks, 32 * kMmaWarpsPerBlock, 0, stream>>>(sink.data()); },
@@ -94,12 +93,12 @@ double measure_mma_sync_tflops(const DeviceInfo& device, cudaStream_t stream) {
 // 128-byte swizzle, the layout a TMA-fed Hopper GEMM uses; each iteration is what such
 // a GEMM does for one K tile: the four k16 steps as m64n256k16 wgmmas in one group,
 // then a wait that leaves that group running while the next is issued. One warpgroup
-// a block, two blocks an SM, as a GEMM's two consumer warpgroups.
+// a block, as many blocks as fit (registers allow three an SM on an H100), so that one
+// warpgroup issues while another waits.
 constexpr int kWgmmaThreads = 128;
 constexpr int kWgmmaTileK = 64;  // one 128-byte swizzle row
 constexpr int kWgmmaSteps = kWgmmaTileK / 16;
-constexpr int kWgmmaIterations = 4096;  // about 2.5 ms on an H100
-constexpr int kWgmmaBlocksPerSm = 2;
+constexpr int kWgmmaIterations = 4096;
 constexpr int kWgmmaSwizzlePatternBytes = 1024;  // 8 rows of 128 bytes
 static_assert(kWgmmaTileK * sizeof(__nv_bfloat16) * 8 == kWgmmaSwizzlePatternBytes, "a tile row is a swizzle row");
 
@@ -197,7 +196,7 @@ double measure_mma_sync_tf32_tflops(const DeviceInfo& device, cudaStream_t strea
 
 double measure_wgmma_bf16_tflops(const DeviceInfo& device, cudaStream_t stream) {
     DeviceBuffer<float> sink(kWgmmaThreads);
-    const int blocks = device.sm_count * kWgmmaBlocksPerSm;
+    const int blocks = blocks_filling_gpu(wgmma_throughput_kernel, kWgmmaThreads, 0, device.sm_count);
     const double flops = 2.0 * 64 * 256 * 16 * kWgmmaSteps * double(kWgmmaIterations) * blocks;
     const double ms = fastest_launch_ms(
         [&] { wgmma_throughput_kernel<<<blocks, kWgmmaThreads, 0, stream>>>(sink.data()); }, stream);
