@@ -29,11 +29,12 @@ namespace sgemm {
 enum class WgmmaSwizzle : std::uint64_t { none = 0, bytes128 = 1, bytes64 = 2, bytes32 = 3 };
 
 // The shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor Format"):
-//   bits  0-13  encode(start address of the tile in the shared window)
+//   bits  0-13  encode(start address of the tile in the shared window), 16-byte aligned
 //   bits 16-29  encode(leading dimension byte offset)
 //   bits 32-45  encode(stride dimension byte offset)
-//   bits 49-51  base offset: 0 when a swizzled tile starts on its pattern's boundary
-//               (1024 bytes for the 128-byte swizzle), as every tile here does
+//   bits 49-51  base offset, 0 when the swizzle pattern starts on its own boundary
+//               (1024 bytes for the 128-byte swizzle, 512 for 64, 256 for 32); this
+//               function writes 0, so a swizzled tile must be aligned that way
 //   bits 62-63  the swizzle
 // with encode(x) = (x & 0x3FFFF) >> 4: addresses and offsets count 16-byte units.
 //
