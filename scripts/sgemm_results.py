@@ -432,8 +432,8 @@ def roofline_roofs(ceilings, low, high, top):
     for name, label in COMPUTE_ROOFS.items():
         if name in ceilings:
             value = ceilings[name]["value"]
-            roofs.append({"label": f"{label} {_ceiling_value(value, 'TFLOPS')} TFLOPS", "x": (value / dram, high),
-                          "y": (value, value), "sloped": False, "style": "-"})
+            roofs.append({"label": f"{label} {_ceiling_value(value, 'TFLOPS')} TFLOPS",
+                          "x": (value / dram, high), "y": (value, value), "sloped": False, "style": "-"})
     return roofs
 
 
@@ -478,7 +478,8 @@ def plot_roofline(rows, profile, ceilings, path):
     axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
     axes.set_xlabel(f"arithmetic intensity: FLOPs per DRAM byte (Nsight Compute, N = {PROFILE_SIZE})")
     axes.set_ylabel(f"TFLOPS at N = {PROFILE_SIZE}")
-    axes.set_title(f"Roofline of the stages on {_joined(ceilings.values(), 'gpu')}, roofs measured by sgemm peak")
+    axes.set_title(f"Roofline of the stages on {_joined(ceilings.values(), 'gpu')}, "
+                   "roofs measured by sgemm peak")
     present = {point["precision"] for point in points if point["stage"] != CUBLAS_STAGE}
     handles = [Line2D([], [], color=color, marker="o", linestyle="", label=f"{precision} stages")
                for precision, color in PRECISION_COLORS.items() if precision in present]

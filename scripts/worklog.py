@@ -156,7 +156,8 @@ def worklog(kernels_dir, results_dir, base=REPO):
         "",
         f"Every stage in reading order: the idea, where the code is, what it measured on the {gpu}, "
         "and the profiler counters that explain the change from the stage before. Ratios are "
-        f"against cuBLAS at the same precision, timed in the same process; the ceiling is, {describe_ceilings(square)}.",
+        "against cuBLAS at the same precision, timed in the same process; the ceiling is, "
+        f"{describe_ceilings(square)}.",
         "",
     ]
     roofline = Path(results_dir) / "roofline.png"

@@ -107,8 +107,10 @@ __global__ void __launch_bounds__(kWgmmaThreads) wgmma_throughput_kernel(float* 
     // Aligned to the swizzle pattern, so the descriptors' base offset is 0.
     __shared__ alignas(kWgmmaSwizzlePatternBytes) __nv_bfloat16 a_tile[64 * kWgmmaTileK];
     __shared__ alignas(kWgmmaSwizzlePatternBytes) __nv_bfloat16 b_tile[256 * kWgmmaTileK];
-    for (int i = threadIdx.x; i < 64 * kWgmmaTileK; i += kWgmmaThreads) a_tile[i] = __float2bfloat16(1.0f + (i % 7) / 64.0f);
-    for (int i = threadIdx.x; i < 256 * kWgmmaTileK; i += kWgmmaThreads) b_tile[i] = __float2bfloat16(1.0f + (i % 5) / 64.0f);
+    for (int i = threadIdx.x; i < 64 * kWgmmaTileK; i += kWgmmaThreads)
+        a_tile[i] = __float2bfloat16(1.0f + (i % 7) / 64.0f);
+    for (int i = threadIdx.x; i < 256 * kWgmmaTileK; i += kWgmmaThreads)
+        b_tile[i] = __float2bfloat16(1.0f + (i % 5) / 64.0f);
     fence_shared_for_wgmma();
     __syncthreads();
 
