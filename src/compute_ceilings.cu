@@ -1,6 +1,7 @@
 // The arithmetic ceilings: FFMA on the CUDA cores, mma.sync (bf16 and tf32) and wgmma
-// (bf16) on the tensor cores. Every warp keeps several independent instructions in
-// flight on operands that never change, so nothing but the unit itself sets the rate.
+// (bf16) on the tensor cores. Every warp keeps the unit fed with instructions whose
+// operands never change and are never loaded again, so nothing but the unit itself
+// sets the rate.
 #include <cuda_bf16.h>
 #include <fmt/format.h>
 
