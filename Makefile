@@ -1,7 +1,10 @@
 # make            configure (Release) and build; leaves ./sgemm in the repository root
 # make test       build, then run the whole test suite through ctest
 # make sanitize   compute-sanitizer (memcheck, racecheck) over every stage at small sizes
-# make results    regenerate results/<gpu>/ and the README table on this GPU
+# make results    measure the ceilings and run every stage on this GPU: regenerate results/<gpu>/
+#                 (tables, charts, roofline), the README table and WORKLOG.md
+# make peak       measure only the ceilings (sgemm peak) -> results/<gpu>/ceilings.csv, and rebuild
+#                 the tables and the roofline from the results already there
 # make tune       search the tile shapes of stages 10 and 14 on this GPU (results/<gpu>/tuning_stage*.md)
 # make profile    Nsight Compute counters of every stage at N=4096 (STAGE=7 for one) -> results/<gpu>/profile.csv
 #
@@ -14,7 +17,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 PYTHON ?= python3
 
-.PHONY: all build test sanitize results tune profile clean
+.PHONY: all build test sanitize results peak tune profile clean
 
 all: build
 
@@ -32,6 +35,9 @@ sanitize: build
 
 results: build
 	$(PYTHON) scripts/regenerate_results.py
+
+peak: build
+	$(PYTHON) scripts/regenerate_results.py --ceilings-only
 
 profile: build
 	$(PYTHON) scripts/profile_stages.py $(if $(STAGE),--stages $(STAGE))

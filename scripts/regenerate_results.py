@@ -1,17 +1,22 @@
 #!/usr/bin/env python3
-"""Run every sgemm stage at several sizes, then rebuild results/<gpu>/ and the README block.
+"""Measure this GPU's ceilings (sgemm peak) and run every sgemm stage at several sizes,
+then rebuild results/<gpu>/ (results and ceilings CSVs, tables, charts, the roofline),
+the README block and WORKLOG.md.
 
     python3 scripts/regenerate_results.py [--sizes 1024 2048 4096 8192]
         [--binary ./sgemm] [--results-dir results] [--readme README.md]
-        [--no-readme] [--extra-args ARG ...]
+        [--no-readme] [--ceilings-only | --no-run [--gpu SLUG]] [--extra-args ARG ...]
 
-Relative paths are resolved against the repository root, so this runs from any
-directory. Exits non-zero if any stage failed verification or the binary failed,
-after writing whatever results it did collect.
+--ceilings-only measures the ceilings but runs no stage; --no-run runs nothing and
+rebuilds everything from the CSVs already in results/<gpu>/ (no GPU needed). Both
+rebuild from the results.csv there. Relative paths are resolved against the repository
+root, so this runs from any directory. Exits non-zero if any stage failed verification
+or the binary failed, after writing whatever results it did collect.
 """
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -42,6 +47,15 @@ def parse_args(argv):
                         help="README whose results block is refreshed (default: README.md)")
     parser.add_argument("--no-readme", action="store_true",
                         help="leave the README untouched")
+    modes = parser.add_mutually_exclusive_group()
+    modes.add_argument("--ceilings-only", action="store_true",
+                       help="measure the ceilings (sgemm peak), run no stage, and rebuild "
+                            "from the results.csv already in RESULTS_DIR/<gpu-slug>/")
+    modes.add_argument("--no-run", action="store_true",
+                       help="run nothing: rebuild from the CSVs already in RESULTS_DIR/<gpu-slug>/")
+    parser.add_argument("--gpu", metavar="SLUG",
+                        help="with --no-run: the folder under RESULTS_DIR (default: the only one "
+                             "with a results.csv)")
     parser.add_argument("--extra-args", nargs=argparse.REMAINDER, default=[],
                         metavar="ARG",
                         help="passed on to the binary after 'all N --csv FILE'; "
@@ -68,14 +82,34 @@ def run_sizes(binary, sizes, extra_args, scratch_dir):
     return runs
 
 
+def measure_ceilings(binary, scratch_dir):
+    """Run `sgemm peak --csv`; return its exit code and the CSV path (None if not written)."""
+    print("[ceilings] sgemm peak", flush=True)
+    csv_path = scratch_dir / "ceilings.csv"
+    exit_code = subprocess.run([str(binary), "peak", "--csv", str(csv_path)], cwd=REPO_ROOT,
+                               check=False).returncode
+    written = csv_path.exists() and csv_path.stat().st_size > 0
+    return exit_code, csv_path if written else None
+
+
+def only_results_folder(results_dir):
+    folders = sorted(p.name for p in results_dir.iterdir() if (p / "results.csv").exists()) \
+        if results_dir.is_dir() else []
+    if len(folders) != 1:
+        raise ValueError(f"choose a GPU with --gpu ({', '.join(folders) or f'{results_dir} has no results'})")
+    return folders[0]
+
+
 def rows_if_written(csv_path):
     if not csv_path.exists() or csv_path.stat().st_size == 0:
         return []
     return sgemm_results.read_rows(csv_path)
 
 
-def failure_lines(runs, binary_name):
+def failure_lines(runs, binary_name, ceilings_exit_code=0):
     lines = []
+    if ceilings_exit_code != 0:
+        lines.append(f"{binary_name} peak exited with code {ceilings_exit_code}; see its output above")
     for size, exit_code, rows in runs:
         failed = [row for row in rows if row["verified"] == "false"]
         for row in failed:
@@ -106,19 +140,46 @@ def display(path):
 def main(argv=None):
     args = parse_args(argv)
     binary = repo_path(args.binary)
-    if not (binary.is_file() and os.access(binary, os.X_OK)):
+    if not args.no_run and not (binary.is_file() and os.access(binary, os.X_OK)):
         sys.exit(f"error: {binary} not found or not executable; run make first")
+    results_dir = repo_path(args.results_dir)
 
+    written = []
     with tempfile.TemporaryDirectory(prefix="sgemm-results-") as scratch:
-        runs = run_sizes(binary, args.sizes, args.extra_args, Path(scratch))
-    rows = [row for _, _, size_rows in runs for row in size_rows]
-    if not rows:
-        sys.exit(f"error: {binary.name} wrote no result rows; see its output above")
+        ceilings_exit_code, ceilings = (0, None) if args.no_run else measure_ceilings(binary, Path(scratch))
+        runs = [] if args.no_run or args.ceilings_only else run_sizes(binary, args.sizes, args.extra_args,
+                                                                        Path(scratch))
+        rows = [row for _, _, size_rows in runs for row in size_rows]
+        if runs and not rows:
+            sys.exit(f"error: {binary.name} wrote no result rows; see its output above")
+        if args.ceilings_only and ceilings is None:
+            sys.exit(f"error: {binary.name} peak wrote no ceilings; see its output above")
+        try:
+            if rows:
+                out_dir = results_dir / sgemm_results.gpu_slug(single_gpu(rows))
+            elif ceilings is not None:
+                out_dir = results_dir / sgemm_results.gpu_slug(
+                    single_gpu(sgemm_results.read_ceilings(ceilings).values()))
+            else:
+                out_dir = results_dir / (args.gpu or only_results_folder(results_dir))
+            if ceilings is not None:
+                out_dir.mkdir(parents=True, exist_ok=True)
+                written.append(Path(shutil.copyfile(ceilings, out_dir / "ceilings.csv")))
+        except (ValueError, OSError) as error:
+            sys.exit(f"error: {error}")
 
-    readme = None if args.no_readme else repo_path(args.readme)
+    failures = failure_lines(runs, binary.name, ceilings_exit_code)
     try:
-        out_dir = repo_path(args.results_dir) / sgemm_results.gpu_slug(single_gpu(rows))
-        written = sgemm_results.write_outputs(rows, out_dir, readme)
+        if not rows:  # --ceilings-only or --no-run: the results as they are
+            committed = out_dir / "results.csv"
+            if not committed.exists():
+                for path in written:
+                    print(f"wrote {display(path)}")
+                print(f"no {display(committed)} to rebuild the tables from: make results runs the stages")
+                return 1 if failures else 0
+            rows = sgemm_results.read_rows(committed)
+        readme = None if args.no_readme else repo_path(args.readme)
+        written += sgemm_results.write_outputs(rows, out_dir, readme)
     except (ValueError, OSError) as error:
         sys.exit(f"error: {error}")
     if readme is not None:  # the worklog sits beside the README and cites the same results
@@ -128,7 +189,6 @@ def main(argv=None):
     for path in written:
         print(f"wrote {display(path)}")
 
-    failures = failure_lines(runs, binary.name)
     if failures:
         print(f"FAILED ({len(failures)}):", *failures, sep="\n  ", file=sys.stderr)
         return 1

@@ -1,4 +1,6 @@
-"""Read, tabulate and plot the CSV rows written by `./sgemm ... --csv FILE`.
+"""Read, tabulate and plot the CSV rows written by `./sgemm ... --csv FILE`, the
+ceilings written by `./sgemm peak --csv FILE` and the profile written by
+scripts/profile_stages.py: results tables, charts, and the roofline.
 
 Importing this module has no side effects: figures are drawn through
 matplotlib's object-oriented API on an explicit Agg canvas, so no global
@@ -12,13 +14,14 @@ from pathlib import Path
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator
 
 COLUMNS = (
     "stage", "name", "precision", "m", "n", "k", "alpha", "beta",
     "median_ms", "tflops", "cublas_median_ms", "cublas_tflops",
-    "ratio_to_cublas", "fraction_of_peak", "rel_error_fp64",
+    "ratio_to_cublas", "fraction_of_peak", "ceiling", "rel_error_fp64",
     "worst_error_over_budget", "verified", "gpu", "driver", "cuda",
     "reps", "seed",
 )
@@ -31,6 +34,36 @@ FLOAT_COLUMNS = frozenset({
 # The binary leaves these empty when it skips verification.
 OPTIONAL_COLUMNS = frozenset({"rel_error_fp64", "worst_error_over_budget"})
 VERIFIED_VALUES = ("true", "false", "skipped")
+# The `ceiling` column names what fraction_of_peak is a fraction of: for each name, how
+# the tables call it and what it is.
+CEILINGS = {
+    "fp32_ffma": ("FFMA (measured)",
+                  "the FFMA throughput measured on this GPU as the run started (registers only)"),
+    "mma_sync_bf16": ("mma.sync (measured)",
+                      "the mma.sync m16n8k16 bf16 throughput measured on this GPU as the run started "
+                      "(registers only)"),
+    # Rows written before the driver measured FFMA.
+    "fp32_paper_peak": ("FP32 paper peak", "the FP32 paper peak (SMs x FP32 lanes x 2 x clock)"),
+}
+
+# ceilings.csv, from `sgemm peak --csv`: one row per ceiling measured; for each name,
+# how the tables call it, in the order they list them.
+CEILING_COLUMNS = ("ceiling", "unit", "value", "gpu")
+MEASURED_CEILINGS = {
+    "fp32_ffma": "FFMA on the CUDA cores (FP32)",
+    "mma_sync_bf16": "mma.sync m16n8k16, bf16 in, FP32 accumulate",
+    "mma_sync_tf32": "mma.sync m16n8k8, tf32 in, FP32 accumulate",
+    "wgmma_bf16": "wgmma m64n256k16, bf16 in, FP32 accumulate",
+    "dram": "DRAM: device-to-device copy, bytes read + written",
+    "l2": "L2: every SM re-reading a buffer a quarter the size of L2",
+    "shared_memory": "shared memory: every SM reading 16-byte words",
+}
+# profile.csv, from scripts/profile_stages.py: Nsight Compute counters at one size.
+PROFILE_SIZE = 4096
+# The roofline's roofs: compute ceilings flat, memory ceilings sloped, and their labels.
+COMPUTE_ROOFS = {"fp32_ffma": "FFMA", "mma_sync_tf32": "mma.sync tf32", "mma_sync_bf16": "mma.sync bf16",
+                 "wgmma_bf16": "wgmma bf16"}
+MEMORY_ROOFS = {"dram": "DRAM", "l2": "L2"}
 
 CUBLAS_STAGE = 0
 PREFERRED_PROGRESSION_SIZE = 4096
@@ -94,6 +127,35 @@ def write_rows(rows, path):
                 for column in COLUMNS)
 
 
+def read_ceilings(path):
+    """{ceiling name: {"unit", "value" (float), "gpu"}} from a ceilings.csv.
+
+    Raises ValueError naming the file and line when the header or a value is wrong.
+    """
+    with open(path, newline="", encoding="utf-8") as file:
+        reader = csv.DictReader(file)
+        header = tuple(reader.fieldnames or ())
+        if header != CEILING_COLUMNS:
+            raise ValueError(f"{path}: header must be exactly {','.join(CEILING_COLUMNS)}; "
+                             f"got {','.join(header) or 'nothing'}")
+        ceilings = {}
+        for raw in reader:
+            try:
+                value = float(raw["value"])
+            except (TypeError, ValueError):
+                raise ValueError(f"{path}:{reader.line_num}: value: not a number: {raw['value']!r}") from None
+            ceilings[raw["ceiling"]] = {"unit": raw["unit"], "value": value, "gpu": raw["gpu"]}
+        return ceilings
+
+
+def read_profile(path):
+    """{stage: row of text values} of a profile.csv at PROFILE_SIZE; {} when there is none."""
+    if not Path(path).exists():
+        return {}
+    with open(path, newline="", encoding="utf-8") as file:
+        return {int(row["stage"]): row for row in csv.DictReader(file) if int(row["size"]) == PROFILE_SIZE}
+
+
 def gpu_slug(gpu_name):
     """Directory-friendly GPU name: "NVIDIA H100 80GB HBM3" -> "h100-80gb-hbm3"."""
     name = gpu_name.strip().lower().removeprefix("nvidia ")
@@ -129,18 +191,17 @@ def markdown_table(rows):
 
 
 def ceiling_table(rows):
-    """Each stage's fraction of the ceiling of the unit it runs on, per size: the FP32
-    paper peak for fp32 stages, the measured mma.sync ceiling for bf16 stages (whose
-    cuBLAS reference uses Hopper's faster wgmma, so % of cuBLAS alone would hide how
-    close they come to what their instruction can do)."""
+    """Each stage's fraction of the ceiling of the unit it runs on, per size, and which
+    ceiling that is (the `ceiling` column): measured FFMA for fp32 stages, measured
+    mma.sync for bf16 stages, whose cuBLAS reference uses Hopper's faster wgmma, so % of
+    cuBLAS alone would hide how close they come to what their instruction can do."""
     square = _square_rows(rows)
     sizes = _sizes(square)
     by_size = {size: _latest_by_stage(square, size) for size in sizes}
     header = ["Stage", "Name", "Ceiling"] + [f"N={size} % of ceiling" for size in sizes]
     alignment = ["---:", ":---", ":---"] + ["---:" for _ in sizes]
     lines = [
-        "Fraction of the unit's ceiling: FP32 paper peak (SMs x FP32 lanes x 2 x clock) "
-        "for fp32 stages, the mma.sync bf16 throughput measured on this GPU for bf16 stages.",
+        f"Fraction of the ceiling of the unit each stage runs on: {describe_ceilings(square)}.",
         "",
         _table_line(header),
         _table_line(alignment),
@@ -148,7 +209,7 @@ def ceiling_table(rows):
     for stage, stage_rows in sorted(_group_by_stage(square).items()):
         latest = stage_rows[-1]
         ceilings = [r["tflops"] / r["fraction_of_peak"] for r in stage_rows if r["fraction_of_peak"] > 0]
-        kind = "FP32 peak" if latest["precision"] == "fp32" else "mma.sync (measured)"
+        kind = _ceiling_label(latest["ceiling"])
         ceiling = f"{kind}, {sum(ceilings) / len(ceilings):.0f} TFLOPS" if ceilings else kind
         cells = [str(stage), f"`{latest['name']}`", ceiling]
         for size in sizes:
@@ -156,6 +217,55 @@ def ceiling_table(rows):
             cells.append(MISSING if row is None else f"{row['fraction_of_peak'] * 100:.1f}%")
         lines.append(_table_line(cells))
     return "\n".join(lines)
+
+
+def describe_ceilings(rows):
+    """Which ceiling the rows' fractions are of, per precision: "for fp32 stages, ...;
+    for bf16 stages, ..."."""
+    parts = []
+    for precision in sorted({row["precision"] for row in rows}, key=lambda p: (p != "fp32", p)):
+        names = sorted({row["ceiling"] for row in rows if row["precision"] == precision})
+        described = " or ".join(CEILINGS[name][1] if name in CEILINGS else name for name in names)
+        parts.append(f"for {precision} stages, {described}")
+    return "; ".join(parts)
+
+
+def _ceiling_label(name):
+    return CEILINGS[name][0] if name in CEILINGS else name
+
+
+def measured_ceilings_table(ceilings):
+    """Caption and table of the ceilings in a ceilings.csv, known ones first."""
+    names = sorted(ceilings, key=lambda name: (list(MEASURED_CEILINGS).index(name)
+                                               if name in MEASURED_CEILINGS else len(MEASURED_CEILINGS), name))
+    lines = [
+        f"Ceilings measured on **{_joined(ceilings.values(), 'gpu')}** by `./sgemm peak`: each unit "
+        "or memory alone, kept busy by every SM (registers-only or streaming microbenchmarks, "
+        "the fastest of five launches).",
+        "",
+        "| Ceiling | What | Measured |",
+        "| :--- | :--- | ---: |",
+    ]
+    for name in names:
+        ceiling = ceilings[name]
+        lines.append(_table_line([f"`{name}`", MEASURED_CEILINGS.get(name, ""),
+                                  f"{_ceiling_value(ceiling['value'], ceiling['unit'])} {ceiling['unit']}"]))
+    return "\n".join(lines)
+
+
+def _ceiling_value(value, unit):
+    if unit == "TB/s":
+        return f"{value:.2f}"
+    return f"{value:.0f}" if value >= 100 else f"{value:.1f}"
+
+
+def results_markdown(rows, ceilings=None):
+    """results.md: the throughput table, the fraction-of-ceiling table and, given the
+    rows of a ceilings.csv, the measured ceilings."""
+    parts = [markdown_table(rows), ceiling_table(rows)]
+    if ceilings:
+        parts.append(measured_ceilings_table(ceilings))
+    return "\n\n".join(parts)
 
 
 def _caption(rows):
@@ -285,6 +395,102 @@ def plot_tflops_vs_size(rows, path):
     figure.savefig(path, dpi=DPI)
 
 
+def roofline_points(rows, profile):
+    """Each stage with a result and a profile at PROFILE_SIZE: its arithmetic intensity
+    (the GEMM's 2*N^3 FLOPs over the DRAM bytes Nsight Compute counted) and TFLOPS."""
+    at_size = _latest_by_stage(_square_rows(rows), PROFILE_SIZE)
+    points = []
+    for stage, counters in sorted(profile.items()):
+        row = at_size.get(stage)
+        dram_bytes = _number(counters.get("dram_bytes"))
+        if row is None or not dram_bytes:
+            continue
+        points.append({"stage": stage, "name": row["name"], "precision": row["precision"],
+                       "intensity": 2.0 * PROFILE_SIZE ** 3 / dram_bytes, "tflops": row["tflops"]})
+    return points
+
+
+def _number(text):
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return None
+
+
+def roofline_roofs(ceilings, low, high, top):
+    """The roofs as segments {"label", "x": (x0, x1), "y": (y0, y1), "sloped", "style"},
+    x in FLOPs per byte, y in TFLOPS: each memory ceiling a slope (TFLOPS = TB/s x
+    FLOP/byte) from x = `low` up to y = `top`, each compute ceiling flat from where it
+    meets the DRAM slope (its ridge point) to x = `high`."""
+    roofs = []
+    for index, (name, label) in enumerate(MEMORY_ROOFS.items()):
+        if name in ceilings:
+            bandwidth = ceilings[name]["value"]
+            roofs.append({"label": f"{label} {bandwidth:.2f} TB/s", "x": (low, top / bandwidth),
+                          "y": (bandwidth * low, top), "sloped": True, "style": "-" if index == 0 else "--"})
+    dram = ceilings["dram"]["value"]
+    for name, label in COMPUTE_ROOFS.items():
+        if name in ceilings:
+            value = ceilings[name]["value"]
+            roofs.append({"label": f"{label} {_ceiling_value(value, 'TFLOPS')} TFLOPS",
+                          "x": (value / dram, high), "y": (value, value), "sloped": False, "style": "-"})
+    return roofs
+
+
+def plot_roofline(rows, profile, ceilings, path):
+    """Log-log roofline at N=PROFILE_SIZE, saved as PNG: each stage at its arithmetic
+    intensity and throughput, under the measured roofs: DRAM and L2 bandwidth as slopes
+    (TFLOPS = TB/s x FLOP per byte), each compute ceiling as a flat line."""
+    points = roofline_points(rows, profile)
+    if not points:
+        raise ValueError(f"no stage has both a result and a profile at N={PROFILE_SIZE}")
+    if "dram" not in ceilings:
+        raise ValueError("the ceilings have no dram row to draw the memory roof with")
+    compute = [ceilings[name]["value"] for name in COMPUTE_ROOFS if name in ceilings]
+    top = max([*compute, *(p["tflops"] for p in points)])
+    intensities = [p["intensity"] for p in points]
+    low = min(intensities) / 4
+    high = max(max(intensities), top / ceilings["dram"]["value"]) * 4
+
+    figure, axes = _new_figure(width=9.5, height=6.5)
+    for roof in roofline_roofs(ceilings, low, high, top):
+        (x0, x1), (y0, y1) = roof["x"], roof["y"]
+        if roof["sloped"]:
+            axes.plot(roof["x"], roof["y"], color="0.2", linewidth=1.5, linestyle=roof["style"])
+            axes.annotate(roof["label"], (x0 * 1.5, y0 * 1.5), xytext=(6, -2), textcoords="offset points",
+                          color="0.2", fontsize="small", va="top")
+        else:
+            axes.plot(roof["x"], roof["y"], color="0.45", linewidth=1.5)
+            axes.annotate(roof["label"], (x1, y1), xytext=(-4, 3), textcoords="offset points",
+                          ha="right", va="bottom", color="0.3", fontsize="small")
+    for point in points:
+        cublas = point["stage"] == CUBLAS_STAGE
+        color = "0.25" if cublas else PRECISION_COLORS.get(point["precision"], "tab:gray")
+        axes.scatter(point["intensity"], point["tflops"], color=color, zorder=3,
+                     marker="s" if cublas else "o")
+        axes.annotate(str(point["stage"]), (point["intensity"], point["tflops"]), xytext=(4, 4),
+                      textcoords="offset points", fontsize="small", color=color)
+    axes.set_xscale("log")
+    axes.set_yscale("log")
+    axes.set_xlim(low, high)
+    axes.set_ylim(min(p["tflops"] for p in points) / 3, top * 2)
+    axes.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+    axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+    axes.set_xlabel(f"arithmetic intensity: FLOPs per DRAM byte (Nsight Compute, N = {PROFILE_SIZE})")
+    axes.set_ylabel(f"TFLOPS at N = {PROFILE_SIZE}")
+    axes.set_title(f"Roofline of the stages on {_joined(ceilings.values(), 'gpu')}, "
+                   "roofs measured by sgemm peak")
+    present = {point["precision"] for point in points if point["stage"] != CUBLAS_STAGE}
+    handles = [Line2D([], [], color=color, marker="o", linestyle="", label=f"{precision} stages")
+               for precision, color in PRECISION_COLORS.items() if precision in present]
+    if any(point["stage"] == CUBLAS_STAGE for point in points):
+        handles.append(Line2D([], [], color="0.25", marker="s", linestyle="", label="0: cuBLAS SGEMM"))
+    axes.legend(handles=handles, loc="lower right")
+    axes.grid(which="both", alpha=0.3)
+    axes.set_axisbelow(True)
+    figure.savefig(path, dpi=DPI)
+
+
 def _median(values):
     values = sorted(values)
     if not values:
@@ -323,30 +529,47 @@ def refresh_readme(readme_path, markdown_block):
 
 
 def write_outputs(rows, out_dir, readme_path=None):
-    """Write results.csv, results.md and both charts; optionally refresh the README.
+    """Write results.csv, results.md and the charts; optionally refresh the README.
+    The ceilings.csv and profile.csv already in out_dir, where there are, add the
+    measured ceilings to results.md and draw the roofline (skipped, with a printed
+    line, without both).
 
     Returns the paths written, in order.
     """
-    table = markdown_table(rows) + "\n\n" + ceiling_table(rows)
-    progression_size = _progression_size(rows)
     out_dir = Path(out_dir)
+    ceilings_path = out_dir / "ceilings.csv"
+    profile_path = out_dir / "profile.csv"
+    ceilings = read_ceilings(ceilings_path) if ceilings_path.exists() else None
+    if ceilings and {c["gpu"] for c in ceilings.values()} != {row["gpu"] for row in rows}:
+        raise ValueError(f"{ceilings_path} was measured on {_joined(ceilings.values(), 'gpu')}, "
+                         f"the results on {_joined(rows, 'gpu')}")
+    table = results_markdown(rows, ceilings)
+    progression_size = _progression_size(rows)
     out_dir.mkdir(parents=True, exist_ok=True)
     csv_path = out_dir / "results.csv"
     table_path = out_dir / "results.md"
     progression_path = out_dir / "progression.png"
     scaling_path = out_dir / "tflops_vs_size.png"
+    roofline_path = out_dir / "roofline.png"
 
     write_rows(sorted(rows, key=_size_then_stage), csv_path)
     table_path.write_text(table + "\n", encoding="utf-8")
     plot_progression(rows, progression_size, progression_path)
     plot_tflops_vs_size(rows, scaling_path)
     written = [csv_path, table_path, progression_path, scaling_path]
+    images = [
+        (f"GEMM progression at N={progression_size}", progression_path),
+        ("GEMM TFLOPS vs size", scaling_path),
+    ]
+    missing = [path.name for path in (ceilings_path, profile_path) if not path.exists()]
+    if missing:
+        print(f"roofline skipped: no {' and no '.join(missing)} in {out_dir}")
+    else:
+        plot_roofline(rows, read_profile(profile_path), ceilings, roofline_path)
+        written.append(roofline_path)
+        images.append((f"Roofline at N={PROFILE_SIZE}", roofline_path))
     if readme_path is not None:
         readme_dir = Path(readme_path).parent
-        images = [
-            (f"GEMM progression at N={progression_size}", progression_path),
-            ("GEMM TFLOPS vs size", scaling_path),
-        ]
         image_lines = [f"![{alt}]({_relative_link(image, readme_dir)})"
                        for alt, image in images]
         refresh_readme(readme_path, "\n\n".join([table, *image_lines]))

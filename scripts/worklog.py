@@ -8,7 +8,6 @@ changing a stage's comment or its results:
     python3 scripts/worklog.py [--gpu h100-80gb-hbm3] [--output WORKLOG.md]
 """
 import argparse
-import csv
 import math
 import os
 import re
@@ -17,10 +16,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
-from sgemm_results import read_rows  # noqa: E402
+from sgemm_results import PROFILE_SIZE, describe_ceilings, read_profile, read_rows  # noqa: E402
 
 SIZES = (4096, 8192)
-PROFILE_SIZE = 4096
 # profile.csv column -> how a reader calls it, and how to print its value
 COUNTERS = {
     "fma_pipe_pct": ("FMA pipe busy", lambda v: f"{v:.1f} %"),
@@ -67,13 +65,6 @@ def kernel_names(path):
         if source.exists():
             names += re.findall(r"__global__\s+void\s+(?:__launch_bounds__\([^)]*\)\s+)?(\w+)\s*\(", source.read_text())
     return names
-
-
-def read_profile(path):
-    if not Path(path).exists():
-        return {}
-    with open(path, newline="") as file:
-        return {int(r["stage"]): r for r in csv.DictReader(file) if int(r["size"]) == PROFILE_SIZE}
 
 
 def _value(row, column):
@@ -165,10 +156,16 @@ def worklog(kernels_dir, results_dir, base=REPO):
         "",
         f"Every stage in reading order: the idea, where the code is, what it measured on the {gpu}, "
         "and the profiler counters that explain the change from the stage before. Ratios are "
-        "against cuBLAS at the same precision, timed in the same process; the ceiling is the "
-        "FP32 paper peak for fp32 stages and the measured mma.sync throughput for bf16 stages.",
+        "against cuBLAS at the same precision, timed in the same process; the ceiling is, "
+        f"{describe_ceilings(square)}.",
         "",
     ]
+    roofline = Path(results_dir) / "roofline.png"
+    if roofline.exists():
+        link = os.path.relpath(roofline, base)
+        parts += [f"[The roofline]({link}) places every stage under the ceilings `./sgemm peak` measured on "
+                  "this GPU: its arithmetic intensity from the DRAM bytes in the profile, its TFLOPS from "
+                  "the results.", ""]
     files = stage_files(kernels_dir)
     previous = None
     for number in sorted(files):

@@ -63,7 +63,8 @@ std::string help_footer() {
     return "\nExamples:\n"
            "  ./sgemm 5 4096            stage 5 on a 4096x4096x4096 problem\n"
            "  ./sgemm all 4096          every stage, then a table\n"
-           "  ./sgemm 3 -m 1000 -n 300 -k 77 --alpha 2 --beta 0.5\n\n"
+           "  ./sgemm 3 -m 1000 -n 300 -k 77 --alpha 2 --beta 0.5\n"
+           "  ./sgemm peak --csv c.csv  measure this GPU's FFMA, tensor-core and memory ceilings\n\n"
            "Stages:\n" + stage_list(nullptr, 0);
 }
 
@@ -86,7 +87,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
     float alpha = 1.0f;
     float beta = 0.0f;
 
-    app.add_option("stage", stage_text, "stage number (0 = cuBLAS), or 'all'");
+    app.add_option("stage", stage_text, "stage number (0 = cuBLAS), 'all', or 'peak' (measure this GPU's ceilings)");
     app.add_option("size", size_text, "N for an N x N x N problem");
     app.add_option("-m", m_text, "rows of A and C (overrides size)");
     app.add_option("-n", n_text, "columns of B and C (overrides size)");
@@ -100,7 +101,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
     app.add_option("--alpha", alpha, "alpha (default 1)");
     app.add_option("--beta", beta, "beta (default 0; non-zero makes C an input)");
     app.add_flag("--no-verify", no_verify, "skip verification, only time");
-    app.add_option("--csv", csv_path, "append one row per stage to this CSV file");
+    app.add_option("--csv", csv_path, "append one row per stage to this CSV file (with peak: write the ceilings to it)");
     app.add_flag("--profile", profile,
                  "launch the stage once more between cudaProfilerStart and cudaProfilerStop, "
                  "for ncu --profile-from-start off; no check, no timing");
@@ -117,6 +118,14 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
         request.list_stages = list;
         if (list) return parsed;
         if (stage_text.empty()) throw UsageError("no stage given (./sgemm --list shows the stages)");
+        if (stage_text == "peak") {
+            if (!size_text.empty() || !m_text.empty() || !n_text.empty() || !k_text.empty())
+                throw UsageError("peak takes no size: it measures the GPU, not a problem");
+            if (profile) throw UsageError("--profile takes one stage, not 'peak'");
+            request.peak = true;
+            request.csv_path = csv_path;
+            return parsed;
+        }
         request.run_all = stage_text == "all";
         request.profile = profile;
         if (profile && request.run_all) throw UsageError("--profile takes one stage, not 'all'");

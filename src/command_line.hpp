@@ -13,9 +13,10 @@ struct Request {
     bool list_stages = false;
     bool run_all = false;         // "all": every available stage, in order
     bool profile = false;         // one launch of one stage for a profiler, nothing else
+    bool peak = false;            // "peak": measure this GPU's ceilings, no stage
     const Stage* stage = nullptr;  // the one stage otherwise
     RunSettings settings;
-    std::string csv_path;  // empty: no CSV
+    std::string csv_path;  // empty: no CSV; with peak, the ceilings' CSV
 };
 
 struct ParsedCommandLine {

@@ -27,15 +27,15 @@ std::string optional_number(const std::optional<double>& value) {
 
 std::string csv_header() {
     return "stage,name,precision,m,n,k,alpha,beta,median_ms,tflops,cublas_median_ms,cublas_tflops,"
-           "ratio_to_cublas,fraction_of_peak,rel_error_fp64,worst_error_over_budget,verified,gpu,"
+           "ratio_to_cublas,fraction_of_peak,ceiling,rel_error_fp64,worst_error_over_budget,verified,gpu,"
            "driver,cuda,reps,seed";
 }
 
 std::string csv_line(const ResultRow& r) {
-    return fmt::format("{},{},{},{},{},{},{:.9g},{:.9g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},{},{},{},{},{},{},{}",
+    return fmt::format("{},{},{},{},{},{},{:.9g},{:.9g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},{},{},{},{},{},{},{},{}",
                        r.stage, csv_field(r.name), csv_field(r.precision), r.m, r.n, r.k, r.alpha,
                        r.beta, r.median_ms, r.tflops, r.cublas_median_ms, r.cublas_tflops,
-                       r.ratio_to_cublas, r.fraction_of_peak, optional_number(r.rel_error_fp64),
+                       r.ratio_to_cublas, r.fraction_of_peak, csv_field(r.ceiling), optional_number(r.rel_error_fp64),
                        optional_number(r.worst_error_over_budget), csv_field(r.verified),
                        csv_field(r.gpu), csv_field(r.driver), csv_field(r.cuda), r.reps, r.seed);
 }
@@ -47,6 +47,20 @@ void append_csv_rows(const std::filesystem::path& path, std::span<const ResultRo
     if (!file) throw std::runtime_error(fmt::format("cannot write {}", path.string()));
     if (needs_header) file << csv_header() << '\n';
     for (const ResultRow& row : rows) file << csv_line(row) << '\n';
+    if (!file) throw std::runtime_error(fmt::format("error writing {}", path.string()));
+}
+
+std::string ceilings_csv_header() { return "ceiling,unit,value,gpu"; }
+
+std::string ceilings_csv_line(const CeilingRow& r) {
+    return fmt::format("{},{},{:.6g},{}", csv_field(r.ceiling), csv_field(r.unit), r.value, csv_field(r.gpu));
+}
+
+void write_ceilings_csv(const std::filesystem::path& path, std::span<const CeilingRow> rows) {
+    std::ofstream file(path, std::ios::trunc);
+    if (!file) throw std::runtime_error(fmt::format("cannot write {}", path.string()));
+    file << ceilings_csv_header() << '\n';
+    for (const CeilingRow& row : rows) file << ceilings_csv_line(row) << '\n';
     if (!file) throw std::runtime_error(fmt::format("error writing {}", path.string()));
 }
 

@@ -1,5 +1,6 @@
-// The results CSV: one row per stage and problem. scripts/ turn these rows into the
-// Markdown tables and charts under results/<gpu>/; the column names are their contract.
+// The CSV files the binary writes, which scripts/ turn into the Markdown tables and
+// charts under results/<gpu>/; the column names are their contract. results.csv: one row
+// per stage and problem. ceilings.csv: one row per ceiling `sgemm peak` measured.
 #pragma once
 
 #include <cstdint>
@@ -21,7 +22,8 @@ struct ResultRow {
     double cublas_median_ms = 0.0;
     double cublas_tflops = 0.0;
     double ratio_to_cublas = 0.0;
-    double fraction_of_peak = 0.0;
+    double fraction_of_peak = 0.0;  // tflops over the ceiling named in `ceiling`
+    std::string ceiling;            // a ceilings.csv name: "fp32_ffma", "mma_sync_bf16"
     std::optional<double> rel_error_fp64;           // empty when not verified
     std::optional<double> worst_error_over_budget;  // empty when not verified
     std::string verified;                           // "true", "false" or "skipped"
@@ -35,5 +37,18 @@ std::string csv_line(const ResultRow& row);
 
 // Appends the rows to `path`, writing the header first when the file is new or empty.
 void append_csv_rows(const std::filesystem::path& path, std::span<const ResultRow> rows);
+
+struct CeilingRow {
+    std::string ceiling;  // "fp32_ffma", "dram", ... (ceilings.hpp)
+    std::string unit;     // "TFLOPS" or "TB/s"
+    double value = 0.0;
+    std::string gpu;
+};
+
+std::string ceilings_csv_header();
+std::string ceilings_csv_line(const CeilingRow& row);
+
+// Writes the header and the rows to `path`, replacing what it held: one GPU's ceilings.
+void write_ceilings_csv(const std::filesystem::path& path, std::span<const CeilingRow> rows);
 
 }  // namespace sgemm

@@ -1,4 +1,5 @@
-// sgemm: run a GEMM stage (or all of them), verify it, time it against cuBLAS.
+// sgemm: run a GEMM stage (or all of them), verify it, time it against cuBLAS; or
+// measure the GPU's ceilings (sgemm peak).
 #include <fmt/format.h>
 
 #include <unistd.h>
@@ -57,6 +58,17 @@ std::optional<std::string> skip_reason(const Stage& stage, const Request& reques
     return shape_refusal(stage, request.settings.problem.shape);
 }
 
+// `sgemm peak`: the ceilings table, and the ceilings' CSV when asked for.
+int measure_peak(const Request& request, const DeviceInfo& device) {
+    const CudaStream stream;
+    fmt::print("measuring the ceilings of the {} (a few seconds) ...\n", device.name);
+    std::fflush(stdout);
+    const std::vector<MeasuredCeiling> ceilings = measure_ceilings(device, stream.get());
+    fmt::print("{}", ceilings_table(device, ceilings));
+    if (!request.csv_path.empty()) write_ceilings_csv(request.csv_path, to_ceiling_rows(ceilings, device));
+    return 0;
+}
+
 int run(const Request& request) {
     if (request.list_stages) {
         try {
@@ -70,6 +82,7 @@ int run(const Request& request) {
 
     const DeviceInfo device = query_device();
     if (const auto mismatch = build_mismatch(device)) throw FatalError(*mismatch);
+    if (request.peak) return measure_peak(request, device);
     const std::vector<const Stage*> stages = stages_to_run(request, device);
     check_memory(request.settings, device);
 
@@ -80,7 +93,8 @@ int run(const Request& request) {
                    request.stage->number, request.stage->name);
         return 0;
     }
-    fmt::print("{}", run_header(device, runner.ceiling(Precision::bf16).tflops, request.settings));
+    fmt::print("{}", run_header(device, runner.ceiling(Precision::fp32), runner.ceiling(Precision::bf16),
+                                request.settings));
     std::vector<StageResult> results;
     for (const Stage* stage : stages) {
         if (const auto reason = skip_reason(*stage, request, device)) {

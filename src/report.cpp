@@ -38,17 +38,19 @@ std::string stage_list(const DeviceInfo* device, int build_cc) {
     return out;
 }
 
-std::string run_header(const DeviceInfo& device, double mma_ceiling_tflops, const RunSettings& s) {
+std::string device_line(const DeviceInfo& device) {
+    return fmt::format("{} (sm_{}, {} SMs, {:.0f} MHz, FP32 paper peak {:.1f} TFLOPS), driver {}, CUDA {}\n",
+                       device.name, device.compute_capability, device.sm_count, device.clock_khz / 1e3,
+                       device.fp32_peak_tflops(), device.driver_version, device.cuda_version);
+}
+
+std::string run_header(const DeviceInfo& device, const Ceiling& fp32, const Ceiling& bf16, const RunSettings& s) {
     const auto [m, n, k] = s.problem.shape;
-    const std::string mma = mma_ceiling_tflops > 0.0
-                                ? fmt::format(", mma.sync bf16 ceiling {:.0f} TFLOPS (measured)", mma_ceiling_tflops)
-                                : "";
+    const std::string mma = bf16.tflops > 0.0 ? fmt::format(", mma.sync bf16 {:.0f} TFLOPS", bf16.tflops) : "";
     return fmt::format(
-        "{} (sm_{}, {} SMs, {:.0f} MHz, FP32 peak {:.1f} TFLOPS{}), driver {}, CUDA {}\n"
+        "{}measured ceilings: FFMA {:.1f} TFLOPS{}\n"
         "problem M={} N={} K={}  alpha={:g} beta={:g}  seed {}  {}\n",
-        device.name, device.compute_capability, device.sm_count, device.clock_khz / 1e3,
-        device.fp32_peak_tflops(), mma, device.driver_version, device.cuda_version, m, n, k,
-        s.problem.alpha, s.problem.beta, s.seed,
+        device_line(device), fp32.tflops, mma, m, n, k, s.problem.alpha, s.problem.beta, s.seed,
         s.verify ? "(replay with --seed)" : "(verification skipped)");
 }
 
@@ -123,6 +125,7 @@ ResultRow to_result_row(const StageResult& r, const DeviceInfo& device) {
     row.cublas_tflops = tflops(r.problem.shape, r.timing.cublas_median_ms);
     row.ratio_to_cublas = ratio_to_cublas(r);
     row.fraction_of_peak = row.tflops / r.ceiling.tflops;
+    row.ceiling = r.ceiling.key;
     if (r.verification) {
         row.rel_error_fp64 = r.verification->stage.normwise_relative_error;
         row.worst_error_over_budget = r.verification->stage.worst_error_over_budget;
@@ -136,6 +139,32 @@ ResultRow to_result_row(const StageResult& r, const DeviceInfo& device) {
     row.reps = r.timing.reps;
     row.seed = r.seed;
     return row;
+}
+
+std::string ceilings_table(const DeviceInfo& device, std::span<const MeasuredCeiling> ceilings) {
+    std::string out = fmt::format("{}\n{:<14} {:>14}  {}\n", device_line(device), "ceiling", "measured", "what");
+    for (const MeasuredCeiling& c : ceilings) {
+        if (!c.value) {
+            out += fmt::format("{:<14} {:>14}  {}: not available, {}\n", c.name, "-", c.description, c.unavailable);
+            continue;
+        }
+        std::string note;
+        if (c.name == kFfmaCeiling)
+            note = fmt::format(" ({:.0f} % of the paper peak)", 100.0 * *c.value / device.fp32_peak_tflops());
+        if (c.name == kSharedMemoryCeiling)  // the unit's width: bytes an SM delivers a clock
+            note = fmt::format(" ({:.0f} bytes per SM per clock at {:.0f} MHz)",
+                               *c.value * 1e12 / (device.sm_count * device.clock_khz * 1e3), device.clock_khz / 1e3);
+        const std::string value = fmt::format("{:.{}f} {}", *c.value, c.unit == "TB/s" ? 2 : 1, c.unit);
+        out += fmt::format("{:<14} {:>14}  {}{}\n", c.name, value, c.description, note);
+    }
+    return out;
+}
+
+std::vector<CeilingRow> to_ceiling_rows(std::span<const MeasuredCeiling> ceilings, const DeviceInfo& device) {
+    std::vector<CeilingRow> rows;
+    for (const MeasuredCeiling& c : ceilings)
+        if (c.value) rows.push_back(CeilingRow{std::string(c.name), std::string(c.unit), *c.value, device.name});
+    return rows;
 }
 
 }  // namespace sgemm

@@ -1,9 +1,12 @@
-// What the user reads: the stage list, one block per stage run, the summary table.
+// What the user reads: the stage list, one block per stage run, the summary table, and
+// the table of measured ceilings (sgemm peak).
 #pragma once
 
 #include <span>
 #include <string>
+#include <vector>
 
+#include "ceilings.hpp"
 #include "csv_writer.hpp"
 #include "device_info.hpp"
 #include "stage_runner.hpp"
@@ -13,8 +16,9 @@ namespace sgemm {
 // `device` may be null (no GPU): availability is then left out.
 std::string stage_list(const DeviceInfo* device, int build_cc);
 
-// mma_ceiling_tflops: the measured bf16 mma.sync ceiling, 0 where there is none.
-std::string run_header(const DeviceInfo& device, double mma_ceiling_tflops, const RunSettings& settings);
+// The ceilings the stages are measured against; a bf16 ceiling of 0 TFLOPS is left out.
+std::string run_header(const DeviceInfo& device, const Ceiling& fp32, const Ceiling& bf16,
+                       const RunSettings& settings);
 std::string stage_started(const Stage& stage);
 std::string stage_skipped(const Stage& stage, const std::string& reason);
 std::string stage_report(const StageResult& result);
@@ -24,5 +28,11 @@ std::string summary_table(std::span<const StageResult> results);
 std::string first_bad_element(const StageResult& result);
 
 ResultRow to_result_row(const StageResult& result, const DeviceInfo& device);
+
+// The GPU in one line: architecture, SMs, clock, FP32 paper peak, driver, CUDA.
+std::string device_line(const DeviceInfo& device);
+std::string ceilings_table(const DeviceInfo& device, std::span<const MeasuredCeiling> ceilings);
+// The ceilings that were measured, one row each.
+std::vector<CeilingRow> to_ceiling_rows(std::span<const MeasuredCeiling> ceilings, const DeviceInfo& device);
 
 }  // namespace sgemm

@@ -2,7 +2,7 @@
 
 #include <cuda_profiler_api.h>
 
-#include "mma_ceiling.hpp"
+#include "ceilings.hpp"
 
 namespace sgemm {
 
@@ -36,12 +36,12 @@ struct StageRunner::Launches {
 StageRunner::StageRunner(const DeviceInfo& device)
     : device_(device),
       cublas_(stream_.get()),
-      mma_bf16_tflops_(device.compute_capability >= 80 ? measure_mma_bf16_tflops(device.sm_count, stream_.get())
-                                                       : 0.0) {}
+      ffma_tflops_(measure_ffma_tflops(device, stream_.get())),
+      mma_bf16_tflops_(mma_sync_refusal(device) ? 0.0 : measure_mma_sync_bf16_tflops(device, stream_.get())) {}
 
 Ceiling StageRunner::ceiling(Precision precision) const {
-    if (precision == Precision::bf16) return Ceiling{"mma.sync ceiling", mma_bf16_tflops_};
-    return Ceiling{"FP32 peak", device_.fp32_peak_tflops()};
+    if (precision == Precision::bf16) return Ceiling{"mma.sync ceiling", kMmaSyncBf16Ceiling, mma_bf16_tflops_};
+    return Ceiling{"FFMA ceiling", kFfmaCeiling, ffma_tflops_};
 }
 
 StageRunner::Launches StageRunner::launches(const Stage& stage, const GemmProblem& problem, const GemmInputs& inputs) const {

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string_view>
 
 #include "cublas_gemm.hpp"
 #include "device_buffer.hpp"
@@ -20,11 +21,12 @@ struct RunSettings {
     TimingSettings timing;
 };
 
-// The throughput a stage is measured against besides cuBLAS: the FP32 paper peak for
-// fp32 stages, the measured mma.sync ceiling for bf16 stages.
+// The throughput a stage is measured against besides cuBLAS: the ceiling of the unit it
+// runs on, measured at start-up (ceilings.hpp): FFMA for fp32 stages, mma.sync for bf16.
 struct Ceiling {
-    const char* name = "";
-    double tflops = 0.0;
+    const char* name = "";   // for the reader: "FFMA ceiling"
+    std::string_view key;    // its name in ceilings.csv and results.csv: kFfmaCeiling
+    double tflops = 0.0;     // 0 where it cannot be measured
 };
 
 struct StageResult {
@@ -65,7 +67,8 @@ private:
     DeviceInfo device_;
     CudaStream stream_;
     Cublas cublas_;
-    double mma_bf16_tflops_ = 0.0;  // measured at construction on sm_80 and newer
+    double ffma_tflops_ = 0.0;      // measured at construction
+    double mma_bf16_tflops_ = 0.0;  // measured at construction where mma.sync runs
 };
 
 }  // namespace sgemm

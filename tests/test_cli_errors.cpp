@@ -101,6 +101,25 @@ TEST(Binary, NoGpuPresent) {
     expect_one_line_error(run_sgemm("1 64", "CUDA_VISIBLE_DEVICES="), 1, "no usable CUDA GPU");
 }
 
+TEST(Binary, PeakWithoutGpu) {
+    expect_one_line_error(run_sgemm("peak", "CUDA_VISIBLE_DEVICES="), 1, "no usable CUDA GPU");
+}
+
+TEST(Binary, PeakWithASize) { expect_one_line_error(run_sgemm("peak 4096"), 2, "peak takes no size"); }
+
+TEST(Binary, PeakWritesCeilingsCsv) {
+    if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
+    const auto csv = std::filesystem::temp_directory_path() / "sgemm_cli_ceilings.csv";
+    std::filesystem::remove(csv);
+    const ProcessResult result = run_sgemm("peak --csv " + csv.string());
+    EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
+    EXPECT_NE(result.out.find("fp32_ffma"), std::string::npos) << result.out;
+    const std::string text = slurp(csv);
+    EXPECT_EQ(text.rfind("ceiling,unit,value,gpu\nfp32_ffma,TFLOPS,", 0), 0u) << text;
+    EXPECT_NE(text.find("\ndram,TB/s,"), std::string::npos) << text;
+    std::filesystem::remove(csv);
+}
+
 TEST(Binary, ProblemTooLargeForGpuMemory) {
     if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
     const GemmProblem problem{GemmShape{46000, 46000, 46000}, 1.0f, 0.0f};

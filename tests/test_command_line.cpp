@@ -69,6 +69,16 @@ TEST(CommandLine, ProfileOneStage) {
     EXPECT_EQ(parsed.request.stage->number, 7);
 }
 
+TEST(CommandLine, PeakMeasuresCeilingsAndTakesACsv) {
+    const auto parsed = parse({"peak", "--csv", "ceilings.csv"});
+    ASSERT_EQ(parsed.outcome, Outcome::run) << parsed.text;
+    EXPECT_TRUE(parsed.request.peak);
+    EXPECT_EQ(parsed.request.stage, nullptr);
+    EXPECT_FALSE(parsed.request.run_all);
+    EXPECT_EQ(parsed.request.csv_path, "ceilings.csv");
+    EXPECT_FALSE(parse({"3", "512"}).request.peak);
+}
+
 TEST(CommandLine, ListNeedsNoStage) {
     const auto parsed = parse({"--list"});
     ASSERT_EQ(parsed.outcome, Outcome::run);
@@ -106,7 +116,10 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{{"1", "64", "--reps", "0"}, "--reps"},
                       BadInput{{"1", "64", "--bogus"}, "--bogus"},
                       BadInput{{"1", "64", "--alpha", "x"}, "--alpha"},
-                      BadInput{{"all", "64", "--profile"}, "--profile takes one stage"}));
+                      BadInput{{"all", "64", "--profile"}, "--profile takes one stage"},
+                      BadInput{{"peak", "4096"}, "peak takes no size"},
+                      BadInput{{"peak", "-k", "64"}, "peak takes no size"},
+                      BadInput{{"peak", "--profile"}, "--profile takes one stage, not 'peak'"}));
 
 }  // namespace
 }  // namespace sgemm

@@ -45,6 +45,7 @@ ResultRow sample_row() {
     row.cublas_tflops = 50.9;
     row.ratio_to_cublas = 0.432;
     row.fraction_of_peak = 0.33;
+    row.ceiling = "fp32_ffma";
     row.rel_error_fp64 = 1.5e-7;
     row.worst_error_over_budget = 0.02;
     row.verified = "true";
@@ -73,7 +74,7 @@ std::vector<std::string> read_lines(const std::filesystem::path& path) {
 TEST(CsvWriter, LineHasOneFieldPerColumn) {
     const auto header = split_csv(csv_header());
     const auto fields = split_csv(csv_line(sample_row()));
-    ASSERT_EQ(header.size(), 22u);
+    ASSERT_EQ(header.size(), 23u);
     ASSERT_EQ(fields.size(), header.size());
     EXPECT_EQ(header[0], "stage");
     EXPECT_EQ(fields[0], "5");
@@ -82,9 +83,13 @@ TEST(CsvWriter, LineHasOneFieldPerColumn) {
     EXPECT_EQ(fields[7], "-0.25");
     EXPECT_EQ(header[12], "ratio_to_cublas");
     EXPECT_EQ(fields[12], "0.432");
-    EXPECT_EQ(fields[16], "true");
-    EXPECT_EQ(fields[17], "NVIDIA H100 80GB HBM3");
-    EXPECT_EQ(fields[21], "424242");
+    EXPECT_EQ(header[13], "fraction_of_peak");
+    EXPECT_EQ(fields[13], "0.33");
+    EXPECT_EQ(header[14], "ceiling");
+    EXPECT_EQ(fields[14], "fp32_ffma");
+    EXPECT_EQ(fields[17], "true");
+    EXPECT_EQ(fields[18], "NVIDIA H100 80GB HBM3");
+    EXPECT_EQ(fields[22], "424242");
 }
 
 TEST(CsvWriter, UnverifiedRowLeavesErrorFieldsEmpty) {
@@ -93,17 +98,17 @@ TEST(CsvWriter, UnverifiedRowLeavesErrorFieldsEmpty) {
     row.worst_error_over_budget.reset();
     row.verified = "skipped";
     const auto fields = split_csv(csv_line(row));
-    EXPECT_EQ(fields[14], "");
     EXPECT_EQ(fields[15], "");
-    EXPECT_EQ(fields[16], "skipped");
+    EXPECT_EQ(fields[16], "");
+    EXPECT_EQ(fields[17], "skipped");
 }
 
 TEST(CsvWriter, QuotesFieldsWithCommasAndQuotes) {
     ResultRow row = sample_row();
     row.gpu = "Odd, \"quoted\" GPU";
     const auto fields = split_csv(csv_line(row));
-    ASSERT_EQ(fields.size(), 22u);
-    EXPECT_EQ(fields[17], "Odd, \"quoted\" GPU");
+    ASSERT_EQ(fields.size(), 23u);
+    EXPECT_EQ(fields[18], "Odd, \"quoted\" GPU");
 }
 
 TEST(CsvWriter, AppendWritesHeaderOnce) {
@@ -121,6 +126,24 @@ TEST(CsvWriter, AppendWritesHeaderOnce) {
 TEST(CsvWriter, UnwritablePathThrows) {
     EXPECT_THROW(append_csv_rows("/nonexistent-dir/rows.csv", std::vector<ResultRow>{sample_row()}),
                  std::runtime_error);
+}
+
+TEST(CeilingsCsv, WritesHeaderAndRowsReplacingTheFile) {
+    const auto path = temp_csv("sgemm_ceilings");
+    const std::vector<CeilingRow> first{{"fp32_ffma", "TFLOPS", 63.7, "NVIDIA H100 80GB HBM3"}};
+    write_ceilings_csv(path, first);
+    const std::vector<CeilingRow> second{{"fp32_ffma", "TFLOPS", 63.25, "Odd, GPU"}, {"dram", "TB/s", 3.012, "Odd, GPU"}};
+    write_ceilings_csv(path, second);
+    const auto lines = read_lines(path);
+    ASSERT_EQ(lines.size(), 3u);
+    EXPECT_EQ(lines[0], "ceiling,unit,value,gpu");
+    EXPECT_EQ(lines[1], "fp32_ffma,TFLOPS,63.25,\"Odd, GPU\"");
+    EXPECT_EQ(split_csv(lines[2]), (std::vector<std::string>{"dram", "TB/s", "3.012", "Odd, GPU"}));
+    std::filesystem::remove(path);
+}
+
+TEST(CeilingsCsv, UnwritablePathThrows) {
+    EXPECT_THROW(write_ceilings_csv("/nonexistent-dir/ceilings.csv", std::vector<CeilingRow>{}), std::runtime_error);
 }
 
 }  // namespace

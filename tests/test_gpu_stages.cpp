@@ -1,15 +1,20 @@
 // Every stage against the float64 reference on tiny, odd, rectangular and large
-// shapes, with random alpha and beta; and proof that the check catches a stage that
-// leaves one element unwritten, gets one element wrong, or reads C when beta == 0.
-// Without a GPU every test here reports skipped.
+// shapes, with random alpha and beta; proof that the check catches a stage that
+// leaves one element unwritten, gets one element wrong, or reads C when beta == 0; and
+// the measured ceilings, checked for plausibility. Without a GPU every test here
+// reports skipped.
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
+#include <map>
 #include <random>
+#include <string_view>
 #include <vector>
 
+#include "ceilings.hpp"
 #include "stage_registry.hpp"
 #include "stage_runner.hpp"
 
@@ -170,6 +175,52 @@ TEST(VerificationCatches, ReadingCWhenBetaIsZero) {
     const GemmProblem problem{GemmShape{32, 32, 32}, 1.0f, 0.0f};
     const StageResult result = run_checked(damaged_stage(launch_reading_c_when_beta_is_zero), problem, 3);
     EXPECT_FALSE(result.passed());
+}
+
+// A broken microbenchmark shows as an implausible ceiling: above the paper peak, a
+// tensor-core instruction no faster than the CUDA cores, a cache slower than what is
+// behind it, or a ceiling that silently goes missing.
+TEST(MeasuredCeilings, PositiveAndPlausible) {
+    if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
+    const DeviceInfo device = query_device();
+    const CudaStream stream;
+    std::map<std::string_view, double> value;
+    for (const MeasuredCeiling& ceiling : measure_ceilings(device, stream.get())) {
+        if (!ceiling.value) {
+            EXPECT_FALSE(ceiling.unavailable.empty()) << ceiling.name;
+            continue;
+        }
+        EXPECT_GT(*ceiling.value, 0.0) << ceiling.name;
+        EXPECT_TRUE(std::isfinite(*ceiling.value)) << ceiling.name;
+        value[ceiling.name] = *ceiling.value;
+    }
+    for (const std::string_view always : {kFfmaCeiling, kDramCeiling, kL2Ceiling, kSharedMemoryCeiling})
+        ASSERT_TRUE(value.count(always)) << always;
+    EXPECT_LT(value[kFfmaCeiling], 1.1 * device.fp32_peak_tflops());
+    EXPECT_GT(value[kL2Ceiling], value[kDramCeiling]);
+    EXPECT_GT(value[kSharedMemoryCeiling], value[kL2Ceiling]);
+    if (!mma_sync_refusal(device)) {
+        ASSERT_TRUE(value.count(kMmaSyncBf16Ceiling) && value.count(kMmaSyncTf32Ceiling));
+        EXPECT_GT(value[kMmaSyncBf16Ceiling], value[kFfmaCeiling]);
+        // tf32 runs at half the bf16 rate on the tensor cores of every GPU since Ampere.
+        EXPECT_GT(value[kMmaSyncBf16Ceiling], value[kMmaSyncTf32Ceiling]);
+    }
+    if (device.compute_capability == 90 && std::string_view(SGEMM_ARCH) == "90a") {
+        ASSERT_TRUE(value.count(kWgmmaBf16Ceiling)) << "an sm_90a build on an sm_90 GPU must measure wgmma";
+        EXPECT_GT(value[kWgmmaBf16Ceiling], value[kMmaSyncBf16Ceiling]);
+    }
+}
+
+// The driver measures its two ceilings every time it starts: that must stay quick.
+TEST(MeasuredCeilings, StartUpPairTakesUnderASecond) {
+    if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
+    const DeviceInfo device = query_device();
+    const CudaStream stream;
+    measure_ffma_tflops(device, stream.get());  // module loading and clock ramp-up count once, here
+    const auto start = std::chrono::steady_clock::now();
+    measure_ffma_tflops(device, stream.get());
+    if (!mma_sync_refusal(device)) measure_mma_sync_bf16_tflops(device, stream.get());
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.0);
 }
 
 }  // namespace

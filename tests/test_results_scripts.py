@@ -5,8 +5,11 @@ No GPU is needed: the end-to-end tests drive regenerate_results.py against a
 fake sgemm binary that replays the fixture rows.
 """
 
+import contextlib
 import csv
+import io
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -18,6 +21,8 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS_DIR = REPO_ROOT / "scripts"
 FIXTURE = REPO_ROOT / "tests" / "fixtures" / "results_sample.csv"
+CEILINGS_FIXTURE = REPO_ROOT / "tests" / "fixtures" / "ceilings_sample.csv"
+PROFILE_FIXTURE = REPO_ROOT / "tests" / "fixtures" / "profile_sample.csv"
 REGENERATE = SCRIPTS_DIR / "regenerate_results.py"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -41,15 +46,24 @@ README_TEMPLATE = textwrap.dedent("""\
 
 # Mimics `sgemm all <N> --csv FILE [extra...]`: prints progress, appends the
 # fixture rows for N (header first if FILE is new), logs its argv, and fails
-# verification of stage $FAKE_SGEMM_FAIL_STAGE when that is set.
+# verification of stage $FAKE_SGEMM_FAIL_STAGE when that is set. Mimics
+# `sgemm peak --csv FILE` by copying the ceilings fixture, or failing without
+# writing it when $FAKE_SGEMM_PEAK_FAIL is set.
 FAKE_BINARY = textwrap.dedent("""\
     #!{python}
-    import csv, os, sys
-    fixture, log = {fixture!r}, {log!r}
-    _, mode, size, flag, out, *extra = sys.argv
-    assert (mode, flag) == ("all", "--csv"), sys.argv
+    import csv, os, shutil, sys
+    fixture, ceilings, log = {fixture!r}, {ceilings!r}, {log!r}
     with open(log, "a") as f:
         f.write(" ".join(sys.argv[1:]) + "\\n")
+    if sys.argv[1] == "peak":
+        assert sys.argv[2] == "--csv", sys.argv
+        if os.environ.get("FAKE_SGEMM_PEAK_FAIL"):
+            sys.exit("fake: peak failed")
+        print("fake: peak", flush=True)
+        shutil.copyfile(ceilings, sys.argv[3])
+        sys.exit(0)
+    _, mode, size, flag, out, *extra = sys.argv
+    assert (mode, flag) == ("all", "--csv"), sys.argv
     with open(fixture, newline="") as f:
         header, *rows = list(csv.reader(f))
     stage, name, m, verified = (header.index(c) for c in ("stage", "name", "m", "verified"))
@@ -189,9 +203,130 @@ class CeilingTableTest(unittest.TestCase):
         self.assertIn("N=4096 % of ceiling", table)
         line = next(l for l in table.splitlines() if "`2d_blocktiling`" in l)
         row = next(r for r in rows if r["name"] == "2d_blocktiling" and r["m"] == 4096)
-        self.assertIn("FP32 peak", line)
+        self.assertIn("| FFMA (measured), ", line)
         self.assertIn(f"{row['fraction_of_peak'] * 100:.1f}%", line)
         self.assertIn(f"{row['tflops'] / row['fraction_of_peak']:.0f} TFLOPS", line)
+
+    def test_caption_and_cells_name_the_ceiling_of_each_row(self):
+        rows = sgemm_results.read_rows(FIXTURE)
+        for row in rows:
+            if row["stage"] == 4:
+                row.update(precision="bf16", ceiling="mma_sync_bf16")
+            if row["stage"] == 5:
+                row["ceiling"] = "fp32_paper_peak"
+        lines = sgemm_results.ceiling_table(rows).splitlines()
+        self.assertEqual(
+            lines[0],
+            "Fraction of the ceiling of the unit each stage runs on: for fp32 stages, "
+            f"{sgemm_results.CEILINGS['fp32_ffma'][1]} or {sgemm_results.CEILINGS['fp32_paper_peak'][1]}; "
+            f"for bf16 stages, {sgemm_results.CEILINGS['mma_sync_bf16'][1]}.")
+        cells = {line.split(" | ")[1]: line.split(" | ")[2] for line in lines[4:]}
+        self.assertTrue(cells["`1d_blocktiling`"].startswith("mma.sync (measured), "))
+        self.assertTrue(cells["`2d_blocktiling`"].startswith("FP32 paper peak, "))
+        self.assertTrue(cells["`naive`"].startswith("FFMA (measured), "))
+
+    def test_an_unknown_ceiling_is_shown_by_its_name(self):
+        rows = [dict(row, ceiling="future_unit") for row in sgemm_results.read_rows(FIXTURE)]
+        table = sgemm_results.ceiling_table(rows)
+        self.assertIn("for fp32 stages, future_unit.", table)
+        self.assertIn("| future_unit, ", table)
+
+
+def fixture_ceilings():
+    return sgemm_results.read_ceilings(CEILINGS_FIXTURE)
+
+
+class CeilingsAndProfileTest(unittest.TestCase):
+    def test_ceilings_are_typed_and_keyed_by_name(self):
+        ceilings = fixture_ceilings()
+        self.assertEqual(list(ceilings)[:2], ["fp32_ffma", "mma_sync_bf16"])
+        self.assertEqual(ceilings["dram"], {"unit": "TB/s", "value": 1.8, "gpu": "Fixture GPU"})
+
+    def test_ceilings_reject_wrong_header_and_values(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "ceilings.csv"
+            path.write_text("ceiling,value\nfp32_ffma,63.7\n")
+            with self.assertRaisesRegex(ValueError, "header must be exactly ceiling,unit,value,gpu"):
+                sgemm_results.read_ceilings(path)
+            path.write_text("ceiling,unit,value,gpu\nfp32_ffma,TFLOPS,63.7,G\ndram,TB/s,fast,G\n")
+            with self.assertRaisesRegex(ValueError, r"ceilings\.csv:3: value"):
+                sgemm_results.read_ceilings(path)
+
+    def test_profile_keeps_the_profiled_size_only(self):
+        profile = sgemm_results.read_profile(PROFILE_FIXTURE)
+        self.assertEqual(sorted(profile), [0, 1, 2, 3, 4, 5, 6])
+        self.assertEqual(profile[1]["size"], "4096")
+        self.assertEqual(profile[1]["dram_bytes"], "8.5e+09")
+        self.assertEqual(sgemm_results.read_profile(Path("/nonexistent/profile.csv")), {})
+
+    def test_measured_ceilings_table_lists_known_ceilings_in_order(self):
+        ceilings = fixture_ceilings()
+        ceilings = {"zz_new": {"unit": "TB/s", "value": 9.0, "gpu": "Fixture GPU"}, **ceilings}
+        lines = sgemm_results.measured_ceilings_table(ceilings).splitlines()
+        self.assertIn("**Fixture GPU**", lines[0])
+        self.assertIn("`./sgemm peak`", lines[0])
+        self.assertEqual(lines[2], "| Ceiling | What | Measured |")
+        self.assertEqual([line.split(" | ")[0] for line in lines[4:]],
+                         ["| `fp32_ffma`", "| `mma_sync_bf16`", "| `mma_sync_tf32`", "| `dram`", "| `l2`",
+                          "| `shared_memory`", "| `zz_new`"])
+        self.assertEqual(lines[4], "| `fp32_ffma` | FFMA on the CUDA cores (FP32) | 48.5 TFLOPS |")
+        self.assertEqual(lines[5], "| `mma_sync_bf16` | mma.sync m16n8k16, bf16 in, FP32 accumulate | 310 TFLOPS |")
+        self.assertEqual(lines[7], "| `dram` | DRAM: device-to-device copy, bytes read + written | 1.80 TB/s |")
+
+    def test_results_markdown_adds_the_ceilings_when_there_are_some(self):
+        rows = fixture_rows()
+        tables = sgemm_results.markdown_table(rows) + "\n\n" + sgemm_results.ceiling_table(rows)
+        self.assertEqual(sgemm_results.results_markdown(rows), tables)
+        self.assertEqual(sgemm_results.results_markdown(rows, fixture_ceilings()),
+                         tables + "\n\n" + sgemm_results.measured_ceilings_table(fixture_ceilings()))
+
+
+class RooflineTest(unittest.TestCase):
+    def test_points_are_stages_with_a_result_and_dram_bytes_at_4096(self):
+        points = sgemm_results.roofline_points(fixture_rows(), sgemm_results.read_profile(PROFILE_FIXTURE))
+        # Stage 6 has a profile but no result and no DRAM bytes.
+        self.assertEqual([p["stage"] for p in points], [0, 1, 2, 3, 4, 5])
+        naive = points[1]
+        self.assertAlmostEqual(naive["intensity"], 2 * 4096 ** 3 / 8.5e9)
+        self.assertEqual(naive["tflops"], 0.488)  # the N=4096 row, not N=1024
+        self.assertEqual(naive["precision"], "fp32")
+
+    def test_memory_roofs_slope_and_compute_roofs_start_at_their_ridge(self):
+        ceilings = fixture_ceilings()
+        roofs = {roof["label"]: roof for roof in sgemm_results.roofline_roofs(ceilings, 2.0, 1000.0, 310.0)}
+        self.assertEqual(sorted(roofs), ["DRAM 1.80 TB/s", "FFMA 48.5 TFLOPS", "L2 4.60 TB/s",
+                                         "mma.sync bf16 310 TFLOPS", "mma.sync tf32 155 TFLOPS"])
+        dram = roofs["DRAM 1.80 TB/s"]
+        self.assertTrue(dram["sloped"])
+        for x, y in zip(dram["x"], dram["y"]):
+            self.assertAlmostEqual(y, 1.8 * x)
+        self.assertEqual(dram["y"][1], 310.0)
+        ffma = roofs["FFMA 48.5 TFLOPS"]
+        self.assertFalse(ffma["sloped"])
+        self.assertEqual(ffma["y"], (48.5, 48.5))
+        self.assertAlmostEqual(ffma["x"][0], 48.5 / 1.8)
+        self.assertEqual(ffma["x"][1], 1000.0)
+
+    def test_roofline_is_a_real_png(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "roofline.png"
+            sgemm_results.plot_roofline(fixture_rows(), sgemm_results.read_profile(PROFILE_FIXTURE),
+                                        fixture_ceilings(), path)
+            data = path.read_bytes()
+        self.assertTrue(data.startswith(PNG_SIGNATURE))
+        self.assertGreater(len(data), 20_000)
+
+    def test_needs_points_and_a_dram_ceiling(self):
+        profile = sgemm_results.read_profile(PROFILE_FIXTURE)
+        ceilings = fixture_ceilings()
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "roofline.png"
+            with self.assertRaisesRegex(ValueError, "no stage has both"):
+                sgemm_results.plot_roofline(fixture_rows(), {}, ceilings, path)
+            del ceilings["dram"]
+            with self.assertRaisesRegex(ValueError, "no dram row"):
+                sgemm_results.plot_roofline(fixture_rows(), profile, ceilings, path)
+            self.assertFalse(path.exists())
 
 
 class RefreshReadmeTest(unittest.TestCase):
@@ -237,8 +372,10 @@ class WriteOutputsTest(unittest.TestCase):
         cls.readme = root / "README.md"
         cls.readme.write_text(README_TEMPLATE)
         # Reversed input checks that results.csv is re-sorted.
-        cls.written = sgemm_results.write_outputs(
-            list(reversed(fixture_rows())), cls.out_dir, cls.readme)
+        cls.printed = io.StringIO()
+        with contextlib.redirect_stdout(cls.printed):
+            cls.written = sgemm_results.write_outputs(
+                list(reversed(fixture_rows())), cls.out_dir, cls.readme)
 
     @classmethod
     def tearDownClass(cls):
@@ -247,6 +384,10 @@ class WriteOutputsTest(unittest.TestCase):
     def test_returns_every_path_written(self):
         names = ["results.csv", "results.md", "progression.png", "tflops_vs_size.png"]
         self.assertEqual(self.written, [self.out_dir / n for n in names] + [self.readme])
+
+    def test_no_ceilings_or_profile_no_roofline(self):
+        self.assertEqual(self.printed.getvalue(),
+                         f"roofline skipped: no ceilings.csv and no profile.csv in {self.out_dir}\n")
 
     def test_results_csv_round_trips_sorted_by_size_then_stage(self):
         path = self.out_dir / "results.csv"
@@ -281,6 +422,44 @@ class WriteOutputsTest(unittest.TestCase):
         self.assertIn("](results/fixture-gpu/tflops_vs_size.png)", text)
 
 
+class WriteOutputsWithCeilingsAndProfileTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        root = Path(self.tmp.name)
+        self.out_dir = root / "results" / "fixture-gpu"
+        self.out_dir.mkdir(parents=True)
+        shutil.copyfile(CEILINGS_FIXTURE, self.out_dir / "ceilings.csv")
+        shutil.copyfile(PROFILE_FIXTURE, self.out_dir / "profile.csv")
+        self.readme = root / "README.md"
+        self.readme.write_text(README_TEMPLATE)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_roofline_drawn_linked_and_ceilings_tabulated(self):
+        written = sgemm_results.write_outputs(fixture_rows(), self.out_dir, self.readme)
+        self.assertIn(self.out_dir / "roofline.png", written)
+        self.assertTrue((self.out_dir / "roofline.png").read_bytes().startswith(PNG_SIGNATURE))
+        self.assertIn("](results/fixture-gpu/roofline.png)", self.readme.read_text())
+        self.assertEqual((self.out_dir / "results.md").read_text(),
+                         sgemm_results.results_markdown(fixture_rows(), fixture_ceilings()) + "\n")
+
+    def test_ceilings_of_another_gpu_are_refused(self):
+        text = CEILINGS_FIXTURE.read_text().replace("Fixture GPU", "Other GPU")
+        (self.out_dir / "ceilings.csv").write_text(text)
+        with self.assertRaisesRegex(ValueError, "measured on Other GPU, the results on Fixture GPU"):
+            sgemm_results.write_outputs(fixture_rows(), self.out_dir)
+
+    def test_without_a_profile_the_roofline_is_skipped_in_one_line(self):
+        (self.out_dir / "profile.csv").unlink()
+        output = io.StringIO()
+        with contextlib.redirect_stdout(output):
+            written = sgemm_results.write_outputs(fixture_rows(), self.out_dir, self.readme)
+        self.assertEqual(output.getvalue(), f"roofline skipped: no profile.csv in {self.out_dir}\n")
+        self.assertNotIn(self.out_dir / "roofline.png", written)
+        self.assertNotIn("roofline", self.readme.read_text())
+
+
 class RegenerateResultsTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
@@ -288,7 +467,8 @@ class RegenerateResultsTest(unittest.TestCase):
         self.binary = self.root / "fake_sgemm"
         self.argv_log = self.root / "fake_sgemm.log"
         self.binary.write_text(FAKE_BINARY.format(
-            python=sys.executable, fixture=str(FIXTURE), log=str(self.argv_log)))
+            python=sys.executable, fixture=str(FIXTURE), ceilings=str(CEILINGS_FIXTURE),
+            log=str(self.argv_log)))
         self.binary.chmod(self.binary.stat().st_mode | stat.S_IXUSR)
         self.readme = self.root / "docs" / "README.md"
         self.readme.parent.mkdir()
@@ -317,14 +497,22 @@ class RegenerateResultsTest(unittest.TestCase):
         self.assertEqual(result.returncode, 0, result.stderr)
 
         out = result.stdout
-        order = ["[size 1/2] N=1024", "fake: N=1024 stage 0 cublas true",
+        order = ["[ceilings] sgemm peak", "fake: peak",
+                 "[size 1/2] N=1024", "fake: N=1024 stage 0 cublas true",
                  "fake: N=1024 stage 5 2d_blocktiling true",
                  "[size 2/2] N=4096", "fake: N=4096 stage 1 naive skipped"]
         positions = [out.index(marker) for marker in order]
         self.assertEqual(positions, sorted(positions), out)
 
-        self.assertEqual(self.argv_log.read_text().splitlines()[0].split()[:2], ["all", "1024"])
-        self.assertTrue(self.argv_log.read_text().splitlines()[1].endswith("--reps 3"))
+        calls = self.argv_log.read_text().splitlines()
+        self.assertEqual(calls[0].split()[:2], ["peak", "--csv"])
+        self.assertEqual(calls[1].split()[:2], ["all", "1024"])
+        self.assertTrue(calls[2].endswith("--reps 3"))
+        self.assertEqual((self.out_dir / "ceilings.csv").read_text(), CEILINGS_FIXTURE.read_text())
+        self.assertIn(f"wrote {self.out_dir / 'ceilings.csv'}", out)
+        # No profile.csv yet: the roofline is skipped, in one line.
+        self.assertIn(f"roofline skipped: no profile.csv in {self.out_dir}", out)
+        self.assertFalse((self.out_dir / "roofline.png").exists())
 
         self.assertEqual(sgemm_results.read_rows(self.out_dir / "results.csv"),
                          sorted_by_size_then_stage(fixture_rows()))
@@ -359,6 +547,58 @@ class RegenerateResultsTest(unittest.TestCase):
         self.assertIn("| 3 | `shared_memory_tiling` |", table)
         stage_line = next(line for line in table.splitlines() if line.startswith("| 3 |"))
         self.assertTrue(stage_line.endswith("| ✗ |"), stage_line)
+
+    def test_failed_peak_is_reported_and_the_stages_still_run(self):
+        result = self.regenerate(env={"FAKE_SGEMM_PEAK_FAIL": "1"})
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("fake_sgemm peak exited with code 1", result.stderr)
+        self.assertFalse((self.out_dir / "ceilings.csv").exists())
+        self.assertTrue((self.out_dir / "results.md").exists())
+
+    def place_committed(self, *fixtures):
+        self.out_dir.mkdir(parents=True)
+        for fixture, name in fixtures:
+            shutil.copyfile(fixture, self.out_dir / name)
+
+    def test_no_run_rebuilds_from_the_committed_csvs_without_the_binary(self):
+        self.place_committed((FIXTURE, "results.csv"), (CEILINGS_FIXTURE, "ceilings.csv"),
+                             (PROFILE_FIXTURE, "profile.csv"))
+        self.binary.unlink()
+        result = self.regenerate("--no-run")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertFalse(self.argv_log.exists())
+        self.assertIn(f"wrote {self.out_dir / 'roofline.png'}", result.stdout)
+        self.assertIn("](../results/fixture-gpu/roofline.png)", self.readme.read_text())
+        self.assertIn("`mma_sync_tf32`", (self.out_dir / "results.md").read_text())
+        worklog_text = (self.readme.parent / "WORKLOG.md").read_text()
+        self.assertIn("[The roofline](../results/fixture-gpu/roofline.png)", worklog_text)
+
+    def test_no_run_asks_which_gpu_when_there_are_several(self):
+        self.place_committed((FIXTURE, "results.csv"))
+        other = self.results_dir / "other-gpu"
+        other.mkdir()
+        shutil.copyfile(FIXTURE, other / "results.csv")
+        result = self.regenerate("--no-run")
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn("choose a GPU with --gpu (fixture-gpu, other-gpu)", result.stderr)
+        self.assertEqual(self.regenerate("--no-run", "--gpu", "fixture-gpu").returncode, 0)
+
+    def test_ceilings_only_measures_and_redraws_from_the_committed_results(self):
+        self.place_committed((FIXTURE, "results.csv"), (PROFILE_FIXTURE, "profile.csv"))
+        result = self.regenerate("--ceilings-only")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual([call.split()[0] for call in self.argv_log.read_text().splitlines()], ["peak"])
+        self.assertEqual((self.out_dir / "ceilings.csv").read_text(), CEILINGS_FIXTURE.read_text())
+        self.assertTrue((self.out_dir / "roofline.png").exists())
+        self.assertEqual(sgemm_results.read_rows(self.out_dir / "results.csv"),
+                         sorted_by_size_then_stage(fixture_rows()))
+
+    def test_ceilings_only_without_results_places_the_ceilings_and_says_so(self):
+        result = self.regenerate("--ceilings-only")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual((self.out_dir / "ceilings.csv").read_text(), CEILINGS_FIXTURE.read_text())
+        self.assertIn("results.csv to rebuild the tables from: make results runs the stages", result.stdout)
+        self.assertEqual(self.readme.read_text(), README_TEMPLATE)
 
     def test_missing_binary_says_run_make(self):
         self.binary.unlink()

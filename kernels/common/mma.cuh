@@ -6,6 +6,10 @@
 //   A (4 registers, 2 bf16 each): rows l/4 and l/4 + 8, columns 2(l%4) + {0,1} and + 8
 //   B (2 registers):              rows (k) 2(l%4) + {0,1} and + 8, column (n) l/4
 //   C (4 floats):                 row l/4: columns 2(l%4) + {0,1}; row l/4 + 8: the same
+// mma.sync m16n8k8 with tf32 inputs (FP32 values of which the unit reads the top 19
+// bits) has the same C; A is 16x8 and B 8x8, one value a register:
+//   A (4 registers): rows l/4 and l/4 + 8, columns l%4 and l%4 + 4
+//   B (2 registers): rows (k) l%4 and l%4 + 4, column (n) l/4
 #pragma once
 
 #include <cuda_bf16.h>
@@ -18,6 +22,18 @@ __device__ __forceinline__ void mma_bf16_16816(float (&d)[4], const unsigned (&a
 #if __CUDA_ARCH__ >= 800
     asm volatile(
         "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+        "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#endif
+}
+
+// d += a * b for one m16n8k8 tile of tf32 values, FP32 accumulators.
+__device__ __forceinline__ void mma_tf32_1688(float (&d)[4], const unsigned (&a)[4],
+                                              const unsigned (&b)[2]) {
+#if __CUDA_ARCH__ >= 800
+    asm volatile(
+        "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
         "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));

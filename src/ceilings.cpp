@@ -1,0 +1,30 @@
+#include "ceilings.hpp"
+
+namespace sgemm {
+
+std::vector<MeasuredCeiling> measure_ceilings(const DeviceInfo& device, cudaStream_t stream) {
+    using Measure = double (*)(const DeviceInfo&, cudaStream_t);
+    std::vector<MeasuredCeiling> ceilings;
+    const auto add = [&](std::string_view name, std::string_view unit, std::string description,
+                         const std::optional<std::string>& refusal, Measure measure) {
+        MeasuredCeiling ceiling{name, unit, std::move(description), std::nullopt, refusal.value_or("")};
+        if (!refusal) ceiling.value = measure(device, stream);
+        ceilings.push_back(std::move(ceiling));
+    };
+    const std::optional<std::string> mma_sync = mma_sync_refusal(device);
+    add(kFfmaCeiling, "TFLOPS", "FFMA on the CUDA cores, registers only", std::nullopt, measure_ffma_tflops);
+    add(kMmaSyncBf16Ceiling, "TFLOPS", "mma.sync m16n8k16 bf16 -> FP32, registers only", mma_sync,
+        measure_mma_sync_bf16_tflops);
+    add(kMmaSyncTf32Ceiling, "TFLOPS", "mma.sync m16n8k8 tf32 -> FP32, registers only", mma_sync,
+        measure_mma_sync_tf32_tflops);
+    add(kWgmmaBf16Ceiling, "TFLOPS", "wgmma m64n256k16 bf16 -> FP32, A and B in shared memory",
+        wgmma_refusal(device, stream), measure_wgmma_bf16_tflops);
+    add(kDramCeiling, "TB/s", "device-to-device copy, bytes read + written", std::nullopt, measure_dram_copy_tbps);
+    add(kL2Ceiling, "TB/s", "every SM re-reading a quarter of L2 (16-byte loads past L1)", std::nullopt,
+        measure_l2_read_tbps);
+    add(kSharedMemoryCeiling, "TB/s", "every SM reading shared memory (16-byte loads, no bank conflicts)",
+        std::nullopt, measure_shared_memory_read_tbps);
+    return ceilings;
+}
+
+}  // namespace sgemm
