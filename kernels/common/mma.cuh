@@ -42,31 +42,37 @@ __device__ __forceinline__ void mma_tf32_1688(float (&d)[4], const unsigned (&a)
 
 // Four 8x8 tiles of 16-bit values; lane l gives the shared-memory address (as from
 // __cvta_generic_to_shared, so that constant offsets fold into the instruction) of row
-// l % 8 of tile l / 8.
+// l % 8 of tile l / 8. kTranspose transposes each tile on the way: that loads B stored
+// [k][n] as mma's "col" operand.
+template <bool kTranspose>
 __device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], unsigned shared_address) {
 #if __CUDA_ARCH__ >= 800
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(shared_address));
+    if constexpr (kTranspose)
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                     : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                     : "r"(shared_address));
+    else
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                     : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                     : "r"(shared_address));
 #endif
 }
 
-// The same, each tile transposed on the way: loads B stored [k][n] as mma's "col" operand.
+__device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], unsigned shared_address) {
+    ldmatrix_x4<false>(r, shared_address);
+}
+
 __device__ __forceinline__ void ldmatrix_x4_trans(unsigned (&r)[4], unsigned shared_address) {
-#if __CUDA_ARCH__ >= 800
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(shared_address));
-#endif
+    ldmatrix_x4<true>(r, shared_address);
 }
 
 // Both from a generic pointer into shared memory.
 __device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], const void* shared_row) {
-    ldmatrix_x4(r, static_cast<unsigned>(__cvta_generic_to_shared(shared_row)));
+    ldmatrix_x4<false>(r, static_cast<unsigned>(__cvta_generic_to_shared(shared_row)));
 }
 
 __device__ __forceinline__ void ldmatrix_x4_trans(unsigned (&r)[4], const void* shared_row) {
-    ldmatrix_x4_trans(r, static_cast<unsigned>(__cvta_generic_to_shared(shared_row)));
+    ldmatrix_x4<true>(r, static_cast<unsigned>(__cvta_generic_to_shared(shared_row)));
 }
 
 }  // namespace sgemm
