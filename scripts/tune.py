@@ -7,8 +7,12 @@ stage's file.
     python3 scripts/tune.py --stage 10 [--sizes 4096 8192] [--apply]
 
 A candidate's score is its lowest ratio to cuBLAS over the sizes: the shape must hold
-up at every size, not win one by a margin and lose another.
+up at every size, not win one by a margin and lose another. The candidates are timed in
+--passes passes over the whole list (3 by default) and each ratio is the median over the
+passes: on a power-limited GPU one timing moves by a few percent from run to run, as
+much as the best candidates differ, and a single pass would crown whichever got lucky.
 """
+import statistics
 import argparse
 import csv
 import re
@@ -36,8 +40,9 @@ def read_rows(path):
 
 
 def rank_candidates(rows):
-    """One entry per (config, group_rows), best first; only candidates that verified
-    at every size are ranked."""
+    """One entry per (config, group_rows), best first, with the median over the passes
+    of its TFLOPS and ratio at each size; only candidates that verified in every pass at
+    every size are ranked."""
     by_candidate = {}
     for row in rows:
         by_candidate.setdefault((row["config"], row["group_rows"]), []).append(row)
@@ -45,14 +50,17 @@ def rank_candidates(rows):
     for (config, group_rows), results in by_candidate.items():
         if any(r["verified"] != "true" for r in results):
             continue
-        ratios = {r["size"]: r["ratio_to_cublas"] for r in results}
+        sizes = sorted({r["size"] for r in results})
+        ratios = {size: statistics.median(r["ratio_to_cublas"] for r in results if r["size"] == size)
+                  for size in sizes}
         ranked.append({
             "config": config,
             "group_rows": group_rows,
             "threads": results[0]["threads"],
             "registers": results[0]["registers"],
             "shared_bytes": results[0]["shared_bytes"],
-            "tflops": {r["size"]: r["tflops"] for r in results},
+            "tflops": {size: statistics.median(r["tflops"] for r in results if r["size"] == size)
+                       for size in sizes},
             "ratios": ratios,
             "score": min(ratios.values()),
         })
@@ -62,11 +70,13 @@ def rank_candidates(rows):
 
 def tuning_markdown(stage, ranked, rows):
     sizes = sorted({r["size"] for r in rows})
+    passes = len({r.get("pass", 1) for r in rows})
     gpu = rows[0]["gpu"]
     failed = sorted({(r["config"], r["group_rows"]) for r in rows if r["verified"] != "true"})
+    timed = "once" if passes == 1 else f"in {passes} passes over the list, each figure the median of the passes"
     lines = [
         f"Stage {stage} tuning on **{gpu}**: every candidate verified and timed against cuBLAS "
-        f"at the stage's precision in the same process (`scripts/tune.py --stage {stage}`). "
+        f"at the stage's precision in the same process, {timed} (`scripts/tune.py --stage {stage}`). "
         f"Ranked by the lowest % of cuBLAS over N = {', '.join(map(str, sizes))}.",
         "",
         "| rank | tile config | raster group | threads | registers | shared KB | "
@@ -101,17 +111,21 @@ def main():
     parser.add_argument("--binary", default=str(REPO / "build" / "sgemm_tune"))
     parser.add_argument("--sizes", type=int, nargs="+", default=[4096, 8192])
     parser.add_argument("--results-dir", default=str(REPO / "results"))
+    parser.add_argument("--passes", type=int, default=3, help="time every candidate this many times")
     parser.add_argument("--apply", action="store_true", help="write the winner into the stage's file")
     args = parser.parse_args()
 
     if not Path(args.binary).exists():
         sys.exit(f"tune: {args.binary} not found: run make first")
+    rows, status = [], 0
     with tempfile.TemporaryDirectory() as tmp:
-        csv_path = Path(tmp) / "tuning.csv"
-        command = [args.binary, "--stage", str(args.stage), "--csv", str(csv_path),
-                   "--sizes", *map(str, args.sizes)]
-        status = subprocess.run(command).returncode
-        rows = read_rows(csv_path)
+        for number in range(1, args.passes + 1):
+            print(f"pass {number} of {args.passes}", flush=True)
+            csv_path = Path(tmp) / f"tuning{number}.csv"
+            command = [args.binary, "--stage", str(args.stage), "--csv", str(csv_path),
+                       "--sizes", *map(str, args.sizes)]
+            status = subprocess.run(command).returncode or status
+            rows += [{"pass": number, **row} for row in read_rows(csv_path)]
     if not rows:
         sys.exit("tune: sgemm_tune wrote no rows")
 

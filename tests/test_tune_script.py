@@ -32,6 +32,25 @@ class RankCandidates(unittest.TestCase):
         self.assertIn("`TileConfig<C>` group 8", markdown)
 
 
+    def test_passes_are_reduced_to_their_median(self):
+        rows = [{"pass": number, **r} for number, group in ((1, 0.90), (2, 0.99), (3, 0.91))
+                for r in (row("TileConfig<A>", 8, 4096, group), row("TileConfig<A>", 8, 8192, group + 0.05))]
+        rows += [{"pass": number, **row("TileConfig<B>", 8, size, 0.93)} for number in (1, 2, 3)
+                 for size in (4096, 8192)]
+        ranked = tune.rank_candidates(rows)
+        # A's one lucky pass (0.99) does not carry it past B's steady 0.93: its median is 0.91.
+        self.assertEqual([c["config"] for c in ranked], ["TileConfig<B>", "TileConfig<A>"])
+        self.assertAlmostEqual(ranked[1]["ratios"][4096], 0.91)
+        self.assertAlmostEqual(ranked[1]["ratios"][8192], 0.96)
+        self.assertAlmostEqual(ranked[1]["tflops"][4096], 50 * 0.91)
+        self.assertIn("in 3 passes over the list", tune.tuning_markdown(14, ranked, rows))
+
+    def test_a_failure_in_any_pass_is_not_ranked(self):
+        rows = [{"pass": 1, **row("TileConfig<A>", 8, 4096, 0.9)},
+                {"pass": 2, **row("TileConfig<A>", 8, 4096, 0.9, "false")}]
+        self.assertEqual(tune.rank_candidates(rows), [])
+
+
 class ApplyWinner(unittest.TestCase):
     def test_rewrites_only_the_two_lines(self):
         for name in ("10_tuned.cu", "14_multistage.cu"):
