@@ -33,7 +33,8 @@
 // stages, one block per SM, 228 registers, 144 KB of shared memory (the first version,
 // 128x128x32 blocks two per SM: 410 and 388 TFLOPS). Tuning runs measured 437-482
 // TFLOPS for the same kernel: the H100 runs power-limited, so absolute figures move by
-// several percent from run to run. What the profiler and the tuning showed:
+// several percent from run to run (the tuner takes the median of three passes). What
+// the profiler, the tuning and the power experiments showed:
 //   - L2 bandwidth was the first wall. The L2-to-SM read rate measures about 32 bytes
 //     per clock per SM (6.2-7.3 TB/s). The earlier winner, 128x128 blocks two per SM,
 //     needs 64 bytes from L2 per mma.sync and drew 6.35 TB/s at 431 TFLOPS: 88 % of that.
@@ -54,8 +55,21 @@
 //     the same as one tile per block, within run-to-run noise, and was dropped.
 //   - Earlier: double-buffered fragments +4 %; streaming B to avoid spills -5 %; 64x32
 //     warp tiles -15 % (more shared loads per mma.sync).
-// Next to try: nothing on this path closes the L2 gap: Hopper's thread-block clusters
-// can multicast one copy of A or B to two SMs, which is what cuBLAS's kernel does.
+//   - Power is the last wall. Run back to back at N = 8192, this kernel holds the H100
+//     at its 700 W cap with the SM clock near 1.5 GHz, where the ceiling's mma.sync
+//     loop holds 1.98 GHz at 390 W (nvidia-smi); cuBLAS sits at the same cap. On inputs
+//     of all ones, which flip no bits in the datapaths, the same kernel runs at 1.86
+//     GHz and 548 TFLOPS: the energy of switching real data costs a fifth of the speed
+//     (cuBLAS gains as much).
+//   - What the copies cost, from two timing-only variants of this kernel: without any
+//     global loads it runs at about 550 TFLOPS (tensor pipe 92 % against 86 %); copying
+//     a quarter fewer L2 bytes gains 2 %. So the loads cost about a sixth of the speed;
+//     L2 traffic, extrapolated, less than half of that. The rest goes to cp.async's
+//     stores, which share shared memory with ldmatrix (176 bytes per mma.sync, about
+//     three quarters of its 128 bytes per clock), and to the waits they cause.
+// Next to try: nothing on this path removes those costs. Hopper does: TMA copies a tile
+// with one instruction and multicasts it to a cluster of SMs (what cuBLAS's kernel
+// does), and wgmma reads its operands straight from shared memory, without ldmatrix.
 //
 // Shapes: any M, N, K >= 1. Needs sm_80.
 #include "14_multistage.cuh"
