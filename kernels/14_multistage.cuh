@@ -36,10 +36,18 @@ struct Bf16TileConfig {
     static_assert(kBlockK / 16 % 2 == 0, "fragment buffers alternate by step parity");
 };
 
-// kChecked: shapes that are not whole tiles. Loads then test every value against the
-// matrix bounds (zeros outside) and go through registers, since rows need not be
-// 16-byte aligned for cp.async; stores test every output.
-template <class Config, bool kChecked>
+// How the kernel meets the edges of the matrices.
+//   kWholeTiles: the shape is whole tiles; nothing is tested.
+//   kAlignedRows: K and N are multiples of 8, so rows of A, B and C start 16-byte
+//     aligned and each 8-value chunk of a row lies wholly inside or wholly outside the
+//     matrix: cp.async copies it or zero-fills it, and stores test each pair of outputs.
+//     Nearly as fast as whole tiles.
+//   kAnyShape: rows need not be 16-byte aligned, which cp.async requires: loads test
+//     every value against the bounds (zeros outside) and go through registers, and
+//     stores test every output. Correct for any shape, and several times slower.
+enum class Edges { kWholeTiles, kAlignedRows, kAnyShape };
+
+template <class Config, Edges kEdges>
 __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
     multistage_kernel(GemmProblem problem, const __nv_bfloat16* a, const __nv_bfloat16* b, float* c,
                       int group_rows) {
@@ -76,15 +84,33 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
     const __nv_bfloat16* a_next = a + a_row * k + a_chunk * kChunkValues;  // the next K tile to copy
     const __nv_bfloat16* b_next = b + b_row * n + b_chunk * kChunkValues;
     const int tile_count = ceil_div(k, T::kBlockK);
+    constexpr int kAPasses = T::kAChunks / T::kThreads, kBPasses = T::kBChunks / T::kThreads;
+
+    // With kAlignedRows, whether a thread's chunk `pass` of tile `tile` lies inside the
+    // matrix. A thread's rows of A and columns of B are the same in every tile, so those
+    // tests are made once; only the K coordinate moves. (Testing only in the blocks and
+    // the K tile on an edge, behind a branch, measured no faster: the branch splits the
+    // copies from the mma.sync that ptxas interleaves them with.)
+    const bool edge_block = kEdges == Edges::kAlignedRows && (row0 + T::kBlockM > m || col0 + T::kBlockN > n);
+    unsigned a_rows_inside = 0;
+#pragma unroll
+    for (int pass = 0; pass < kAPasses; ++pass)
+        a_rows_inside |= unsigned(row0 + a_row + pass * kARowsPerPass < m) << pass;
+    const bool b_columns_inside = col0 + b_chunk * kChunkValues < n;
+    const auto chunk_inside = [&](int tile, int pass) {
+        if constexpr (kEdges != Edges::kAlignedRows) return true;
+        const int k0 = tile * T::kBlockK;
+        if (pass < kAPasses) return (a_rows_inside >> pass & 1) != 0 && k0 + a_chunk * kChunkValues < k;
+        return b_columns_inside && k0 + b_row + (pass - kAPasses) * kBRowsPerPass < k;
+    };
 
     // The copies of K tile `tile` into buffer `stage`, in kCopyPieces pieces (one per
     // k16 step, so that the loads of a tile do not leave in one burst); piece `piece` of
-    // the tile. Past the last tile they only zero-fill, so the main loop needs no
-    // branch around them.
-    constexpr int kAPasses = T::kAChunks / T::kThreads, kBPasses = T::kBChunks / T::kThreads;
+    // the tile. Past the last tile, and outside the matrix, they only zero-fill, so the
+    // main loop needs no branch around them.
     constexpr int kCopyPieces = T::kBlockK / 16;
     const auto copy_piece = [&](int tile, int stage, int piece) {
-        if constexpr (kChecked) {
+        if constexpr (kEdges == Edges::kAnyShape) {
             if (piece != 0) return;  // shapes off the tile copy whole tiles, through registers
             const int k0 = tile * T::kBlockK;
             __nv_bfloat16* const a_tile = shared + stage * T::kBufferValues;
@@ -111,19 +137,23 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
                     *reinterpret_cast<const uint4*>(values);
             }
         } else {
-            const bool valid = tile < tile_count;
-            const __nv_bfloat16* const a_from = valid ? a_next : a;  // a readable address either way
-            const __nv_bfloat16* const b_from = valid ? b_next : b;
+            // A zero-fill reads nothing but is still given a readable address: the block's
+            // first value of A or B (past the last tile, or past an edge).
+            const bool tile_valid = tile < tile_count;
+            const __nv_bfloat16* const a_from = tile_valid ? a_next : a;
+            const __nv_bfloat16* const b_from = tile_valid ? b_next : b;
 #pragma unroll
             for (int pass = 0; pass < kAPasses + kBPasses; ++pass) {
                 if (pass * kCopyPieces / (kAPasses + kBPasses) != piece) continue;
+                const bool valid = tile_valid && chunk_inside(tile, pass);
+                const bool edge = kEdges == Edges::kAlignedRows && !valid;
                 if (pass < kAPasses)
                     cp_async_16_or_zero(a_store + stage * kBufferBytes + pass * kARowsPerPass * T::kBlockK * 2,
-                                        a_from + pass * kARowsPerPass * k, valid);
+                                        edge ? a : a_from + pass * kARowsPerPass * k, valid);
                 else
                     cp_async_16_or_zero(
                         b_store + stage * kBufferBytes + (pass - kAPasses) * kBRowsPerPass * T::kBlockN * 2,
-                        b_from + (pass - kAPasses) * kBRowsPerPass * n, valid);
+                        edge ? b : b_from + (pass - kAPasses) * kBRowsPerPass * n, valid);
             }
             if (piece == kCopyPieces - 1) {
                 a_next += T::kBlockK;
@@ -238,23 +268,24 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
                 const int row = warp_row + mi * 16 + lane / 4 + half * 8;
                 const int col = warp_col + ni * 8 + lane % 4 * 2;
                 const float v0 = acc[mi][ni][2 * half], v1 = acc[mi][ni][2 * half + 1];
-                if constexpr (kChecked) {
+                if constexpr (kEdges == Edges::kAnyShape) {
                     if (row0 + row >= m) continue;
                     for (int e = 0; e < 2; ++e)
                         if (col0 + col + e < n) {
                             float& out = c[row * n + col + e];
                             out = scale_and_accumulate(e == 0 ? v0 : v1, problem.alpha, problem.beta, out);
                         }
-                } else {
+                } else if (!edge_block || (row0 + row < m && col0 + col < n)) {
+                    // With kAlignedRows, N is even and col is even: both outputs or neither.
                     store_scaled_float2(c + row * n + col, v0, v1, problem.alpha, problem.beta);
                 }
             }
 }
 
-template <class Config, bool kChecked>
+template <class Config, Edges kEdges>
 void launch_multistage_kernel(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b,
                               float* c, int group_rows, cudaStream_t stream) {
-    const auto kernel = multistage_kernel<Config, kChecked>;
+    const auto kernel = multistage_kernel<Config, kEdges>;
     if constexpr (Config::kSharedBytes > 48 * 1024)  // above 48 KB only on request
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                              static_cast<int>(Config::kSharedBytes));
@@ -262,15 +293,17 @@ void launch_multistage_kernel(const GemmProblem& problem, const __nv_bfloat16* a
     kernel<<<blocks, Config::kThreads, Config::kSharedBytes, stream>>>(problem, a, b, c, group_rows);
 }
 
-// Whole tiles take the cp.async kernel; any other shape the checked one.
+// The cheapest edge handling the shape allows.
 template <class Config>
 void launch_bf16_tile_config(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b,
                              float* c, int group_rows, cudaStream_t stream) {
     const GemmShape& s = problem.shape;
     if (s.m % Config::kBlockM == 0 && s.n % Config::kBlockN == 0 && s.k % Config::kBlockK == 0)
-        launch_multistage_kernel<Config, false>(problem, a, b, c, group_rows, stream);
+        launch_multistage_kernel<Config, Edges::kWholeTiles>(problem, a, b, c, group_rows, stream);
+    else if (s.k % kChunkValues == 0 && s.n % kChunkValues == 0)
+        launch_multistage_kernel<Config, Edges::kAlignedRows>(problem, a, b, c, group_rows, stream);
     else
-        launch_multistage_kernel<Config, true>(problem, a, b, c, group_rows, stream);
+        launch_multistage_kernel<Config, Edges::kAnyShape>(problem, a, b, c, group_rows, stream);
 }
 
 }  // namespace sgemm

@@ -7,7 +7,7 @@ set -euo pipefail
 binary=${1:-./sgemm}
 command -v compute-sanitizer >/dev/null || { echo "compute-sanitizer not found (it ships with the CUDA toolkit)"; exit 1; }
 
-shapes=("256" "-m 127 -n 129 -k 67" "-m 128 -n 384 -k 24 --beta 0.5")
+shapes=("256" "-m 127 -n 129 -k 67" "-m 128 -n 384 -k 24 --beta 0.5" "-m 200 -n 264 -k 136")
 failed=0
 for tool in memcheck racecheck; do
   for shape in "${shapes[@]}"; do

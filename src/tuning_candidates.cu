@@ -35,7 +35,7 @@ TuningCandidate candidate() {
 template <class Config, int GroupRows>
 void launch_bf16_candidate(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b,
                            float* c, cudaStream_t stream) {
-    launch_multistage_kernel<Config, false>(problem, a, b, c, GroupRows, stream);
+    launch_multistage_kernel<Config, Edges::kWholeTiles>(problem, a, b, c, GroupRows, stream);
 }
 
 template <class Config, int GroupRows>
@@ -44,7 +44,7 @@ TuningCandidate bf16_candidate() {
     return TuningCandidate{fmt::format("Bf16TileConfig<{}, {}, {}, {}, {}, {}, {}>", T::kBlockM, T::kBlockN,
                                        T::kBlockK, T::kWarpM, T::kWarpN, T::kStages, T::kMinBlocksPerSm),
                            GroupRows, T::kThreads, T::kSharedBytes,
-                           registers_of(multistage_kernel<Config, false>), nullptr,
+                           registers_of(multistage_kernel<Config, Edges::kWholeTiles>), nullptr,
                            launch_bf16_candidate<Config, GroupRows>};
 }
 

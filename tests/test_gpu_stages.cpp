@@ -69,6 +69,9 @@ std::vector<Case> all_cases() {
                       {"small_odd", {3, 5, 7}},
                       {"odd", {127, 129, 67}},
                       {"rectangular", {96, 700, 1030}},
+                      // K and N multiples of 8, nothing else: rows 16-byte aligned, tiles partial.
+                      {"aligned_edges", {200, 264, 136}},
+                      {"aligned_short_k", {130, 520, 8}},
                       {"tall_skinny_k", {1500, 33, 4}},
                       {"large", {2048, 2048, 2048}}}
                 : std::vector<std::pair<std::string, GemmShape>>{
