@@ -73,11 +73,16 @@
 // with one instruction and multicasts it to a cluster of SMs (what cuBLAS's kernel
 // does), and wgmma reads its operands straight from shared memory, without ldmatrix.
 //
-// Off the tile grid (./sgemm 14 -m 4000 -n 4000 -k 4000, with 4096 in the same run):
-// 412 TFLOPS, 61.9 % of cuBLAS, against 481 at 4096; the edge tests cost about a
-// tenth, beyond the padding. Before the cp.async edge path such shapes took the register path
-// at 125 TFLOPS, as 4095 (rows not 16-byte aligned) still does: 127, where cuBLAS too
-// falls to 154. Testing only in the edge blocks, behind a branch, measured no faster.
+// Off the tile grid, where K and N are multiples of 8 (./sgemm 14 -m 4000 -n 4000
+// -k 4000, with 4096 in the same run): 421 TFLOPS, 63.5 % of cuBLAS, against 487
+// (64.7 %) at 4096; cuBLAS loses about as much there. Such shapes used to take the
+// register path, at 125 TFLOPS, as 4095 (rows not 16-byte aligned) still does: 126,
+// where cuBLAS too falls to 154. Tried for the edges and dropped: testing every chunk
+// against the edges in every tile (4-5 points of cuBLAS lower with an edge in M or K:
+// the tests sit in the main loop; behind a branch taken only at the edges, no faster:
+// the branch splits the copies from the mma.sync they interleave with); moving edge
+// blocks back inside the matrix instead of clamping their reads (the same within noise
+// at 4000 and 8000, and only possible where M and N are at least a block).
 //
 // Shapes: any M, N, K >= 1. Needs sm_80.
 #include "14_multistage.cuh"

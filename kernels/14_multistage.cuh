@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <type_traits>
 
 #include "common/bf16_tiles.cuh"
 #include "common/cp_async.cuh"
@@ -39,9 +40,9 @@ struct Bf16TileConfig {
 // How the kernel meets the edges of the matrices.
 //   kWholeTiles: the shape is whole tiles; nothing is tested.
 //   kAlignedRows: K and N are multiples of 8, so rows of A, B and C start 16-byte
-//     aligned and each 8-value chunk of a row lies wholly inside or wholly outside the
-//     matrix: cp.async copies it or zero-fills it, and stores test each pair of outputs.
-//     Nearly as fast as whole tiles.
+//     aligned, as cp.async needs. Copies past the bottom or right edge read the last
+//     row or chunk instead (what they feed is never stored), and K's remainder is
+//     copied first: the main loop is the whole-tile one, with nothing in it tested.
 //   kAnyShape: rows need not be 16-byte aligned, which cp.async requires: loads test
 //     every value against the bounds (zeros outside) and go through registers, and
 //     stores test every output. Correct for any shape, and several times slower.
@@ -81,35 +82,36 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
     const int b_row = threadIdx.x / kBChunksPerRow, b_chunk = threadIdx.x % kBChunksPerRow;
     const unsigned a_store = shared_base + 2 * swizzled_offset<T::kBlockK>(a_row, a_chunk);
     const unsigned b_store = shared_base + 2 * (T::kATileValues + swizzled_offset<T::kBlockN>(b_row, b_chunk));
-    const __nv_bfloat16* a_next = a + a_row * k + a_chunk * kChunkValues;  // the next K tile to copy
-    const __nv_bfloat16* b_next = b + b_row * n + b_chunk * kChunkValues;
-    const int tile_count = ceil_div(k, T::kBlockK);
     constexpr int kAPasses = T::kAChunks / T::kThreads, kBPasses = T::kBChunks / T::kThreads;
-
-    // With kAlignedRows, whether a thread's chunk `pass` of tile `tile` lies inside the
-    // matrix. A thread's rows of A and columns of B are the same in every tile, so those
-    // tests are made once; only the K coordinate moves. (Testing only in the blocks and
-    // the K tile on an edge, behind a branch, measured no faster: the branch splits the
-    // copies from the mma.sync that ptxas interleaves them with.)
-    const bool edge_block = kEdges == Edges::kAlignedRows && (row0 + T::kBlockM > m || col0 + T::kBlockN > n);
-    unsigned a_rows_inside = 0;
+    // kAlignedRows: when K is not whole tiles, tile 0 starts k_start (< 0) values before
+    // column 0 of A and row 0 of B, and its chunks there are zero-filled; every later
+    // tile is whole. A thread's rows of A past M read row M - 1, its columns of B past N
+    // the last 8: a_row_offset[pass] is where its row of pass `pass` starts, relative
+    // to its first.
+    const int k_start = kEdges == Edges::kAlignedRows && k % T::kBlockK != 0 ? k % T::kBlockK - T::kBlockK : 0;
+    int a_row_offset[kAPasses];
 #pragma unroll
-    for (int pass = 0; pass < kAPasses; ++pass)
-        a_rows_inside |= unsigned(row0 + a_row + pass * kARowsPerPass < m) << pass;
-    const bool b_columns_inside = col0 + b_chunk * kChunkValues < n;
-    const auto chunk_inside = [&](int tile, int pass) {
-        if constexpr (kEdges != Edges::kAlignedRows) return true;
-        const int k0 = tile * T::kBlockK;
-        if (pass < kAPasses) return (a_rows_inside >> pass & 1) != 0 && k0 + a_chunk * kChunkValues < k;
-        return b_columns_inside && k0 + b_row + (pass - kAPasses) * kBRowsPerPass < k;
+    for (int pass = 0; pass < kAPasses; ++pass) {
+        const int row = a_row + pass * kARowsPerPass;
+        a_row_offset[pass] = ((kEdges == Edges::kAlignedRows ? min(row, m - 1 - row0) : row) - a_row) * k;
+    }
+    const int b_column = kEdges == Edges::kAlignedRows ? min(b_chunk * kChunkValues, n - kChunkValues - col0)
+                                                       : b_chunk * kChunkValues;
+    const __nv_bfloat16* a_next = a + a_row * k + a_chunk * kChunkValues + k_start;  // the next K tile to copy
+    const __nv_bfloat16* b_next = b + (b_row + k_start) * n + b_column;
+    const int tile_count = ceil_div(k, T::kBlockK);
+    const auto inside_tile0 = [&](int pass) {  // whether chunk `pass` of tile 0 lies at K >= 0
+        if (pass < kAPasses) return k_start + a_chunk * kChunkValues >= 0;
+        return k_start + b_row + (pass - kAPasses) * kBRowsPerPass >= 0;
     };
 
     // The copies of K tile `tile` into buffer `stage`, in kCopyPieces pieces (one per
     // k16 step, so that the loads of a tile do not leave in one burst); piece `piece` of
-    // the tile. Past the last tile, and outside the matrix, they only zero-fill, so the
-    // main loop needs no branch around them.
+    // the tile. Past the last tile they only zero-fill, so the main loop needs no branch
+    // around them. may_be_tile0 (std::true_type in the prologue only) keeps tile 0's
+    // test out of the main loop.
     constexpr int kCopyPieces = T::kBlockK / 16;
-    const auto copy_piece = [&](int tile, int stage, int piece) {
+    const auto copy_piece = [&](int tile, int stage, int piece, auto may_be_tile0) {
         if constexpr (kEdges == Edges::kAnyShape) {
             if (piece != 0) return;  // shapes off the tile copy whole tiles, through registers
             const int k0 = tile * T::kBlockK;
@@ -138,18 +140,19 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
             }
         } else {
             // A zero-fill reads nothing but is still given a readable address: the block's
-            // first value of A or B (past the last tile, or past an edge).
+            // first value of A or B (past the last tile, or before K = 0 in tile 0).
+            constexpr bool kTestTile0 = kEdges == Edges::kAlignedRows && decltype(may_be_tile0)::value;
             const bool tile_valid = tile < tile_count;
             const __nv_bfloat16* const a_from = tile_valid ? a_next : a;
             const __nv_bfloat16* const b_from = tile_valid ? b_next : b;
 #pragma unroll
             for (int pass = 0; pass < kAPasses + kBPasses; ++pass) {
                 if (pass * kCopyPieces / (kAPasses + kBPasses) != piece) continue;
-                const bool valid = tile_valid && chunk_inside(tile, pass);
-                const bool edge = kEdges == Edges::kAlignedRows && !valid;
+                const bool valid = tile_valid && (!kTestTile0 || tile != 0 || inside_tile0(pass));
+                const bool edge = kTestTile0 && !valid;
                 if (pass < kAPasses)
                     cp_async_16_or_zero(a_store + stage * kBufferBytes + pass * kARowsPerPass * T::kBlockK * 2,
-                                        edge ? a : a_from + pass * kARowsPerPass * k, valid);
+                                        edge ? a : a_from + a_row_offset[pass], valid);
                 else
                     cp_async_16_or_zero(
                         b_store + stage * kBufferBytes + (pass - kAPasses) * kBRowsPerPass * T::kBlockN * 2,
@@ -213,7 +216,7 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
 #pragma unroll
     for (int tile = 0; tile < T::kStages - 1; ++tile) {
 #pragma unroll
-        for (int piece = 0; piece < kCopyPieces; ++piece) copy_piece(tile, tile, piece);
+        for (int piece = 0; piece < kCopyPieces; ++piece) copy_piece(tile, tile, piece, std::true_type{});
         cp_async_commit();  // one group per K tile, real or zero-fill, keeps the wait counts fixed
     }
     cp_async_wait<T::kStages - 2>();
@@ -229,7 +232,7 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
             Fragments& next = fragments[(s + 1) % 2];
             // The buffer of tile t + kStages - 1 last held tile t - 1, whose fragments every
             // warp loaded before the barrier in the previous tile's last step.
-            copy_piece(t + T::kStages - 1, write_stage, s);
+            copy_piece(t + T::kStages - 1, write_stage, s, std::false_type{});
             if (s + 1 == kSteps) {
                 cp_async_commit();
                 write_stage = write_stage + 1 == T::kStages ? 0 : write_stage + 1;
@@ -275,8 +278,8 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
                             float& out = c[row * n + col + e];
                             out = scale_and_accumulate(e == 0 ? v0 : v1, problem.alpha, problem.beta, out);
                         }
-                } else if (!edge_block || (row0 + row < m && col0 + col < n)) {
-                    // With kAlignedRows, N is even and col is even: both outputs or neither.
+                } else if (kEdges == Edges::kWholeTiles || (row0 + row < m && col0 + col < n)) {
+                    // With kAlignedRows, N and col are even: both outputs or neither.
                     store_scaled_float2(c + row * n + col, v0, v1, problem.alpha, problem.beta);
                 }
             }

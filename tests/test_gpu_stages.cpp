@@ -72,6 +72,7 @@ std::vector<Case> all_cases() {
                       // K and N multiples of 8, nothing else: rows 16-byte aligned, tiles partial.
                       {"aligned_edges", {200, 264, 136}},
                       {"aligned_short_k", {130, 520, 8}},
+                      {"aligned_thin", {24, 8, 200}},
                       {"tall_skinny_k", {1500, 33, 4}},
                       {"large", {2048, 2048, 2048}}}
                 : std::vector<std::pair<std::string, GemmShape>>{
