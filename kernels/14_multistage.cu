@@ -29,14 +29,16 @@
 //
 // Prediction: 1.5-2x stage 13, to 75-85 % of the measured mma.sync ceiling.
 //
-// Measured on the H100 (make results): 453.9 TFLOPS at N = 4096 and 453.1 at 8192, both
-// 62.1 % of cuBLAS BF16 and 70 % of the mma.sync ceiling (648 TFLOPS); 3.9x stage 13.
-// Short of the prediction. The winner: 128x256x64 blocks of eight 64x64 warps, 3
-// stages, one block per SM, 228 registers, 144 KB of shared memory (the first version,
-// 128x128x32 blocks two per SM: 410 and 388 TFLOPS). Tuning runs measured 437-482
-// TFLOPS for the same kernel: the H100 runs power-limited, so absolute figures move by
-// several percent from run to run (the tuner takes the median of three passes). What
-// the profiler, the tuning and the power experiments showed:
+// Measured on the H100 (make results): 489.1 TFLOPS at N = 4096, 64.6 % of cuBLAS BF16
+// and 75.5 % of the mma.sync ceiling (648 TFLOPS); 457.5 at 8192, 61.5 % and 71.3 %;
+// about 4x stage 13. The previous make results, same kernel: 453.9 and 453.1 (62.1 %).
+// The low end of the prediction at 4096, short of it at 8192. The winner: 128x256x64
+// blocks of eight 64x64 warps, 3 stages, one block per SM, 228 registers, 144 KB of
+// shared memory (the first version, 128x128x32 blocks two per SM: 410 and 388
+// TFLOPS). Runs of this kernel at 4096 and 8192 measured 437-489 TFLOPS: the H100
+// runs power-limited, so absolute figures move by several percent from run to run (the
+// tuner takes the median of three passes). What the profiler, the tuning and the power
+// experiments showed:
 //   - L2 bandwidth was the first wall. The L2-to-SM read rate measures about 32 bytes
 //     per clock per SM (6.2-7.3 TB/s). The earlier winner, 128x128 blocks two per SM,
 //     needs 64 bytes from L2 per mma.sync and drew 6.35 TB/s at 431 TFLOPS: 88 % of that.
