@@ -83,11 +83,12 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
     const unsigned a_store = shared_base + 2 * swizzled_offset<T::kBlockK>(a_row, a_chunk);
     const unsigned b_store = shared_base + 2 * (T::kATileValues + swizzled_offset<T::kBlockN>(b_row, b_chunk));
     constexpr int kAPasses = T::kAChunks / T::kThreads, kBPasses = T::kBChunks / T::kThreads;
+
     // kAlignedRows: when K is not whole tiles, tile 0 starts k_start (< 0) values before
     // column 0 of A and row 0 of B, and its chunks there are zero-filled; every later
     // tile is whole. A thread's rows of A past M read row M - 1, its columns of B past N
     // the last 8: a_row_offset[pass] is where its row of pass `pass` starts, relative
-    // to its first.
+    // to its first (a constant, pass * kARowsPerPass * k, for the other two kinds).
     const int k_start = kEdges == Edges::kAlignedRows && k % T::kBlockK != 0 ? k % T::kBlockK - T::kBlockK : 0;
     int a_row_offset[kAPasses];
 #pragma unroll
