@@ -88,7 +88,7 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
     // column 0 of A and row 0 of B, and its chunks there are zero-filled; every later
     // tile is whole. A thread's rows of A past M read row M - 1, its columns of B past N
     // the last 8: a_row_offset[pass] is where its row of pass `pass` starts, relative
-    // to its first (a constant, pass * kARowsPerPass * k, for the other two kinds).
+    // to its first (with whole tiles, the constant pass * kARowsPerPass * k).
     const int k_start = kEdges == Edges::kAlignedRows && k % T::kBlockK != 0 ? k % T::kBlockK - T::kBlockK : 0;
     int a_row_offset[kAPasses];
 #pragma unroll
