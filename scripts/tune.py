@@ -12,10 +12,10 @@ up at every size, not win one by a margin and lose another. The candidates are t
 passes: on a power-limited GPU one timing moves by a few percent from run to run, as
 much as the best candidates differ, and a single pass would crown whichever got lucky.
 """
-import statistics
 import argparse
 import csv
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -114,6 +114,8 @@ def main():
     parser.add_argument("--passes", type=int, default=3, help="time every candidate this many times")
     parser.add_argument("--apply", action="store_true", help="write the winner into the stage's file")
     args = parser.parse_args()
+    if args.passes < 1:
+        parser.error("--passes must be at least 1")
 
     if not Path(args.binary).exists():
         sys.exit(f"tune: {args.binary} not found: run make first")
