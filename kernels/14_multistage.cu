@@ -7,11 +7,13 @@
 // iteration waits only for tile t's group of copies, then one barrier (which also
 // frees tile t-1's buffer for the next copy).
 //
-// Also: block rasterization as in stage 10, a float2 epilogue, and any shape. Shapes
-// that are not whole tiles run the same kernel with tests at the edges: where K and N
-// are multiples of 8, every row starts 16-byte aligned, so cp.async still copies each
-// 8-value chunk, or zero-fills it when it lies outside; any other shape loads through
-// registers with every value tested. Whole tiles pay nothing for either.
+// Also: block rasterization as in stage 10, a float2 epilogue, and any shape. Where K
+// and N are multiples of 8, every row starts 16-byte aligned and cp.async still
+// applies: K's remainder is copied first, as a tile that starts before K = 0 and is
+// zero-filled there, so the main loop only ever sees whole tiles; copies past the
+// bottom or right edge read the last row or chunk, whose results are never stored.
+// Any other shape loads through registers with every value tested. Whole tiles pay
+// nothing for either.
 //
 // The tile shape and depth are template parameters (14_multistage.cuh), chosen by
 // scripts/tune.py --stage 14, which writes what it tried to results/<gpu>/.
