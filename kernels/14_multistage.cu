@@ -76,13 +76,15 @@
 //   - The epilogue: without its C stores (timing only) the kernel runs 6 % faster at
 //     4096 and 3 % at 8192 (Nsight Compute: tensor pipe 80.8 % -> 85.6 % at 4096): every
 //     block of a wave writes its 128 KB of C at the same moment, with the tensor cores
-//     idle. Add the last wave's idle SMs (2048 tiles are 15.5 waves at 8192).
-// Next to try: those last two are the ones left on this path, and both need work to
-// move between SMs: stream-K (each SM takes an equal share of all K iterations, so
-// tiles finish at staggered times, partial tiles summed through a workspace) would
-// spread the C writes and fill the last wave. The rest Hopper removes: TMA copies a
-// tile with one instruction and multicasts it to a cluster of SMs (what cuBLAS's
-// kernel does), and wgmma reads its operands straight from shared memory.
+//     idle. And the last wave is half empty (2048 tiles are 15.5 waves of 132 at 8192,
+//     512 are 3.9 at 4096).
+// Next to try: the epilogue and the last wave are the costs left on this path, and
+// both call for work that moves between SMs: stream-K (each SM takes an equal share
+// of all the K iterations, so tiles finish at staggered times; partial tiles are
+// summed through a workspace) would spread the C writes and fill the last wave, worth
+// up to a tenth at 4096. The copies' costs Hopper removes: TMA copies a tile with one
+// instruction and multicasts it to a cluster of SMs (what cuBLAS's kernel does), and
+// wgmma reads its operands straight from shared memory.
 //
 // Off the tile grid, where K and N are multiples of 8 (./sgemm 14 -m 4000 -n 4000
 // -k 4000, with 4096 in the same run): 421 TFLOPS, 63.5 % of cuBLAS, against 487
