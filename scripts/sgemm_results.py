@@ -286,7 +286,8 @@ def _reps_range(rows):
 def _throughput_cells(row):
     if row is None:
         return [MISSING, MISSING]
-    return [f"{row['tflops']:.1f}", f"{row['ratio_to_cublas'] * 100:.0f}%"]
+    # One decimal: a ratio is read against a bar, and 64.6 % must not print as 65 %.
+    return [f"{row['tflops']:.1f}", f"{row['ratio_to_cublas'] * 100:.1f}%"]
 
 
 def _verified_symbol(stage_rows):

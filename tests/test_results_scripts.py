@@ -171,8 +171,8 @@ class MarkdownTableTest(unittest.TestCase):
         body = self.lines[4:]
         self.assertEqual([line.split(" | ")[0] for line in body],
                          [f"| {stage}" for stage in range(6)])
-        self.assertEqual(body[0], "| 0 | `cublas` | fp32 | 23.5 | 100% | 47.8 | 100% | ✓ |")
-        self.assertEqual(body[5], "| 5 | `2d_blocktiling` | fp32 | 16.9 | 72% | 25.1 | 52% | ✓ |")
+        self.assertEqual(body[0], "| 0 | `cublas` | fp32 | 23.5 | 100.0% | 47.8 | 100.0% | ✓ |")
+        self.assertEqual(body[5], "| 5 | `2d_blocktiling` | fp32 | 16.9 | 71.9% | 25.1 | 52.4% | ✓ |")
 
     def test_skipped_verification_is_a_dash(self):
         naive = self.lines[5]
@@ -523,7 +523,7 @@ class RegenerateResultsTest(unittest.TestCase):
         readme = self.readme.read_text(encoding="utf-8")
         self.assertIn("Intro that must survive.", readme)
         self.assertNotIn("stale results", readme)
-        self.assertIn("| 5 | `2d_blocktiling` | fp32 | 16.9 | 72% | 25.1 | 52% | ✓ |", readme)
+        self.assertIn("| 5 | `2d_blocktiling` | fp32 | 16.9 | 71.9% | 25.1 | 52.4% | ✓ |", readme)
         self.assertIn("](../results/fixture-gpu/progression.png)", readme)
 
         # The worklog is regenerated beside the README, with the same results.
