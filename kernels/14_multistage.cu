@@ -78,13 +78,27 @@
 //     block of a wave writes its 128 KB of C at the same moment, with the tensor cores
 //     idle. And the last wave is half empty (2048 tiles are 15.5 waves of 132 at 8192,
 //     512 are 3.9 at 4096).
-// Next to try: the epilogue and the last wave are the costs left on this path, and
-// both call for work that moves between SMs: stream-K (each SM takes an equal share
-// of all the K iterations, so tiles finish at staggered times; partial tiles are
-// summed through a workspace) would spread the C writes and fill the last wave, worth
-// up to a tenth at 4096. The copies' costs Hopper removes: TMA copies a tile with one
-// instruction and multicasts it to a cluster of SMs (what cuBLAS's kernel does), and
-// wgmma reads its operands straight from shared memory.
+//   - Stream-K (Osama et al., 2023) for the last wave, as a stage 15 that was dropped:
+//     a persistent grid, one block per SM, took the full waves' tiles whole and split
+//     the rest along K over every SM, partial tiles summed in order through a
+//     workspace. With equal shares of K iterations it lost 1 point of cuBLAS at 8192
+//     (60.3 and 59.9 % against 61.1 and 61.2 % in the same runs) and 2-6 at 4096. The
+//     shares start at unrelated K, so neighbouring blocks stop reading the same strips
+//     of A and B at the same time. With shares cut at fifths of a tile instead, so that
+//     the blocks stay at five K offsets, it still lost a point at 8192 (three runs:
+//     59.9-60.3 % against 61.0-61.7 %; Nsight Compute: 2.63 against 2.57 ms, tensor
+//     pipe 82 % against 85 %, 2.52 against 2.35 GB read from DRAM), where the plan
+//     predicted 2 % faster: each piece refills the pipeline and moves a 128 KB partial
+//     tile out and back, but where the rest of the time went I did not establish. At
+//     4096 the remainder, 116 tiles for 132 SMs, has no cheaper cut.
+//   - The C stores themselves: streaming stores (st.global.cs), or the tile staged in
+//     shared memory and written as whole 1 KB rows with float4 stores, measured the
+//     same as the float2 stores within noise (8192: 61.0-61.1 % for both, 61.1-61.4 %
+//     for float2, three runs each).
+// Next to try: what is left are the copies' energy and shared-memory traffic, and
+// Hopper removes them: TMA copies a tile with one instruction and multicasts it to a
+// cluster of SMs (what cuBLAS's kernel does), and wgmma reads its operands straight
+// from shared memory.
 //
 // Off the tile grid, where K and N are multiples of 8 (./sgemm 14 -m 4000 -n 4000
 // -k 4000, with 4096 in the same run): 421 TFLOPS, 63.5 % of cuBLAS, against 487
