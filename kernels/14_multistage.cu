@@ -78,19 +78,23 @@
 //     block of a wave writes its 128 KB of C at the same moment, with the tensor cores
 //     idle. And the last wave is half empty (2048 tiles are 15.5 waves of 132 at 8192,
 //     512 are 3.9 at 4096).
-//   - Stream-K (Osama et al., 2023) for the last wave, as a stage 15 that was dropped:
-//     a persistent grid, one block per SM, took the full waves' tiles whole and split
-//     the rest along K over every SM, partial tiles summed in order through a
-//     workspace. With equal shares of K iterations it lost 1 point of cuBLAS at 8192
-//     (60.3 and 59.9 % against 61.1 and 61.2 % in the same runs) and 2-6 at 4096. The
-//     shares start at unrelated K, so neighbouring blocks stop reading the same strips
-//     of A and B at the same time. With shares cut at fifths of a tile instead, so that
-//     the blocks stay at five K offsets, it still lost a point at 8192 (three runs:
-//     59.9-60.3 % against 61.0-61.7 %; Nsight Compute: 2.63 against 2.57 ms, tensor
-//     pipe 82 % against 85 %, 2.52 against 2.35 GB read from DRAM), where the plan
-//     predicted 2 % faster: each piece refills the pipeline and moves a 128 KB partial
-//     tile out and back, but where the rest of the time went I did not establish. At
-//     4096 the remainder, 116 tiles for 132 SMs, has no cheaper cut.
+//   - Stream-K (Osama et al., 2023) for the last wave, tried as a stage 15 and dropped.
+//     Each version split the tiles left after the full waves along K over all SMs and
+//     summed each tile's parts in a fixed order through a workspace (flags and partial
+//     tiles). At 8192 (2048 tiles: 15 waves and 68 left over):
+//       - a persistent grid, one block per SM, equal shares of K iterations: 60.3 and
+//         59.9 % of cuBLAS against 61.1 and 61.2 % in the same runs (2-6 points lower at
+//         4096). With the shares cut at fifths of a tile: 59.9-60.3 % against
+//         61.0-61.7 %. Nsight Compute: the persistent grid alone, splitting nothing, takes
+//         5 % more cycles than one block per tile (3.86 against 3.67 million);
+//       - this kernel for the full waves, then a second one for the remainder, cut into
+//         fifths dealt out part by part so that neighbouring tiles' pieces run at the
+//         same K (DRAM reads 2.27 + 0.11 GB against 2.34): 61.4-61.5 % against 61.1-61.2 %
+//         in four runs, 1 % fewer cycles. The remainder took 0.8 of a tile's time where
+//         its pieces hold 0.6: each piece refills the pipeline and moves a 128 KB
+//         partial tile out and back.
+//     At 4096 the remainder, 116 tiles for 132 SMs, has no cut that pays. Half a point
+//     at one size did not justify a workspace in every launcher's signature.
 //   - The C stores themselves: streaming stores (st.global.cs), or the tile staged in
 //     shared memory and written as whole 1 KB rows with float4 stores, measured the
 //     same as the float2 stores within noise (8192: 61.0-61.1 % for both, 61.1-61.4 %
