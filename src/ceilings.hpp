@@ -24,6 +24,7 @@ namespace sgemm {
 // the two that stages are measured against.
 inline constexpr std::string_view kFfmaCeiling = "fp32_ffma";
 inline constexpr std::string_view kMmaSyncBf16Ceiling = "mma_sync_bf16";
+inline constexpr std::string_view kMmaSyncBf16SustainedCeiling = "mma_sync_bf16_sustained";
 inline constexpr std::string_view kMmaSyncTf32Ceiling = "mma_sync_tf32";
 inline constexpr std::string_view kWgmmaBf16Ceiling = "wgmma_bf16";
 inline constexpr std::string_view kDramCeiling = "dram";
@@ -38,6 +39,8 @@ std::optional<std::string> wgmma_refusal(const DeviceInfo& device, cudaStream_t 
 // TFLOPS. The mma.sync ones need mma_sync_refusal() empty, the wgmma one wgmma_refusal().
 double measure_ffma_tflops(const DeviceInfo& device, cudaStream_t stream);
 double measure_mma_sync_bf16_tflops(const DeviceInfo& device, cudaStream_t stream);
+// Stage 14's warp loop on random operands from shared memory, after seconds back to back.
+double measure_mma_sync_bf16_sustained_tflops(const DeviceInfo& device, cudaStream_t stream);
 double measure_mma_sync_tf32_tflops(const DeviceInfo& device, cudaStream_t stream);
 double measure_wgmma_bf16_tflops(const DeviceInfo& device, cudaStream_t stream);
 
@@ -54,7 +57,7 @@ struct MeasuredCeiling {
     std::string unavailable;       // then: why
 };
 
-// Every ceiling, in the order above; a few seconds.
+// Every ceiling, in the order above; a few seconds (three of them the sustained one).
 std::vector<MeasuredCeiling> measure_ceilings(const DeviceInfo& device, cudaStream_t stream);
 
 }  // namespace sgemm

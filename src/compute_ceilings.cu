@@ -1,13 +1,15 @@
 // The arithmetic ceilings: FFMA on the CUDA cores, mma.sync (bf16 and tf32) and wgmma
 // (bf16) on the tensor cores. Every warp keeps the unit fed with instructions whose
 // operands never change and are never loaded again, so nothing but the unit itself
-// sets the rate.
+// sets the rate. One more, mma.sync sustained, feeds it changing random operands for
+// seconds, to show what that costs a GPU whose power is capped.
 #include <cuda_bf16.h>
 #include <fmt/format.h>
 
 #include "build_target.hpp"
 #include "ceilings.hpp"
 #include "device_buffer.hpp"
+#include "kernels/common/bf16_tiles.cuh"
 #include "kernels/common/mma.cuh"
 #include "kernels/common/wgmma.cuh"
 #include "microbenchmark.hpp"
@@ -88,6 +90,77 @@ double measure_mma_sync_tflops(const DeviceInfo& device, cudaStream_t stream) {
         [&] { mma_sync_throughput_kernel<Mma><<<blocks, 32 * kMmaWarpsPerBlock, 0, stream>>>(sink.data()); },
         stream);
     return flops / (ms * 1e-3) / 1e12;
+}
+
+// mma.sync sustained: the warp loop of stage 14 (kernels/14_multistage.cuh) without its
+// global memory. Eight warps an SM, each with a 64x64 tile of m16n8k16 accumulators,
+// load the next k16 step's fragments with ldmatrix between the rows of this step's
+// mma.sync; the fragments come from random bf16 values in [-1, 1] in shared memory, a
+// different 2 KB of A and of B at each of 8 steps, so every operand changes at every
+// step as a GEMM's do. Switching real data costs energy: on a GPU that hits its power
+// cap (the H100 at 700 W) the clock falls until the loop fits under it, so this is
+// timed only after seconds back to back. What it measures is the most a GEMM on
+// mma.sync could sustain on random inputs, before loading any of them from memory.
+constexpr int kSustainedThreads = 256;
+constexpr int kSustainedMTiles = 4, kSustainedNTiles = 8;  // a 64x64 warp tile
+constexpr int kSustainedSteps = 8;                         // k16 steps of distinct operands
+constexpr int kSustainedStepBytes = 16 * 16 * 4 * sizeof(__nv_bfloat16);  // A's 64x16 or B's 16x64
+constexpr int kSustainedIterations = 512;                  // of two steps: a few ms on an H100
+constexpr double kSustainedWarmSeconds = 2.0, kSustainedMeasuredSeconds = 1.0;
+
+// A bf16 value uniform in [-1, 1], never zero, from a hash of `index`.
+__device__ __nv_bfloat16 random_bf16(unsigned index) {
+    unsigned x = index * 2654435761u;
+    x ^= x >> 15;
+    x *= 0x2c1b3c6du;
+    x ^= x >> 12;
+    return __float2bfloat16((float(x >> 8) + 0.5f) * (2.0f / 16777216.0f) - 1.0f);
+}
+
+__global__ void __launch_bounds__(kSustainedThreads, 1) mma_sync_sustained_kernel(float* sink) {
+    constexpr int kRegionValues = kSustainedSteps * kSustainedStepBytes / sizeof(__nv_bfloat16);
+    __shared__ alignas(16) __nv_bfloat16 operands[2 * kRegionValues];  // A's steps, then B's
+    for (int i = threadIdx.x; i < 2 * kRegionValues; i += kSustainedThreads)
+        operands[i] = random_bf16(blockIdx.x * 2 * kRegionValues + i);
+    __syncthreads();
+
+    // Lane l addresses 16 contiguous bytes: the 8 rows of each 8x8 matrix are one
+    // 128-byte line, so ldmatrix meets no bank conflict. What matters here is only that
+    // the values are random and differ from step to step.
+    const unsigned a_base = static_cast<unsigned>(__cvta_generic_to_shared(operands)) + threadIdx.x % 32 * 16;
+    const unsigned b_base = a_base + kRegionValues * sizeof(__nv_bfloat16);
+    constexpr int kRowBytes = kSustainedStepBytes / kSustainedMTiles;  // one ldmatrix_x4
+    WarpFragments<kSustainedMTiles, kSustainedNTiles> fragments[2];
+    const auto load_row = [&](WarpFragments<kSustainedMTiles, kSustainedNTiles>& f, int step, int mi) {
+        const unsigned offset = step % kSustainedSteps * kSustainedStepBytes + mi * kRowBytes;
+        ldmatrix_x4(f.a[mi], a_base + offset);
+        unsigned r[4];
+        ldmatrix_x4_trans(r, b_base + offset);
+        f.b[2 * mi][0] = r[0];
+        f.b[2 * mi][1] = r[1];
+        f.b[2 * mi + 1][0] = r[2];
+        f.b[2 * mi + 1][1] = r[3];
+    };
+#pragma unroll
+    for (int mi = 0; mi < kSustainedMTiles; ++mi) load_row(fragments[0], 0, mi);
+    float acc[kSustainedMTiles][kSustainedNTiles][4] = {};
+    for (int iteration = 0; iteration < kSustainedIterations; ++iteration)
+#pragma unroll
+        for (int s = 0; s < 2; ++s)
+#pragma unroll
+            for (int mi = 0; mi < kSustainedMTiles; ++mi) {
+                load_row(fragments[1 - s], 2 * iteration + s + 1, mi);
+#pragma unroll
+                for (int ni = 0; ni < kSustainedNTiles; ++ni)
+                    mma_bf16_16816(acc[mi][ni], fragments[s].a[mi], fragments[s].b[ni]);
+            }
+    float total = 0.0f;
+#pragma unroll
+    for (int mi = 0; mi < kSustainedMTiles; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < kSustainedNTiles; ++ni)
+            total += acc[mi][ni][0] + acc[mi][ni][1] + acc[mi][ni][2] + acc[mi][ni][3];
+    if (total == kNeverTrue) sink[threadIdx.x] = total;
 }
 
 // wgmma: A (64 x 64) and B (256 x 64) bf16 tiles in shared memory, K-major with the
@@ -195,6 +268,17 @@ double measure_mma_sync_bf16_tflops(const DeviceInfo& device, cudaStream_t strea
 
 double measure_mma_sync_tf32_tflops(const DeviceInfo& device, cudaStream_t stream) {
     return measure_mma_sync_tflops<MmaSyncTf32>(device, stream);
+}
+
+double measure_mma_sync_bf16_sustained_tflops(const DeviceInfo& device, cudaStream_t stream) {
+    DeviceBuffer<float> sink(kSustainedThreads);
+    const int blocks = blocks_filling_gpu(mma_sync_sustained_kernel, kSustainedThreads, 0, device.sm_count);
+    const double flops = MmaSyncBf16::kFlops * kSustainedMTiles * kSustainedNTiles * 2.0 * kSustainedIterations *
+                         (kSustainedThreads / 32) * blocks;
+    const double ms = sustained_launch_ms(
+        [&] { mma_sync_sustained_kernel<<<blocks, kSustainedThreads, 0, stream>>>(sink.data()); }, stream,
+        kSustainedWarmSeconds, kSustainedMeasuredSeconds);
+    return flops / (ms * 1e-3) / 1e12;
 }
 
 double measure_wgmma_bf16_tflops(const DeviceInfo& device, cudaStream_t stream) {

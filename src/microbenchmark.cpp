@@ -1,6 +1,7 @@
 #include "microbenchmark.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <vector>
 
 #include "device_buffer.hpp"
@@ -25,6 +26,31 @@ double fastest_launch_ms(const std::function<void()>& launch, cudaStream_t strea
         fastest = run == 0 ? ms : std::min(fastest, double(ms));
     }
     return fastest;
+}
+
+double sustained_launch_ms(const std::function<void()>& launch, cudaStream_t stream, double warm_seconds,
+                           double measured_seconds) {
+    constexpr double kBatchMs = 100.0;  // launches between the host's looks at the time
+    CudaEvent start, stop;
+    const auto batch_ms = [&](int launches) {
+        CUDA_CHECK(cudaEventRecord(start.get(), stream));
+        for (int i = 0; i < launches; ++i) launch();
+        CUDA_CHECK(cudaEventRecord(stop.get(), stream));
+        CUDA_CHECK(cudaGetLastError());
+        CUDA_CHECK(cudaEventSynchronize(stop.get()));
+        float ms = 0.0f;
+        CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+        return double(ms);
+    };
+    const auto launches_in = [](double ms, double ms_per_launch) { return std::max(1, int(ms / ms_per_launch)); };
+    double ms_per_launch = batch_ms(1);
+    const auto warm_start = std::chrono::steady_clock::now();
+    while (std::chrono::duration<double>(std::chrono::steady_clock::now() - warm_start).count() < warm_seconds) {
+        const int launches = launches_in(kBatchMs, ms_per_launch);
+        ms_per_launch = batch_ms(launches) / launches;
+    }
+    const int launches = launches_in(measured_seconds * 1e3, ms_per_launch);
+    return batch_ms(launches) / launches;
 }
 
 }  // namespace sgemm

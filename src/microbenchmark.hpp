@@ -26,4 +26,10 @@ int blocks_filling_gpu(Kernel kernel, int threads, std::size_t shared_bytes, int
 // Milliseconds of the fastest of kTimedLaunches launches, after one warm-up launch.
 double fastest_launch_ms(const std::function<void()>& launch, cudaStream_t stream);
 
+// Milliseconds a launch takes, on average over measured_seconds, once the GPU has run it
+// back to back for warm_seconds: what a power- or heat-limited GPU sustains, where the
+// fastest launch shows what it does before its clock falls.
+double sustained_launch_ms(const std::function<void()>& launch, cudaStream_t stream, double warm_seconds,
+                           double measured_seconds);
+
 }  // namespace sgemm

@@ -142,20 +142,28 @@ ResultRow to_result_row(const StageResult& r, const DeviceInfo& device) {
 }
 
 std::string ceilings_table(const DeviceInfo& device, std::span<const MeasuredCeiling> ceilings) {
-    std::string out = fmt::format("{}\n{:<14} {:>14}  {}\n", device_line(device), "ceiling", "measured", "what");
+    std::string out = fmt::format("{}\n{:<24} {:>14}  {}\n", device_line(device), "ceiling", "measured", "what");
+    const auto value_of = [&](std::string_view name) {
+        for (const MeasuredCeiling& c : ceilings)
+            if (c.name == name) return c.value;
+        return std::optional<double>{};
+    };
     for (const MeasuredCeiling& c : ceilings) {
         if (!c.value) {
-            out += fmt::format("{:<14} {:>14}  {}: not available, {}\n", c.name, "-", c.description, c.unavailable);
+            out += fmt::format("{:<24} {:>14}  {}: not available, {}\n", c.name, "-", c.description, c.unavailable);
             continue;
         }
         std::string note;
         if (c.name == kFfmaCeiling)
             note = fmt::format(" ({:.0f} % of the paper peak)", 100.0 * *c.value / device.fp32_peak_tflops());
+        if (c.name == kMmaSyncBf16SustainedCeiling && value_of(kMmaSyncBf16Ceiling))
+            note = fmt::format(" ({:.0f} % of {})", 100.0 * *c.value / *value_of(kMmaSyncBf16Ceiling),
+                               kMmaSyncBf16Ceiling);
         if (c.name == kSharedMemoryCeiling)  // the unit's width: bytes an SM delivers a clock
             note = fmt::format(" ({:.0f} bytes per SM per clock at {:.0f} MHz)",
                                *c.value * 1e12 / (device.sm_count * device.clock_khz * 1e3), device.clock_khz / 1e3);
         const std::string value = fmt::format("{:.{}f} {}", *c.value, c.unit == "TB/s" ? 2 : 1, c.unit);
-        out += fmt::format("{:<14} {:>14}  {}{}\n", c.name, value, c.description, note);
+        out += fmt::format("{:<24} {:>14}  {}{}\n", c.name, value, c.description, note);
     }
     return out;
 }

@@ -208,6 +208,11 @@ TEST(MeasuredCeilings, PositiveAndPlausible) {
         EXPECT_GT(value[kMmaSyncBf16Ceiling], value[kFfmaCeiling]);
         // tf32 runs at half the bf16 rate on the tensor cores of every GPU since Ampere.
         EXPECT_GT(value[kMmaSyncBf16Ceiling], value[kMmaSyncTf32Ceiling]);
+        // The same unit fed changing operands through ldmatrix, for seconds: never faster
+        // than on constant registers, and a power cap takes a share, not most of it.
+        ASSERT_TRUE(value.count(kMmaSyncBf16SustainedCeiling));
+        EXPECT_LT(value[kMmaSyncBf16SustainedCeiling], 1.05 * value[kMmaSyncBf16Ceiling]);
+        EXPECT_GT(value[kMmaSyncBf16SustainedCeiling], 0.5 * value[kMmaSyncBf16Ceiling]);
     }
     if (device.compute_capability == 90 && std::string_view(SGEMM_ARCH) == "90a") {
         ASSERT_TRUE(value.count(kWgmmaBf16Ceiling)) << "an sm_90a build on an sm_90 GPU must measure wgmma";

@@ -273,6 +273,15 @@ class CeilingsAndProfileTest(unittest.TestCase):
         self.assertEqual(lines[5], "| `mma_sync_bf16` | mma.sync m16n8k16, bf16 in, FP32 accumulate | 310 TFLOPS |")
         self.assertEqual(lines[7], "| `dram` | DRAM: device-to-device copy, bytes read + written | 1.80 TB/s |")
 
+    def test_measured_ceilings_table_says_which_ceiling_is_sustained(self):
+        ceilings = fixture_ceilings()
+        self.assertNotIn("sustained", sgemm_results.measured_ceilings_table(ceilings))
+        ceilings["mma_sync_bf16_sustained"] = {"unit": "TFLOPS", "value": 270.0, "gpu": "Fixture GPU"}
+        lines = sgemm_results.measured_ceilings_table(ceilings).splitlines()
+        self.assertIn("`mma_sync_bf16_sustained` is the average once the GPU has run it for seconds", lines[0])
+        self.assertTrue(lines[6].startswith("| `mma_sync_bf16_sustained` | the same with ldmatrix"), lines[6])
+        self.assertTrue(lines[6].endswith("| 270 TFLOPS |"), lines[6])
+
     def test_results_markdown_adds_the_ceilings_when_there_are_some(self):
         rows = fixture_rows()
         tables = sgemm_results.markdown_table(rows) + "\n\n" + sgemm_results.ceiling_table(rows)
