@@ -31,10 +31,10 @@
 //
 // Prediction: 1.5-2x stage 13, to 75-85 % of the measured mma.sync ceiling.
 //
-// Measured on the H100 (make results): 489.1 TFLOPS at N = 4096, 64.6 % of cuBLAS BF16
-// and 75.5 % of the mma.sync ceiling (648 TFLOPS); 457.5 at 8192, 61.5 % and 71.3 %;
-// about 4x stage 13. The previous make results, same kernel: 453.9 and 453.1 (62.1 %).
-// The low end of the prediction at 4096, short of it at 8192. The winner: 128x256x64
+// Measured on the H100 (make results): 452.1 TFLOPS at N = 4096, 62.4 % of cuBLAS BF16
+// and 70.4 % of the mma.sync ceiling (643 TFLOPS); 436.1 at 8192, 61.5 % and 68.1 %;
+// about 4x stage 13. Earlier make results, same kernel: 489.1 and 457.5 (64.6 % and
+// 61.5 %; 75.5 % and 71.3 % of the ceiling), 453.9 and 453.1. Short of the prediction. The winner: 128x256x64
 // blocks of eight 64x64 warps, 3 stages, one block per SM, 228 registers, 144 KB of
 // shared memory (the first version, 128x128x32 blocks two per SM: 410 and 388
 // TFLOPS). Runs of this kernel at 4096 and 8192 measured 437-489 TFLOPS: the H100
@@ -60,13 +60,24 @@
 //   - A persistent grid that starts the next tile's copies before the epilogue measured
 //     the same as one tile per block, within run-to-run noise, and was dropped.
 //   - Earlier: double-buffered fragments +4 %; streaming B to avoid spills -5 %; 64x32
-//     warp tiles -15 % (more shared loads per mma.sync).
+//     warp tiles -15 % (more shared loads per mma.sync). Later: 128x256x128 blocks with
+//     2 stages (half the barriers, one tile in flight, the same 228 registers): 50-53 % of
+//     cuBLAS at both sizes against 62-65 % in the same runs.
 //   - Power is the last wall. Run back to back at N = 8192, this kernel holds the H100
 //     at its 700 W cap with the SM clock near 1.5 GHz, where the ceiling's mma.sync
 //     loop holds 1.98 GHz at 390 W (nvidia-smi); cuBLAS sits at the same cap. On inputs
 //     of all ones, which flip no bits in the datapaths, the same kernel runs at 1.86
 //     GHz and 548 TFLOPS: the energy of switching real data costs a fifth of the speed
-//     (cuBLAS gains as much).
+//     (cuBLAS gains as much). `sgemm peak` measures that price on its own: its
+//     mma_sync_bf16_sustained runs this kernel's warp loop, ldmatrix included, on random
+//     bf16 in shared memory with no global memory at all, and after 2 s at the cap it
+//     sustains 581-584 TFLOPS, 90 % of the ceiling. So 75 % of the ceiling (482) leaves
+//     the copies, the epilogue and the last wave 17 % of what the loop sustains; they
+//     take 25 % (436 at 8192). The order of the mma.sync does not change the energy:
+//     the same loop on registers holding random fragments that change every step
+//     sustained 618-633 TFLOPS in this kernel's order (A fixed along a row), 602-616
+//     with B fixed along a column, 616-627 with two k16 steps back to back on each
+//     accumulator (scratch variants, 4 s each, all at 700 W).
 //   - What the copies cost, from two timing-only variants of this kernel: without any
 //     global loads it runs at about 550 TFLOPS (tensor pipe 92 % against 86 %); copying
 //     a quarter fewer L2 bytes gains 2 %. So the loads cost about a sixth of the speed;
