@@ -194,12 +194,7 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
     const auto load_fragment_row = [&](Fragments& f, int stage, int k16, int mi) {
         const unsigned offset = stage * kBufferBytes;
         ldmatrix_x4(f.a[mi], a_address[k16] + offset + mi * 16 * T::kBlockK * 2);
-        unsigned r[4];
-        ldmatrix_x4_trans(r, b_address[mi] + offset + k16 * 16 * T::kBlockN * 2);
-        f.b[2 * mi][0] = r[0];
-        f.b[2 * mi][1] = r[1];
-        f.b[2 * mi + 1][0] = r[2];
-        f.b[2 * mi + 1][1] = r[3];
+        load_b_fragment_pair(f, 2 * mi, b_address[mi] + offset + k16 * 16 * T::kBlockN * 2);
     };
 
     // Fragments are double-buffered: while a step's mma.sync run, the next step's

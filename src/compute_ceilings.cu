@@ -134,12 +134,7 @@ __global__ void __launch_bounds__(kSustainedThreads, 1) mma_sync_sustained_kerne
     const auto load_row = [&](WarpFragments<kSustainedMTiles, kSustainedNTiles>& f, int step, int mi) {
         const unsigned offset = step % kSustainedSteps * kSustainedStepBytes + mi * kRowBytes;
         ldmatrix_x4(f.a[mi], a_base + offset);
-        unsigned r[4];
-        ldmatrix_x4_trans(r, b_base + offset);
-        f.b[2 * mi][0] = r[0];
-        f.b[2 * mi][1] = r[1];
-        f.b[2 * mi + 1][0] = r[2];
-        f.b[2 * mi + 1][1] = r[3];
+        load_b_fragment_pair(f, 2 * mi, b_base + offset);
     };
 #pragma unroll
     for (int mi = 0; mi < kSustainedMTiles; ++mi) load_row(fragments[0], 0, mi);

@@ -36,6 +36,19 @@ struct WarpFragments {
     unsigned b[kNTiles][2];
 };
 
+// B's n8 tiles n and n + 1 of a k16 step with one ldmatrix_x4_trans; lane l gives the
+// address of row l % 8 + 8 ((l / 8) % 2) (K) of n8 tile n + l / 16.
+template <int kMTiles, int kNTiles>
+__device__ __forceinline__ void load_b_fragment_pair(WarpFragments<kMTiles, kNTiles>& f, int n,
+                                                     unsigned shared_address) {
+    unsigned r[4];
+    ldmatrix_x4_trans(r, shared_address);
+    f.b[n][0] = r[0];
+    f.b[n][1] = r[1];
+    f.b[n + 1][0] = r[2];
+    f.b[n + 1][1] = r[3];
+}
+
 // Loads them with ldmatrix. The warp's tile of C starts at row warp_row and column
 // warp_col of the block's tile.
 template <int kMTiles, int kNTiles, int kBlockK, int kBlockN>
@@ -55,12 +68,8 @@ __device__ __forceinline__ void load_warp_fragments(WarpFragments<kMTiles, kNTil
         // Lanes 0-7 and 8-15: K rows 0-7 and 8-15 of the first n8 tile; 16-31: the second.
         const int row = k16 * 16 + lane % 8 + (lane / 8) % 2 * 8;
         const int chunk = (warp_col + nj * 16) / kChunkValues + lane / 16;
-        unsigned r[4];
-        ldmatrix_x4_trans(r, b_tile + swizzled_offset<kBlockN>(row, chunk));
-        f.b[2 * nj][0] = r[0];
-        f.b[2 * nj][1] = r[1];
-        f.b[2 * nj + 1][0] = r[2];
-        f.b[2 * nj + 1][1] = r[3];
+        const __nv_bfloat16* const b_row = b_tile + swizzled_offset<kBlockN>(row, chunk);
+        load_b_fragment_pair(f, 2 * nj, static_cast<unsigned>(__cvta_generic_to_shared(b_row)));
     }
 }
 
