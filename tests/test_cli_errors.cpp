@@ -30,6 +30,22 @@ std::string slurp(const std::filesystem::path& path) {
     return text.str();
 }
 
+// A file in the temporary directory for the binary to write: removed before the test
+// uses it and when it goes out of scope, whatever the test's outcome.
+class ScratchFile {
+public:
+    explicit ScratchFile(const std::string& name) : path_(std::filesystem::temp_directory_path() / name) {
+        std::filesystem::remove(path_);
+    }
+    ~ScratchFile() { std::filesystem::remove(path_); }
+    ScratchFile(const ScratchFile&) = delete;
+    ScratchFile& operator=(const ScratchFile&) = delete;
+    std::string path() const { return path_.string(); }
+
+private:
+    std::filesystem::path path_;
+};
+
 // The binary under test: SGEMM_BINARY in the environment (to run a build copied to
 // another machine), else the one this test was built with.
 std::string binary_path() {
@@ -38,17 +54,12 @@ std::string binary_path() {
 }
 
 ProcessResult run_sgemm(const std::string& arguments, const std::string& environment = "") {
-    const auto dir = std::filesystem::temp_directory_path();
     const std::string tag = std::to_string(::getpid());
-    const auto out = dir / ("sgemm_cli_out_" + tag);
-    const auto err = dir / ("sgemm_cli_err_" + tag);
+    const ScratchFile out("sgemm_cli_out_" + tag), err("sgemm_cli_err_" + tag);
     const std::string command = environment + " timeout 120 " + binary_path() + " " + arguments + " >" +
-                                out.string() + " 2>" + err.string() + " </dev/null";
+                                out.path() + " 2>" + err.path() + " </dev/null";
     const int status = std::system(command.c_str());
-    ProcessResult result{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
-    std::filesystem::remove(out);
-    std::filesystem::remove(err);
-    return result;
+    return ProcessResult{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out.path()), slurp(err.path())};
 }
 
 int count_lines(const std::string& text) {
@@ -109,15 +120,13 @@ TEST(Binary, PeakWithASize) { expect_one_line_error(run_sgemm("peak 4096"), 2, "
 
 TEST(Binary, PeakWritesCeilingsCsv) {
     if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
-    const auto csv = std::filesystem::temp_directory_path() / "sgemm_cli_ceilings.csv";
-    std::filesystem::remove(csv);
-    const ProcessResult result = run_sgemm("peak --csv " + csv.string());
+    const ScratchFile csv("sgemm_cli_ceilings.csv");
+    const ProcessResult result = run_sgemm("peak --csv " + csv.path());
     EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
     EXPECT_NE(result.out.find("fp32_ffma"), std::string::npos) << result.out;
-    const std::string text = slurp(csv);
+    const std::string text = slurp(csv.path());
     EXPECT_EQ(text.rfind("ceiling,unit,value,gpu\nfp32_ffma,TFLOPS,", 0), 0u) << text;
     EXPECT_NE(text.find("\ndram,TB/s,"), std::string::npos) << text;
-    std::filesystem::remove(csv);
 }
 
 TEST(Binary, ProblemTooLargeForGpuMemory) {
@@ -138,14 +147,13 @@ TEST(Binary, ProfileModeLaunchesOnce) {
 
 TEST(Binary, RunsAndVerifiesOnAGpu) {
     if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
-    const auto csv = std::filesystem::temp_directory_path() / "sgemm_cli_rows.csv";
-    std::filesystem::remove(csv);
-    const ProcessResult result = run_sgemm("all 256 --reps 2 --beta 0.5 --csv " + csv.string());
+    const ScratchFile csv("sgemm_cli_rows.csv");
+    const ProcessResult result = run_sgemm("all 256 --reps 2 --beta 0.5 --csv " + csv.path());
     EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
     EXPECT_NE(result.out.find("PASS"), std::string::npos);
     EXPECT_EQ(result.out.find("FAIL"), std::string::npos);
-    EXPECT_EQ(count_lines(slurp(csv)), 1 + static_cast<int>(all_stages().size())) << "header and one row per stage";
-    std::filesystem::remove(csv);
+    EXPECT_EQ(count_lines(slurp(csv.path())), 1 + static_cast<int>(all_stages().size()))
+        << "header and one row per stage";
 }
 
 }  // namespace

@@ -95,6 +95,15 @@ def sorted_by_size_then_stage(rows):
     return sorted(rows, key=lambda row: (row["m"], row["stage"]))
 
 
+def assert_rejects(test, reader, text, message, name="bad.csv"):
+    """reader(path) raises a ValueError matching `message` for a file `name` holding `text`."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / name
+        path.write_text(text)
+        with test.assertRaisesRegex(ValueError, message):
+            reader(path)
+
+
 class ReadRowsTest(unittest.TestCase):
     def test_values_are_typed(self):
         rows = fixture_rows()
@@ -115,19 +124,11 @@ class ReadRowsTest(unittest.TestCase):
         self.assertIsNone(skipped[0]["worst_error_over_budget"])
 
     def test_rejects_wrong_header(self):
-        with tempfile.TemporaryDirectory() as tmp:
-            path = Path(tmp) / "bad.csv"
-            path.write_text("stage,name\n0,cublas\n")
-            with self.assertRaisesRegex(ValueError, "header must be exactly"):
-                sgemm_results.read_rows(path)
+        assert_rejects(self, sgemm_results.read_rows, "stage,name\n0,cublas\n", "header must be exactly")
 
     def test_rejects_unknown_verified_value(self):
-        with tempfile.TemporaryDirectory() as tmp:
-            path = Path(tmp) / "bad.csv"
-            text = FIXTURE.read_text().replace(",true,", ",True,", 1)
-            path.write_text(text)
-            with self.assertRaisesRegex(ValueError, r"bad\.csv:2: verified"):
-                sgemm_results.read_rows(path)
+        text = FIXTURE.read_text().replace(",true,", ",True,", 1)
+        assert_rejects(self, sgemm_results.read_rows, text, r"bad\.csv:2: verified")
 
 
 class GpuSlugTest(unittest.TestCase):
@@ -243,14 +244,11 @@ class CeilingsAndProfileTest(unittest.TestCase):
         self.assertEqual(ceilings["dram"], {"unit": "TB/s", "value": 1.8, "gpu": "Fixture GPU"})
 
     def test_ceilings_reject_wrong_header_and_values(self):
-        with tempfile.TemporaryDirectory() as tmp:
-            path = Path(tmp) / "ceilings.csv"
-            path.write_text("ceiling,value\nfp32_ffma,63.7\n")
-            with self.assertRaisesRegex(ValueError, "header must be exactly ceiling,unit,value,gpu"):
-                sgemm_results.read_ceilings(path)
-            path.write_text("ceiling,unit,value,gpu\nfp32_ffma,TFLOPS,63.7,G\ndram,TB/s,fast,G\n")
-            with self.assertRaisesRegex(ValueError, r"ceilings\.csv:3: value"):
-                sgemm_results.read_ceilings(path)
+        assert_rejects(self, sgemm_results.read_ceilings, "ceiling,value\nfp32_ffma,63.7\n",
+                       "header must be exactly ceiling,unit,value,gpu", name="ceilings.csv")
+        assert_rejects(self, sgemm_results.read_ceilings,
+                       "ceiling,unit,value,gpu\nfp32_ffma,TFLOPS,63.7,G\ndram,TB/s,fast,G\n",
+                       r"ceilings\.csv:3: value", name="ceilings.csv")
 
     def test_profile_keeps_the_profiled_size_only(self):
         profile = sgemm_results.read_profile(PROFILE_FIXTURE)
