@@ -11,6 +11,7 @@
 #include <string>
 
 #include "device_info.hpp"
+#include "scratch_file.hpp"
 #include "stage_registry.hpp"
 #include "stage_runner.hpp"
 
@@ -30,22 +31,6 @@ std::string slurp(const std::filesystem::path& path) {
     return text.str();
 }
 
-// A file in the temporary directory for the binary to write: removed before the test
-// uses it and when it goes out of scope, whatever the test's outcome.
-class ScratchFile {
-public:
-    explicit ScratchFile(const std::string& name) : path_(std::filesystem::temp_directory_path() / name) {
-        std::filesystem::remove(path_);
-    }
-    ~ScratchFile() { std::filesystem::remove(path_); }
-    ScratchFile(const ScratchFile&) = delete;
-    ScratchFile& operator=(const ScratchFile&) = delete;
-    std::string path() const { return path_.string(); }
-
-private:
-    std::filesystem::path path_;
-};
-
 // The binary under test: SGEMM_BINARY in the environment (to run a build copied to
 // another machine), else the one this test was built with.
 std::string binary_path() {
@@ -54,10 +39,9 @@ std::string binary_path() {
 }
 
 ProcessResult run_sgemm(const std::string& arguments, const std::string& environment = "") {
-    const std::string tag = std::to_string(::getpid());
-    const ScratchFile out("sgemm_cli_out_" + tag), err("sgemm_cli_err_" + tag);
+    const ScratchFile out("sgemm_cli_out"), err("sgemm_cli_err");
     const std::string command = environment + " timeout 120 " + binary_path() + " " + arguments + " >" +
-                                out.path() + " 2>" + err.path() + " </dev/null";
+                                out.path().string() + " 2>" + err.path().string() + " </dev/null";
     const int status = std::system(command.c_str());
     return ProcessResult{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out.path()), slurp(err.path())};
 }
@@ -121,7 +105,7 @@ TEST(Binary, PeakWithASize) { expect_one_line_error(run_sgemm("peak 4096"), 2, "
 TEST(Binary, PeakWritesCeilingsCsv) {
     if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
     const ScratchFile csv("sgemm_cli_ceilings.csv");
-    const ProcessResult result = run_sgemm("peak --csv " + csv.path());
+    const ProcessResult result = run_sgemm("peak --csv " + csv.path().string());
     EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
     EXPECT_NE(result.out.find("fp32_ffma"), std::string::npos) << result.out;
     const std::string text = slurp(csv.path());
@@ -148,7 +132,7 @@ TEST(Binary, ProfileModeLaunchesOnce) {
 TEST(Binary, RunsAndVerifiesOnAGpu) {
     if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
     const ScratchFile csv("sgemm_cli_rows.csv");
-    const ProcessResult result = run_sgemm("all 256 --reps 2 --beta 0.5 --csv " + csv.path());
+    const ProcessResult result = run_sgemm("all 256 --reps 2 --beta 0.5 --csv " + csv.path().string());
     EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
     EXPECT_NE(result.out.find("PASS"), std::string::npos);
     EXPECT_EQ(result.out.find("FAIL"), std::string::npos);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "csv_writer.hpp"
+#include "scratch_file.hpp"
 
 namespace sgemm {
 namespace {
@@ -57,13 +58,6 @@ ResultRow sample_row() {
     return row;
 }
 
-std::filesystem::path temp_csv(const char* name) {
-    const auto path = std::filesystem::temp_directory_path() /
-                      (std::string(name) + "_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + ".csv");
-    std::filesystem::remove(path);
-    return path;
-}
-
 std::vector<std::string> read_lines(const std::filesystem::path& path) {
     std::ifstream file(path);
     std::vector<std::string> lines;
@@ -112,7 +106,8 @@ TEST(CsvWriter, QuotesFieldsWithCommasAndQuotes) {
 }
 
 TEST(CsvWriter, AppendWritesHeaderOnce) {
-    const auto path = temp_csv("sgemm_append");
+    const ScratchFile csv("sgemm_append.csv");
+    const auto& path = csv.path();
     const std::vector<ResultRow> rows{sample_row(), sample_row()};
     append_csv_rows(path, rows);
     append_csv_rows(path, std::vector<ResultRow>{sample_row()});
@@ -120,7 +115,6 @@ TEST(CsvWriter, AppendWritesHeaderOnce) {
     ASSERT_EQ(lines.size(), 4u);
     EXPECT_EQ(lines[0], csv_header());
     EXPECT_EQ(lines[3], csv_line(sample_row()));
-    std::filesystem::remove(path);
 }
 
 TEST(CsvWriter, UnwritablePathThrows) {
@@ -129,7 +123,8 @@ TEST(CsvWriter, UnwritablePathThrows) {
 }
 
 TEST(CeilingsCsv, WritesHeaderAndRowsReplacingTheFile) {
-    const auto path = temp_csv("sgemm_ceilings");
+    const ScratchFile csv("sgemm_ceilings.csv");
+    const auto& path = csv.path();
     const std::vector<CeilingRow> first{{"fp32_ffma", "TFLOPS", 63.7, "NVIDIA H100 80GB HBM3"}};
     write_ceilings_csv(path, first);
     const std::vector<CeilingRow> second{{"fp32_ffma", "TFLOPS", 63.25, "Odd, GPU"}, {"dram", "TB/s", 3.012, "Odd, GPU"}};
@@ -139,7 +134,6 @@ TEST(CeilingsCsv, WritesHeaderAndRowsReplacingTheFile) {
     EXPECT_EQ(lines[0], "ceiling,unit,value,gpu");
     EXPECT_EQ(lines[1], "fp32_ffma,TFLOPS,63.25,\"Odd, GPU\"");
     EXPECT_EQ(split_csv(lines[2]), (std::vector<std::string>{"dram", "TB/s", "3.012", "Odd, GPU"}));
-    std::filesystem::remove(path);
 }
 
 TEST(CeilingsCsv, UnwritablePathThrows) {
