@@ -73,15 +73,17 @@
 //
 // Tried and dropped (same-run comparisons on the H100):
 //   - Fragments: double-buffering them paid (+4 %); streaming B to avoid spills (-5 %)
-//     and 64x32 warp tiles (-15 %, more shared loads per mma.sync) did not. The order of
-//     the mma.sync does not change their energy: registers holding random fragments
-//     that change every step sustain 618-633 TFLOPS with A fixed along a row (this
-//     kernel), 602-616 with B fixed along a column, 616-627 with two k16 steps back to
-//     back on each accumulator (4 s each, all at 700 W). In this kernel, running every
-//     other row of mma.sync backwards, so that B's last fragment is reused across rows,
-//     measured 0.7 points of cuBLAS lower at 8192 (60.8-60.9 % against 61.5-61.7 %).
+//     and 64x32 warp tiles (-15 %, more shared loads per mma.sync) did not.
+//   - The order of the mma.sync. On registers alone (random fragments that change
+//     every step, 4 s each at 700 W), A fixed along a row as here sustains 618-633
+//     TFLOPS, B fixed along a column 602-616, two k16 steps back to back on each
+//     accumulator 616-627. In this kernel at 8192, against 61.4-61.7 % of cuBLAS (four
+//     interleaved runs each): B fixed along a column, 60.6-60.8 %; every other row run
+//     backwards, so that one B fragment carries over between rows, 60.8-60.9 %; the
+//     two warps of each SM sub-partition on the same rows of A instead of the same
+//     columns of B, 61.3-61.5 %.
 //   - cp.async with the L2::256B prefetch hint: the same at 8192 (61.2-61.9 % of
-//     cuBLAS against 61.5-61.7 %, four interleaved runs each).
+//     cuBLAS against 61.4-61.7 %, four interleaved runs each).
 //   - 128x256x128 blocks with 2 stages (half the barriers, the same 228 registers):
 //     50-53 % of cuBLAS at both sizes, against 62-65 % in the same runs.
 //   - Raster groups of 16 block rows instead of 4: at 8192 they halve the DRAM reads
