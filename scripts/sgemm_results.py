@@ -42,8 +42,6 @@ CEILINGS = {
     "mma_sync_bf16": ("mma.sync (measured)",
                       "the mma.sync m16n8k16 bf16 throughput measured on this GPU as the run started "
                       "(registers only)"),
-    # Rows written before the driver measured FFMA.
-    "fp32_paper_peak": ("FP32 paper peak", "the FP32 paper peak (SMs x FP32 lanes x 2 x clock)"),
 }
 
 # ceilings.csv, from `sgemm peak --csv`: one row per ceiling measured; for each name,

@@ -214,16 +214,16 @@ class CeilingTableTest(unittest.TestCase):
             if row["stage"] == 4:
                 row.update(precision="bf16", ceiling="mma_sync_bf16")
             if row["stage"] == 5:
-                row["ceiling"] = "fp32_paper_peak"
+                row["ceiling"] = "fp32_other_unit"
         lines = sgemm_results.ceiling_table(rows).splitlines()
         self.assertEqual(
             lines[0],
             "Fraction of the ceiling of the unit each stage runs on: for fp32 stages, "
-            f"{sgemm_results.CEILINGS['fp32_ffma'][1]} or {sgemm_results.CEILINGS['fp32_paper_peak'][1]}; "
+            f"{sgemm_results.CEILINGS['fp32_ffma'][1]} or fp32_other_unit; "
             f"for bf16 stages, {sgemm_results.CEILINGS['mma_sync_bf16'][1]}.")
         cells = {line.split(" | ")[1]: line.split(" | ")[2] for line in lines[4:]}
         self.assertTrue(cells["`1d_blocktiling`"].startswith("mma.sync (measured), "))
-        self.assertTrue(cells["`2d_blocktiling`"].startswith("FP32 paper peak, "))
+        self.assertTrue(cells["`2d_blocktiling`"].startswith("fp32_other_unit, "))
         self.assertTrue(cells["`naive`"].startswith("FFMA (measured), "))
 
     def test_an_unknown_ceiling_is_shown_by_its_name(self):
