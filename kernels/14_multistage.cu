@@ -84,6 +84,17 @@
 //     columns of B, 61.3-61.5 %.
 //   - cp.async with the L2::256B prefetch hint: the same at 8192 (61.2-61.9 % of
 //     cuBLAS against 61.4-61.7 %, four interleaved runs each).
+//   - How often the warps meet. mbarriers (sm_80) in place of the barrier, so that a warp
+//     waits only for the copies or the buffer it needs: each thread's copies arrive on
+//     their buffer's "full" mbarrier as they land (cp.async.mbarrier.arrive), each
+//     thread arrives on an "empty" one after its last ldmatrix of a tile, and a thread
+//     waits for the full buffer it reads next and the empty one it copies into. At
+//     8192, against 61.5-62.0 % of cuBLAS (four interleaved runs each): 58.6-58.8 %;
+//     polling with test_wait instead of try_wait, 58.1-58.3 %; one arrival per warp on
+//     the empty mbarriers, so that warps drift further apart, 56.3-56.5 %. Meeting more
+//     often loses too: a barrier every two k16 steps, 59.9-60.2 %; every step,
+//     58.4-58.6 %. At 4096 all were lower too but the barrier every two steps (62.7-63.4
+//     % against 62.1-63.4 %), which loses 1.5 points at 8192. One barrier a tile it is.
 //   - 128x256x128 blocks with 2 stages (half the barriers, the same 228 registers):
 //     50-53 % of cuBLAS at both sizes, against 62-65 % in the same runs.
 //   - Raster groups of 16 block rows instead of 4: at 8192 they halve the DRAM reads
