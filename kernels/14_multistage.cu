@@ -40,6 +40,16 @@
 // 64x64 warps, 3 stages, one block per SM, 228 registers, 144 KB of shared memory (the
 // first version, 128x128x32 blocks two per SM, measured 410 and 388 TFLOPS).
 //
+// Those figures are timed launch by launch, where stage 14 and cuBLAS share one clock.
+// Timed in turns of 0.5 s instead (--timing blocks, src/timing.hpp), each kernel runs at
+// the clock its own power draw allows, and cuBLAS, which draws more per clock, loses
+// more: 441 TFLOPS against cuBLAS's 675 at 4096 (65.4 % of cuBLAS, 68.1 % of the
+// ceiling; ./sgemm all 4096 --seed 80 --timing blocks) and 445 against 655 at 8192 (67.9
+// %, 69.2 %; ./sgemm 14 8192 --seed 74 --time-budget 4 --timing blocks), where the same
+// commands launch by launch measured 65.0 % and 61.5 %. At 4096 launch by launch is
+// also a burst (200 pairs, 0.1 s, before the power cap settles): 488 TFLOPS, 75.3 % of
+// the ceiling.
+//
 // What limits it, in the order the profiler and the experiments found it:
 //   - L2 bandwidth. The L2-to-SM read rate measures about 32 bytes per clock per SM
 //     (6.2-7.3 TB/s). 128x128 blocks need 64 bytes from L2 per mma.sync and drew

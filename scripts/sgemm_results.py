@@ -23,7 +23,7 @@ COLUMNS = (
     "median_ms", "tflops", "cublas_median_ms", "cublas_tflops",
     "ratio_to_cublas", "fraction_of_peak", "ceiling", "rel_error_fp64",
     "worst_error_over_budget", "verified", "gpu", "driver", "cuda",
-    "reps", "seed",
+    "timing", "reps", "seed",
 )
 INT_COLUMNS = frozenset({"stage", "m", "n", "k", "reps", "seed"})
 FLOAT_COLUMNS = frozenset({
@@ -34,6 +34,14 @@ FLOAT_COLUMNS = frozenset({
 # The binary leaves these empty when it skips verification.
 OPTIONAL_COLUMNS = frozenset({"rel_error_fp64", "worst_error_over_budget"})
 VERIFIED_VALUES = ("true", "false", "skipped")
+# The `timing` column says how the stage and cuBLAS took turns (`--timing`,
+# src/timing.hpp); for each, how the caption puts it.
+TIMINGS = {
+    "launches": "interleaved with cuBLAS launch by launch in the same process, so that "
+                "both run at the one clock their mix sets",
+    "blocks": "taking turns with cuBLAS in blocks of launches in the same process "
+              "(`--timing blocks`), so that each runs at the clock its own power draw allows",
+}
 # The `ceiling` column names what fraction_of_peak is a fraction of: for each name, how
 # the tables call it and what it is.
 CEILINGS = {
@@ -116,6 +124,8 @@ def _parse_field(column, text):
     if column == "verified" and text not in VERIFIED_VALUES:
         raise ValueError(
             f"expected one of {', '.join(VERIFIED_VALUES)}, got {text!r}")
+    if column == "timing" and text not in TIMINGS:
+        raise ValueError(f"expected one of {', '.join(TIMINGS)}, got {text!r}")
     return text
 
 
@@ -276,9 +286,18 @@ def _caption(rows):
         f"Measured on **{_joined(rows, 'gpu')}** "
         f"(driver {_joined(rows, 'driver')}, CUDA {_joined(rows, 'cuda')}); "
         f"square M = N = K; each figure is the median of {_reps_range(rows)} timed runs, "
-        "interleaved with cuBLAS in the same process. "
+        f"{_timing_words(rows)}. "
         "% of cuBLAS is throughput relative to cuBLAS at the same size and precision "
         "(SGEMM for fp32 stages; bf16 in, FP32 out for bf16 stages).")
+
+
+def _timing_words(rows):
+    used = sorted({row["timing"] for row in rows})
+    if len(used) != 1:
+        raise ValueError(
+            f"rows timed both ways ({', '.join(used)}) cannot share a table: their ratios "
+            "to cuBLAS mean different things")
+    return TIMINGS[used[0]]
 
 
 def _reps_range(rows):

@@ -83,6 +83,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
     bool profile = false;
     int reps = 0;
     double time_budget = 1.0;
+    std::string timing = "launches";
     std::optional<std::uint64_t> seed;
     float alpha = 1.0f;
     float beta = 0.0f;
@@ -97,6 +98,11 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
         ->check(CLI::Range(1, 100000));
     app.add_option("--time-budget", time_budget, "seconds per timing measurement (default 1)")
         ->check(CLI::Range(0.001, 3600.0));
+    app.add_option("--timing", timing,
+                   fmt::format("how the stage and cuBLAS take turns: 'launches' (default: launch by "
+                               "launch, at one shared clock) or 'blocks' ({} s of each in turn, each "
+                               "at its own clock; see src/timing.hpp)", kBlockSeconds))
+        ->check(CLI::IsMember({"launches", "blocks"}));
     app.add_option("--seed", seed, "seed of the random inputs (default: random, printed)");
     app.add_option("--alpha", alpha, "alpha (default 1)");
     app.add_option("--beta", beta, "beta (default 0; non-zero makes C an input)");
@@ -134,7 +140,10 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
         settings.problem = GemmProblem{parse_shape(size_text, m_text, n_text, k_text), alpha, beta};
         settings.seed = seed ? *seed : std::random_device{}() % 1000000;
         settings.verify = !no_verify;
-        settings.timing = TimingSettings{reps, time_budget};
+        const TimingMethod method = timing == "blocks" ? TimingMethod::blocks : TimingMethod::launches;
+        if (method == TimingMethod::blocks && reps > 0)
+            throw UsageError("--reps counts launch-by-launch repetitions; --timing blocks is paced by --time-budget");
+        settings.timing = TimingSettings{reps, time_budget, method};
         request.csv_path = csv_path;
         if (request.stage != nullptr)
             if (const auto refusal = shape_refusal(*request.stage, settings.problem.shape))

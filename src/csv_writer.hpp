@@ -28,6 +28,7 @@ struct ResultRow {
     std::optional<double> worst_error_over_budget;  // empty when not verified
     std::string verified;                           // "true", "false" or "skipped"
     std::string gpu, driver, cuda;
+    std::string timing;  // how the stage and cuBLAS took turns: "launches" or "blocks" (timing.hpp)
     int reps = 0;
     std::uint64_t seed = 0;
 };

@@ -76,11 +76,13 @@ std::string stage_report(const StageResult& r) {
     }
     out += fmt::format(
         "  time    {:.3f} ms  {:.2f} TFLOPS  | cuBLAS {} {:.3f} ms  {:.2f} TFLOPS | {:.1f} % of cuBLAS, "
-        "{:.1f} % of {} ({:.0f} TFLOPS)  (median of {}, interleaved)\n",
+        "{:.1f} % of {} ({:.0f} TFLOPS)  (median of {}, {})\n",
         r.timing.stage_median_ms, tflops(shape, r.timing.stage_median_ms), to_string(r.stage->precision),
         r.timing.cublas_median_ms, tflops(shape, r.timing.cublas_median_ms), 100.0 * ratio_to_cublas(r),
         100.0 * tflops(shape, r.timing.stage_median_ms) / r.ceiling.tflops, r.ceiling.name,
-        r.ceiling.tflops, r.timing.reps);
+        r.ceiling.tflops, r.timing.reps,
+        r.timing.method == TimingMethod::blocks ? fmt::format("in turns of {} s", kBlockSeconds)
+                                                : std::string("launch by launch"));
     return out;
 }
 
@@ -136,6 +138,7 @@ ResultRow to_result_row(const StageResult& r, const DeviceInfo& device) {
     row.gpu = device.name;
     row.driver = device.driver_version;
     row.cuda = device.cuda_version;
+    row.timing = to_string(r.timing.method);
     row.reps = r.timing.reps;
     row.seed = r.seed;
     return row;

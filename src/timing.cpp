@@ -20,12 +20,112 @@ struct TimedLaunch {
     CudaEvent stop;
 };
 
+// Enqueues one timed launch: `prepare`, the L2 flush, then the kernel between two events.
+class TimedLauncher {
+public:
+    TimedLauncher(const std::function<void()>& prepare, std::size_t l2_bytes, cudaStream_t stream)
+        : prepare_(prepare), flush_buffer_(2 * l2_bytes), stream_(stream) {}
+
+    void launch(const std::function<void()>& kernel, TimedLaunch& events) const {
+        prepare_();
+        CUDA_CHECK(cudaMemsetAsync(flush_buffer_.data(), 0, flush_buffer_.bytes(), stream_));
+        CUDA_CHECK(cudaEventRecord(events.start.get(), stream_));
+        kernel();
+        CUDA_CHECK(cudaEventRecord(events.stop.get(), stream_));
+        CUDA_CHECK(cudaGetLastError());
+    }
+
+private:
+    const std::function<void()>& prepare_;
+    DeviceBuffer<char> flush_buffer_;
+    cudaStream_t stream_;
+};
+
+InterleavedTiming time_launch_by_launch(const std::function<void()>& stage,
+                                        const std::function<void()>& cublas,
+                                        const TimedLauncher& launcher, double first_pair_ms,
+                                        const TimingSettings& settings, cudaStream_t stream) {
+    const int reps = settings.reps > 0 ? settings.reps : reps_for_budget(first_pair_ms, settings.time_budget_s);
+    std::vector<TimedLaunch> stage_events(reps);
+    std::vector<TimedLaunch> cublas_events(reps);
+    for (int rep = 0; rep < reps; ++rep) {
+        if (rep % 2 == 0) {
+            launcher.launch(stage, stage_events[rep]);
+            launcher.launch(cublas, cublas_events[rep]);
+        } else {
+            launcher.launch(cublas, cublas_events[rep]);
+            launcher.launch(stage, stage_events[rep]);
+        }
+    }
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+
+    std::vector<double> stage_ms, cublas_ms;
+    for (int rep = 0; rep < reps; ++rep) {
+        stage_ms.push_back(elapsed_ms(stage_events[rep].start, stage_events[rep].stop));
+        cublas_ms.push_back(elapsed_ms(cublas_events[rep].start, cublas_events[rep].stop));
+    }
+    return InterleavedTiming{median(stage_ms), median(cublas_ms), reps, TimingMethod::launches};
+}
+
+// Launches are enqueued in batches of about kBatchMs, so that the host checks the clock
+// often enough for a block to end near its length, without a round trip per launch.
+constexpr double kBatchMs = 20.0;
+constexpr int kMaxBatch = 256;
+
+// One block of one kernel: launches until kBlockSeconds have passed on the GPU and at least
+// one launch started after kSettleSeconds. Appends the times of those that did to `counted`.
+void time_block(const std::function<void()>& kernel, const TimedLauncher& launcher,
+                std::vector<TimedLaunch>& events, std::vector<double>& counted, cudaStream_t stream) {
+    const CudaEvent block_start;
+    CUDA_CHECK(cudaEventRecord(block_start.get(), stream));
+    const std::size_t counted_before = counted.size();
+    int batch = 1;
+    double block_ms = 0.0;
+    while (block_ms < kBlockSeconds * 1e3 || counted.size() == counted_before) {
+        for (int i = 0; i < batch; ++i) launcher.launch(kernel, events[i]);
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+        for (int i = 0; i < batch; ++i)
+            if (elapsed_ms(block_start, events[i].start) >= kSettleSeconds * 1e3)
+                counted.push_back(elapsed_ms(events[i].start, events[i].stop));
+        const double batch_ms = elapsed_ms(events[0].start, events[batch - 1].stop);
+        block_ms = elapsed_ms(block_start, events[batch - 1].stop);
+        batch = batch_ms > 0.0 ? std::clamp(static_cast<int>(kBatchMs * batch / batch_ms), 1, kMaxBatch) : kMaxBatch;
+    }
+}
+
+InterleavedTiming time_in_blocks(const std::function<void()>& stage, const std::function<void()>& cublas,
+                                 const TimedLauncher& launcher, const TimingSettings& settings,
+                                 cudaStream_t stream) {
+    std::vector<TimedLaunch> events(kMaxBatch);
+    std::vector<double> stage_ms, cublas_ms;
+    for (int pair = 0; pair < blocks_per_kernel(settings.time_budget_s); ++pair) {
+        // Stage first, then cuBLAS first: a drift over the run weighs on both alike.
+        if (pair % 2 == 0) {
+            time_block(stage, launcher, events, stage_ms, stream);
+            time_block(cublas, launcher, events, cublas_ms, stream);
+        } else {
+            time_block(cublas, launcher, events, cublas_ms, stream);
+            time_block(stage, launcher, events, stage_ms, stream);
+        }
+    }
+    return InterleavedTiming{median(stage_ms), median(cublas_ms), static_cast<int>(stage_ms.size()),
+                             TimingMethod::blocks};
+}
+
 }  // namespace
+
+std::string_view to_string(TimingMethod method) {
+    return method == TimingMethod::blocks ? "blocks" : "launches";
+}
 
 int reps_for_budget(double pair_ms, double time_budget_s) {
     if (!(pair_ms > 0.0)) return kMaxAutoReps;
     const double fitting = time_budget_s * 1e3 / pair_ms;
     return static_cast<int>(std::clamp(std::floor(fitting), double(kMinAutoReps), double(kMaxAutoReps)));
+}
+
+int blocks_per_kernel(double time_budget_s) {
+    return std::max(2, static_cast<int>(std::lround(time_budget_s / (2.0 * kBlockSeconds))));
 }
 
 double median(std::vector<double> values) {
@@ -40,48 +140,19 @@ InterleavedTiming time_interleaved(const std::function<void()>& stage,
                                    const std::function<void()>& prepare,
                                    const TimingSettings& settings, std::size_t l2_bytes,
                                    cudaStream_t stream) {
-    DeviceBuffer<char> flush_buffer(2 * l2_bytes);
-    const auto timed = [&](const std::function<void()>& launch, TimedLaunch& events) {
-        prepare();
-        CUDA_CHECK(cudaMemsetAsync(flush_buffer.data(), 0, flush_buffer.bytes(), stream));
-        CUDA_CHECK(cudaEventRecord(events.start.get(), stream));
-        launch();
-        CUDA_CHECK(cudaEventRecord(events.stop.get(), stream));
-        CUDA_CHECK(cudaGetLastError());
-    };
+    const TimedLauncher launcher(prepare, l2_bytes, stream);
 
     // Warm-up (module loading, cuBLAS heuristics), then one timed pair to size the run.
     TimedLaunch warm_stage, warm_cublas;
-    timed(stage, warm_stage);
-    timed(cublas, warm_cublas);
-    timed(stage, warm_stage);
-    timed(cublas, warm_cublas);
+    launcher.launch(stage, warm_stage);
+    launcher.launch(cublas, warm_cublas);
+    launcher.launch(stage, warm_stage);
+    launcher.launch(cublas, warm_cublas);
     CUDA_CHECK(cudaStreamSynchronize(stream));
-    const int reps = settings.reps > 0
-                         ? settings.reps
-                         : reps_for_budget(elapsed_ms(warm_stage.start, warm_stage.stop) +
-                                               elapsed_ms(warm_cublas.start, warm_cublas.stop),
-                                           settings.time_budget_s);
-
-    std::vector<TimedLaunch> stage_events(reps);
-    std::vector<TimedLaunch> cublas_events(reps);
-    for (int rep = 0; rep < reps; ++rep) {
-        if (rep % 2 == 0) {
-            timed(stage, stage_events[rep]);
-            timed(cublas, cublas_events[rep]);
-        } else {
-            timed(cublas, cublas_events[rep]);
-            timed(stage, stage_events[rep]);
-        }
-    }
-    CUDA_CHECK(cudaStreamSynchronize(stream));
-
-    std::vector<double> stage_ms, cublas_ms;
-    for (int rep = 0; rep < reps; ++rep) {
-        stage_ms.push_back(elapsed_ms(stage_events[rep].start, stage_events[rep].stop));
-        cublas_ms.push_back(elapsed_ms(cublas_events[rep].start, cublas_events[rep].stop));
-    }
-    return InterleavedTiming{median(stage_ms), median(cublas_ms), reps};
+    if (settings.method == TimingMethod::blocks) return time_in_blocks(stage, cublas, launcher, settings, stream);
+    const double first_pair_ms =
+        elapsed_ms(warm_stage.start, warm_stage.stop) + elapsed_ms(warm_cublas.start, warm_cublas.stop);
+    return time_launch_by_launch(stage, cublas, launcher, first_pair_ms, settings, stream);
 }
 
 }  // namespace sgemm

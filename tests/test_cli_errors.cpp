@@ -100,6 +100,8 @@ TEST(Binary, PeakWithoutGpu) {
     expect_one_line_error(run_sgemm("peak", "CUDA_VISIBLE_DEVICES="), 1, "no usable CUDA GPU");
 }
 
+TEST(Binary, UnknownTimingMethod) { expect_one_line_error(run_sgemm("1 64 --timing alone"), 2, "--timing"); }
+
 TEST(Binary, PeakWithASize) { expect_one_line_error(run_sgemm("peak 4096"), 2, "peak takes no size"); }
 
 TEST(Binary, PeakWritesCeilingsCsv) {
@@ -138,6 +140,15 @@ TEST(Binary, RunsAndVerifiesOnAGpu) {
     EXPECT_EQ(result.out.find("FAIL"), std::string::npos);
     EXPECT_EQ(count_lines(slurp(csv.path())), 1 + static_cast<int>(all_stages().size()))
         << "header and one row per stage";
+}
+
+TEST(Binary, TimesInBlocksAndSaysSo) {
+    if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
+    const ScratchFile csv("sgemm_cli_blocks.csv");
+    const ProcessResult result = run_sgemm("7 512 --timing blocks --csv " + csv.path().string());
+    EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
+    EXPECT_NE(result.out.find("in turns of 0.5 s"), std::string::npos) << result.out;
+    EXPECT_NE(slurp(csv.path()).find(",blocks,"), std::string::npos);
 }
 
 }  // namespace

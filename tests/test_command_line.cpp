@@ -44,8 +44,17 @@ TEST(CommandLine, RectangularAndOptions) {
     EXPECT_EQ(request.settings.problem.beta, -0.5f);
     EXPECT_EQ(request.settings.seed, 99u);
     EXPECT_EQ(request.settings.timing.reps, 4);
+    EXPECT_EQ(request.settings.timing.method, TimingMethod::launches);
     EXPECT_FALSE(request.settings.verify);
     EXPECT_EQ(request.csv_path, "out.csv");
+}
+
+TEST(CommandLine, TimingInBlocksIsPacedByTheBudget) {
+    const auto parsed = parse({"14", "4096", "--timing", "blocks", "--time-budget", "4"});
+    ASSERT_EQ(parsed.outcome, Outcome::run) << parsed.text;
+    EXPECT_EQ(parsed.request.settings.timing.method, TimingMethod::blocks);
+    EXPECT_EQ(parsed.request.settings.timing.time_budget_s, 4.0);
+    EXPECT_EQ(parsed.request.settings.timing.reps, 0);
 }
 
 TEST(CommandLine, SizeWithOneOverride) {
@@ -115,6 +124,8 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{{"5", "1000"}, "stage 5 (2d_blocktiling) needs M a multiple of 128, N a multiple of 128, K a multiple of 8"},
                       BadInput{{"1", "64", "--reps", "0"}, "--reps"},
                       BadInput{{"1", "64", "--bogus"}, "--bogus"},
+                      BadInput{{"1", "64", "--timing", "alone"}, "--timing"},
+                      BadInput{{"1", "64", "--timing", "blocks", "--reps", "5"}, "--timing blocks is paced by --time-budget"},
                       BadInput{{"1", "64", "--alpha", "x"}, "--alpha"},
                       BadInput{{"all", "64", "--profile"}, "--profile takes one stage"},
                       BadInput{{"peak", "4096"}, "peak takes no size"},

@@ -53,6 +53,7 @@ ResultRow sample_row() {
     row.gpu = "NVIDIA H100 80GB HBM3";
     row.driver = "580.95.05";
     row.cuda = "13.0";
+    row.timing = "blocks";
     row.reps = 100;
     row.seed = 424242;
     return row;
@@ -68,7 +69,7 @@ std::vector<std::string> read_lines(const std::filesystem::path& path) {
 TEST(CsvWriter, LineHasOneFieldPerColumn) {
     const auto header = split_csv(csv_header());
     const auto fields = split_csv(csv_line(sample_row()));
-    ASSERT_EQ(header.size(), 23u);
+    ASSERT_EQ(header.size(), 24u);
     ASSERT_EQ(fields.size(), header.size());
     EXPECT_EQ(header[0], "stage");
     EXPECT_EQ(fields[0], "5");
@@ -83,7 +84,11 @@ TEST(CsvWriter, LineHasOneFieldPerColumn) {
     EXPECT_EQ(fields[14], "fp32_ffma");
     EXPECT_EQ(fields[17], "true");
     EXPECT_EQ(fields[18], "NVIDIA H100 80GB HBM3");
-    EXPECT_EQ(fields[22], "424242");
+    EXPECT_EQ(header[21], "timing");
+    EXPECT_EQ(fields[21], "blocks");
+    EXPECT_EQ(header[22], "reps");
+    EXPECT_EQ(fields[22], "100");
+    EXPECT_EQ(fields[23], "424242");
 }
 
 TEST(CsvWriter, UnverifiedRowLeavesErrorFieldsEmpty) {
@@ -101,7 +106,7 @@ TEST(CsvWriter, QuotesFieldsWithCommasAndQuotes) {
     ResultRow row = sample_row();
     row.gpu = "Odd, \"quoted\" GPU";
     const auto fields = split_csv(csv_line(row));
-    ASSERT_EQ(fields.size(), 23u);
+    ASSERT_EQ(fields.size(), 24u);
     EXPECT_EQ(fields[18], "Odd, \"quoted\" GPU");
 }
 

@@ -181,6 +181,30 @@ TEST(VerificationCatches, ReadingCWhenBetaIsZero) {
     EXPECT_FALSE(result.passed());
 }
 
+// Timing in blocks: every block lasts kBlockSeconds, and only the launches after its
+// first kSettleSeconds count. Stage 10 at 4096 runs a few milliseconds a launch, long
+// beside the L2 flush, so the counted launches of the stage's two blocks add up to
+// about two blocks less their settling time, not two whole blocks.
+TEST(TimingInBlocks, CountsOnlyTheSettledPartOfEachBlock) {
+    if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
+    RunSettings settings;
+    settings.problem = GemmProblem{GemmShape{4096, 4096, 4096}, 1.0f, 0.0f};
+    settings.seed = 4;
+    settings.verify = false;
+    settings.timing = TimingSettings{0, 1.0, TimingMethod::blocks};
+    const auto start = std::chrono::steady_clock::now();
+    const StageResult result = runner().run(*find_stage(10), settings);
+    const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_EQ(result.timing.method, TimingMethod::blocks);
+    EXPECT_GE(wall_s, 4 * kBlockSeconds);  // two blocks of each kernel
+    ASSERT_GT(result.timing.stage_median_ms, 0.0);
+    ASSERT_GT(result.timing.cublas_median_ms, 0.0);
+    const double counted_ms = result.timing.reps * result.timing.stage_median_ms;
+    const double settled_ms = 2 * (kBlockSeconds - kSettleSeconds) * 1e3;
+    EXPECT_GT(counted_ms, 0.7 * settled_ms);
+    EXPECT_LT(counted_ms, 1.2 * settled_ms + 2 * result.timing.stage_median_ms);
+}
+
 // A broken microbenchmark shows as an implausible ceiling: above the paper peak, a
 // tensor-core instruction no faster than the CUDA cores, a cache slower than what is
 // behind it, or a ceiling that silently goes missing.

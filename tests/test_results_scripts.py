@@ -130,6 +130,10 @@ class ReadRowsTest(unittest.TestCase):
         text = FIXTURE.read_text().replace(",true,", ",True,", 1)
         assert_rejects(self, sgemm_results.read_rows, text, r"bad\.csv:2: verified")
 
+    def test_rejects_unknown_timing_value(self):
+        text = FIXTURE.read_text().replace(",launches,", ",alone,", 1)
+        assert_rejects(self, sgemm_results.read_rows, text, r"bad\.csv:2: timing")
+
 
 class GpuSlugTest(unittest.TestCase):
     def test_examples(self):
@@ -160,6 +164,19 @@ class MarkdownTableTest(unittest.TestCase):
         self.assertIn("Fixture GPU", caption)
         self.assertIn("driver 580.95", caption)
         self.assertIn("CUDA 13.0", caption)
+
+    def test_caption_says_how_stage_and_cublas_took_turns(self):
+        self.assertIn("launch by launch", self.lines[0])
+        rows = [dict(row, timing="blocks") for row in fixture_rows()]
+        caption = sgemm_results.markdown_table(rows).splitlines()[0]
+        self.assertIn("--timing blocks", caption)
+        self.assertNotIn("launch by launch", caption)
+
+    def test_rows_timed_both_ways_cannot_share_a_table(self):
+        rows = fixture_rows()
+        rows[2]["timing"] = "blocks"
+        with self.assertRaisesRegex(ValueError, "timed both ways"):
+            sgemm_results.markdown_table(rows)
 
     def test_header_has_a_column_pair_per_size(self):
         header = self.lines[2]

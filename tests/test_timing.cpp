@@ -18,6 +18,18 @@ TEST(Timing, RepsFitTheBudgetWithinLimits) {
     EXPECT_EQ(reps_for_budget(0.01, 1.0), kMaxAutoReps);
 }
 
+TEST(Timing, EachKernelGetsAtLeastTwoBlocks) {
+    EXPECT_EQ(blocks_per_kernel(0.001), 2);  // one before and one after the other kernel
+    EXPECT_EQ(blocks_per_kernel(1.0), 2);
+    EXPECT_EQ(blocks_per_kernel(4.0), 4);    // 4 s: four turns of 0.5 s each
+    EXPECT_EQ(blocks_per_kernel(10.0), 10);
+}
+
+TEST(Timing, MethodsHaveTheirCsvNames) {
+    EXPECT_EQ(to_string(TimingMethod::launches), "launches");
+    EXPECT_EQ(to_string(TimingMethod::blocks), "blocks");
+}
+
 TEST(Timing, TflopsCountsTwoFlopsPerMultiplyAdd) {
     EXPECT_NEAR(tflops(GemmShape{4096, 4096, 4096}, 2.0), 2.0 * 4096.0 * 4096 * 4096 / 2e-3 / 1e12, 1e-9);
 }
