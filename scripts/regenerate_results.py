@@ -4,8 +4,12 @@ then rebuild results/<gpu>/ (results and ceilings CSVs, tables, charts, the roof
 the README block and WORKLOG.md.
 
     python3 scripts/regenerate_results.py [--sizes 1024 2048 4096 8192]
-        [--binary ./sgemm] [--results-dir results] [--readme README.md]
+        [--turns-sizes 4096 8192] [--binary ./sgemm] [--results-dir results] [--readme README.md]
         [--no-readme] [--ceilings-only | --no-run [--gpu SLUG]] [--extra-args ARG ...]
+
+Every stage runs launch by launch with cuBLAS at each of --sizes (results.csv), then
+again in turns (--timing blocks) at each of --turns-sizes (results_in_turns.csv, whose
+table shows the tensor-core stages, where the two timings differ).
 
 --ceilings-only measures the ceilings but runs no stage; --no-run runs nothing and
 rebuilds everything from the CSVs already in results/<gpu>/ (no GPU needed). Both
@@ -31,6 +35,7 @@ except ModuleNotFoundError as missing:
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SIZES = (1024, 2048, 4096, 8192)
+DEFAULT_TURNS_SIZES = (4096, 8192)
 
 
 def parse_args(argv):
@@ -39,6 +44,8 @@ def parse_args(argv):
                     "table, charts and README block.")
     parser.add_argument("--sizes", type=int, nargs="+", default=list(DEFAULT_SIZES),
                         metavar="N", help="square problem sizes, run in this order")
+    parser.add_argument("--turns-sizes", type=int, nargs="*", default=list(DEFAULT_TURNS_SIZES),
+                        metavar="N", help="sizes run again with --timing blocks (none: skip)")
     parser.add_argument("--binary", default="./sgemm",
                         help="sgemm executable (default: ./sgemm)")
     parser.add_argument("--results-dir", default="results",
@@ -58,8 +65,8 @@ def parse_args(argv):
                              "with a results.csv)")
     parser.add_argument("--extra-args", nargs=argparse.REMAINDER, default=[],
                         metavar="ARG",
-                        help="passed on to the binary after 'all N --csv FILE'; "
-                             "must be the last option")
+                        help="passed on to the binary after 'all N --csv FILE' (launch by "
+                             "launch only); must be the last option")
     return parser.parse_args(argv)
 
 
@@ -68,17 +75,19 @@ def repo_path(path):
     return path if path.is_absolute() else REPO_ROOT / path
 
 
-def run_sizes(binary, sizes, extra_args, scratch_dir):
-    """Run the binary once per size; return (size, exit code, rows) for each."""
+def run_sizes(binary, sizes, extra_args, scratch_dir, timing="launches"):
+    """Run the binary once per size; return (label, exit code, rows) for each."""
     runs = []
+    in_turns = " in turns" if timing == "blocks" else ""
     for index, size in enumerate(sizes, start=1):
-        print(f"[size {index}/{len(sizes)}] N={size}", flush=True)
+        label = f"N={size}{in_turns}"
+        print(f"[size {index}/{len(sizes)}{in_turns}] N={size}", flush=True)
         # One file per size, so a crash mid-run cannot corrupt the other sizes' rows.
-        csv_path = scratch_dir / f"sgemm_{size}.csv"
+        csv_path = scratch_dir / f"sgemm_{size}_{timing}.csv"
         command = [str(binary), "all", str(size), "--csv", str(csv_path), *extra_args]
         # stdout and stderr are inherited so progress reaches the user as it is printed.
         exit_code = subprocess.run(command, cwd=REPO_ROOT, check=False).returncode
-        runs.append((size, exit_code, rows_if_written(csv_path)))
+        runs.append((label, exit_code, rows_if_written(csv_path)))
     return runs
 
 
@@ -110,13 +119,13 @@ def failure_lines(runs, binary_name, ceilings_exit_code=0):
     lines = []
     if ceilings_exit_code != 0:
         lines.append(f"{binary_name} peak exited with code {ceilings_exit_code}; see its output above")
-    for size, exit_code, rows in runs:
+    for label, exit_code, rows in runs:
         failed = [row for row in rows if row["verified"] == "false"]
         for row in failed:
-            lines.append(f"N={size}: stage {row['stage']} {row['name']} failed "
+            lines.append(f"{label}: stage {row['stage']} {row['name']} failed "
                          f"verification ({describe_error(row)})")
         if exit_code != 0 and not failed:
-            lines.append(f"N={size}: {binary_name} exited with code {exit_code} "
+            lines.append(f"{label}: {binary_name} exited with code {exit_code} "
                          "without a failed-verification row; see its output above")
     return lines
 
@@ -147,9 +156,12 @@ def main(argv=None):
     written = []
     with tempfile.TemporaryDirectory(prefix="sgemm-results-") as scratch:
         ceilings_exit_code, ceilings = (0, None) if args.no_run else measure_ceilings(binary, Path(scratch))
-        runs = [] if args.no_run or args.ceilings_only else run_sizes(binary, args.sizes, args.extra_args,
-                                                                        Path(scratch))
+        measuring = not (args.no_run or args.ceilings_only)
+        runs = run_sizes(binary, args.sizes, args.extra_args, Path(scratch)) if measuring else []
+        turns_runs = run_sizes(binary, args.turns_sizes, ["--timing", "blocks"], Path(scratch),
+                               "blocks") if measuring else []
         rows = [row for _, _, size_rows in runs for row in size_rows]
+        turns_rows = [row for _, _, size_rows in turns_runs for row in size_rows]
         if runs and not rows:
             sys.exit(f"error: {binary.name} wrote no result rows; see its output above")
         if args.ceilings_only and ceilings is None:
@@ -165,10 +177,16 @@ def main(argv=None):
             if ceilings is not None:
                 out_dir.mkdir(parents=True, exist_ok=True)
                 written.append(Path(shutil.copyfile(ceilings, out_dir / "ceilings.csv")))
+            if turns_rows:
+                out_dir.mkdir(parents=True, exist_ok=True)
+                turns_path = out_dir / sgemm_results.TURNS_CSV
+                sgemm_results.write_rows(sorted(turns_rows, key=lambda row: (row["m"], row["stage"])),
+                                         turns_path)
+                written.append(turns_path)
         except (ValueError, OSError) as error:
             sys.exit(f"error: {error}")
 
-    failures = failure_lines(runs, binary.name, ceilings_exit_code)
+    failures = failure_lines(runs + turns_runs, binary.name, ceilings_exit_code)
     try:
         if not rows:  # --ceilings-only or --no-run: the results as they are
             committed = out_dir / "results.csv"

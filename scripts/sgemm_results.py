@@ -34,6 +34,9 @@ FLOAT_COLUMNS = frozenset({
 # The binary leaves these empty when it skips verification.
 OPTIONAL_COLUMNS = frozenset({"rel_error_fp64", "worst_error_over_budget"})
 VERIFIED_VALUES = ("true", "false", "skipped")
+# Rows of `sgemm all N --timing blocks`, beside results.csv; regenerate_results.py
+# writes it, write_outputs() tabulates it.
+TURNS_CSV = "results_in_turns.csv"
 # The `timing` column says how the stage and cuBLAS took turns (`--timing`,
 # src/timing.hpp); for each, how the caption puts it.
 TIMINGS = {
@@ -272,13 +275,54 @@ def _ceiling_value(value, unit):
     return f"{value:.0f}" if value >= 100 else f"{value:.1f}"
 
 
-def results_markdown(rows, ceilings=None):
-    """results.md: the throughput table, the fraction-of-ceiling table and, given the
-    rows of a ceilings.csv, the measured ceilings."""
+def results_markdown(rows, ceilings=None, turns_rows=None):
+    """results.md: the throughput table, the fraction-of-ceiling table, given rows timed
+    in turns (results_in_turns.csv) their table, and given the rows of a ceilings.csv,
+    the measured ceilings."""
     parts = [markdown_table(rows), ceiling_table(rows)]
+    if turns_rows and any(row["precision"] != "fp32" for row in turns_rows):
+        parts.append(turns_table(turns_rows, rows))
     if ceilings:
         parts.append(measured_ceilings_table(ceilings))
     return "\n\n".join(parts)
+
+
+def turns_table(turns_rows, launch_rows):
+    """The tensor-core stages timed in turns with cuBLAS (`--timing blocks`), beside the
+    same stages' launch-by-launch ratio from the main table: on a power-capped GPU the
+    two differ (src/timing.hpp). Only the precisions whose ratio moves are shown; the
+    CSV keeps every row."""
+    square = [row for row in _square_rows(turns_rows) if row["precision"] != "fp32"]
+    if not square:
+        raise ValueError("no square tensor-core rows timed in turns to tabulate")
+    if {row["timing"] for row in square} != {"blocks"}:
+        raise ValueError("the table of turns takes rows timed with --timing blocks only")
+    sizes = _sizes(square)
+    by_size = {size: _latest_by_stage(square, size) for size in sizes}
+    launched = {size: _latest_by_stage(_square_rows(launch_rows), size) for size in sizes}
+    header = ["Stage", "Name"]
+    alignment = ["---:", ":---"]
+    for size in sizes:
+        header += [f"N={size} TFLOPS", "% of cuBLAS", "(launch by launch)", "% of ceiling"]
+        alignment += ["---:"] * 4
+    lines = [
+        f"The {_joined(square, 'precision')} stages again, each figure the median of "
+        f"{_reps_range(square)} launches {TIMINGS['blocks']}; beside each ratio, the "
+        "launch-by-launch one from the first table; % of ceiling is of the ceiling that "
+        "run measured as it started.",
+        "",
+        _table_line(header),
+        _table_line(alignment),
+    ]
+    for stage, stage_rows in sorted(_group_by_stage(square).items()):
+        cells = [str(stage), f"`{stage_rows[-1]['name']}`"]
+        for size in sizes:
+            row, other = by_size[size].get(stage), launched[size].get(stage)
+            cells += _throughput_cells(row)
+            cells.append(MISSING if other is None else f"{other['ratio_to_cublas'] * 100:.1f}%")
+            cells.append(MISSING if row is None else f"{row['fraction_of_peak'] * 100:.1f}%")
+        lines.append(_table_line(cells))
+    return "\n".join(lines)
 
 
 def _caption(rows):
@@ -555,18 +599,23 @@ def write_outputs(rows, out_dir, readme_path=None):
     """Write results.csv, results.md and the charts; optionally refresh the README.
     The ceilings.csv and profile.csv already in out_dir, where there are, add the
     measured ceilings to results.md and draw the roofline (skipped, with a printed
-    line, without both).
+    line, without both); a results_in_turns.csv there adds the table of turns.
 
     Returns the paths written, in order.
     """
     out_dir = Path(out_dir)
     ceilings_path = out_dir / "ceilings.csv"
     profile_path = out_dir / "profile.csv"
+    turns_path = out_dir / TURNS_CSV
     ceilings = read_ceilings(ceilings_path) if ceilings_path.exists() else None
     if ceilings and {c["gpu"] for c in ceilings.values()} != {row["gpu"] for row in rows}:
         raise ValueError(f"{ceilings_path} was measured on {_joined(ceilings.values(), 'gpu')}, "
                          f"the results on {_joined(rows, 'gpu')}")
-    table = results_markdown(rows, ceilings)
+    turns_rows = read_rows(turns_path) if turns_path.exists() else None
+    if turns_rows and {row["gpu"] for row in turns_rows} != {row["gpu"] for row in rows}:
+        raise ValueError(f"{turns_path} was measured on {_joined(turns_rows, 'gpu')}, "
+                         f"the results on {_joined(rows, 'gpu')}")
+    table = results_markdown(rows, ceilings, turns_rows)
     progression_size = _progression_size(rows)
     out_dir.mkdir(parents=True, exist_ok=True)
     csv_path = out_dir / "results.csv"

@@ -45,7 +45,7 @@ README_TEMPLATE = textwrap.dedent("""\
     """)
 
 # Mimics `sgemm all <N> --csv FILE [extra...]`: prints progress, appends the
-# fixture rows for N (header first if FILE is new), logs its argv, and fails
+# fixture rows for N (header first if FILE is new; timed as --timing says), logs its argv, and fails
 # verification of stage $FAKE_SGEMM_FAIL_STAGE when that is set. Mimics
 # `sgemm peak --csv FILE` by copying the ceilings fixture, or failing without
 # writing it when $FAKE_SGEMM_PEAK_FAIL is set.
@@ -66,7 +66,7 @@ FAKE_BINARY = textwrap.dedent("""\
     assert (mode, flag) == ("all", "--csv"), sys.argv
     with open(fixture, newline="") as f:
         header, *rows = list(csv.reader(f))
-    stage, name, m, verified = (header.index(c) for c in ("stage", "name", "m", "verified"))
+    stage, name, m, verified, timing = (header.index(c) for c in ("stage", "name", "m", "verified", "timing"))
     fail_stage = os.environ.get("FAKE_SGEMM_FAIL_STAGE")
     failed = False
     new_file = not os.path.exists(out) or os.path.getsize(out) == 0
@@ -77,6 +77,8 @@ FAKE_BINARY = textwrap.dedent("""\
         for row in rows:
             if row[m] != size:
                 continue
+            if "--timing" in extra:
+                row[timing] = extra[extra.index("--timing") + 1]
             if row[stage] == fail_stage:
                 row[verified] = "false"
                 failed = True
@@ -211,6 +213,35 @@ class MarkdownTableTest(unittest.TestCase):
         table = sgemm_results.markdown_table(rows)
         self.assertEqual(table, self.table)
         self.assertNotIn("2048", table)
+
+
+class TurnsTableTest(unittest.TestCase):
+    """The tensor-core stages timed in turns, beside their launch-by-launch ratio."""
+
+    def setUp(self):
+        self.launched = [dict(row, precision="bf16", ceiling="mma_sync_bf16") if row["stage"] == 5 else row
+                         for row in fixture_rows()]
+        self.turns = [dict(row, timing="blocks", ratio_to_cublas=row["ratio_to_cublas"] + 0.05)
+                      for row in self.launched]
+
+    def test_shows_only_tensor_core_stages_with_both_ratios(self):
+        lines = sgemm_results.turns_table(self.turns, self.launched).splitlines()
+        self.assertIn("--timing blocks", lines[0])
+        self.assertEqual(lines[2], "| Stage | Name | N=1024 TFLOPS | % of cuBLAS | (launch by launch) | % of ceiling"
+                                   " | N=4096 TFLOPS | % of cuBLAS | (launch by launch) | % of ceiling |")
+        self.assertEqual(len(lines), 5, "caption, blank, header, alignment and stage 5 alone")
+        self.assertEqual(lines[4], "| 5 | `2d_blocktiling` | 16.9 | 76.9% | 71.9% | 25.3% | 25.1 | 57.4% | 52.4% | 37.4% |")
+
+    def test_rejects_rows_timed_launch_by_launch(self):
+        with self.assertRaisesRegex(ValueError, "--timing blocks only"):
+            sgemm_results.turns_table(self.launched, self.launched)
+
+    def test_results_markdown_adds_it_only_for_tensor_core_rows(self):
+        with_turns = sgemm_results.results_markdown(self.launched, turns_rows=self.turns)
+        self.assertIn("(launch by launch)", with_turns)
+        fp32_turns = [row for row in self.turns if row["precision"] == "fp32"]
+        self.assertEqual(sgemm_results.results_markdown(self.launched, turns_rows=fp32_turns),
+                         sgemm_results.results_markdown(self.launched))
 
 
 class CeilingTableTest(unittest.TestCase):
@@ -504,7 +535,7 @@ class RegenerateResultsTest(unittest.TestCase):
         self.tmp.cleanup()
 
     def regenerate(self, *extra, env=None):
-        command = [sys.executable, str(REGENERATE), "--sizes", "1024", "4096",
+        command = [sys.executable, str(REGENERATE), "--sizes", "1024", "4096", "--turns-sizes", "4096",
                    "--binary", str(self.binary),
                    "--results-dir", str(self.results_dir),
                    "--readme", str(self.readme), *extra]
@@ -524,7 +555,8 @@ class RegenerateResultsTest(unittest.TestCase):
         order = ["[ceilings] sgemm peak", "fake: peak",
                  "[size 1/2] N=1024", "fake: N=1024 stage 0 cublas true",
                  "fake: N=1024 stage 5 2d_blocktiling true",
-                 "[size 2/2] N=4096", "fake: N=4096 stage 1 naive skipped"]
+                 "[size 2/2] N=4096", "fake: N=4096 stage 1 naive skipped",
+                 "[size 1/1 in turns] N=4096"]
         positions = [out.index(marker) for marker in order]
         self.assertEqual(positions, sorted(positions), out)
 
@@ -532,6 +564,12 @@ class RegenerateResultsTest(unittest.TestCase):
         self.assertEqual(calls[0].split()[:2], ["peak", "--csv"])
         self.assertEqual(calls[1].split()[:2], ["all", "1024"])
         self.assertTrue(calls[2].endswith("--reps 3"))
+        # The run in turns takes --timing blocks, not the extra arguments (--reps is refused there).
+        self.assertEqual(calls[3].split()[:2], ["all", "4096"])
+        self.assertTrue(calls[3].endswith("--timing blocks"), calls[3])
+        turns = sgemm_results.read_rows(self.out_dir / sgemm_results.TURNS_CSV)
+        self.assertEqual({row["timing"] for row in turns}, {"blocks"})
+        self.assertEqual({row["m"] for row in turns}, {4096})
         self.assertEqual((self.out_dir / "ceilings.csv").read_text(), CEILINGS_FIXTURE.read_text())
         self.assertIn(f"wrote {self.out_dir / 'ceilings.csv'}", out)
         # No profile.csv yet: the roofline is skipped, in one line.
@@ -566,6 +604,7 @@ class RegenerateResultsTest(unittest.TestCase):
         self.assertNotEqual(result.returncode, 0)
         self.assertIn("N=1024: stage 3 shared_memory_tiling failed verification", result.stderr)
         self.assertIn("N=4096: stage 3 shared_memory_tiling failed verification", result.stderr)
+        self.assertIn("N=4096 in turns: stage 3 shared_memory_tiling failed verification", result.stderr)
         self.assertNotIn("Traceback", result.stderr)
         table = (self.out_dir / "results.md").read_text(encoding="utf-8")
         self.assertIn("| 3 | `shared_memory_tiling` |", table)
