@@ -31,8 +31,8 @@
 //
 // Prediction: 1.5-2x stage 13, to 75-85 % of the measured mma.sync ceiling.
 //
-// Measured on the H100 (make results): 437.0 TFLOPS at N = 4096, 62.0 % of cuBLAS BF16
-// and 67.4 % of the mma.sync ceiling (648 TFLOPS); 435.8 at 8192, 61.5 % and 67.4 %;
+// Measured on the H100 (make results): 433.1 TFLOPS at N = 4096, 61.7 % of cuBLAS BF16
+// and 66.8 % of the mma.sync ceiling (648 TFLOPS); 443.6 at 8192, 61.9 % and 68.7 %;
 // about 3.8x stage 13, and short of the prediction. The H100 runs power-limited, so
 // absolute figures move by several percent from run to run, and the tuner takes the
 // median of three passes. The winner: 128x256x64 blocks of eight 64x64 warps, 3 stages,
@@ -40,15 +40,13 @@
 // blocks two per SM, measured 410 and 388 TFLOPS).
 //
 // Those figures are timed launch by launch, where stage 14 and cuBLAS share one clock.
-// Timed in turns of 0.5 s instead (--timing blocks, src/timing.hpp), each runs at the
-// clock its own power draw allows, and cuBLAS, which draws more per clock, loses more:
-// 446 TFLOPS against cuBLAS's 681 at 4096 (65.6 % of cuBLAS, 69.5 % of the ceiling;
-// ./sgemm all 4096 --seed 80 --timing blocks, 61.9 % launch by launch) and 445 against
-// 658 at 8192 (67.5 %, 68.6 %; ./sgemm 14 8192 --seed 74 --time-budget 4 --timing
-// blocks, 61.6 % launch by launch). Measurements once stopped at 200 launch pairs, which
-// at 4096 is 0.1 s, a burst before the power cap settles: such runs read up to 489
-// TFLOPS, 65.1 % of cuBLAS and 75.7 % of the ceiling (./sgemm 14 4096 --reps 200: 484,
-// 64.7 %, 74.6 %).
+// Timed in turns of 0.5 s instead (--timing blocks, src/timing.hpp; the third results
+// table), each runs at the clock its own power draw allows, and cuBLAS, which draws more
+// per clock, loses more: 443.7 TFLOPS against cuBLAS's 678.9 at 4096 (65.3 % of cuBLAS,
+// 68.4 % of the ceiling) and 453.4 against 665.3 at 8192 (68.1 %, 70.0 %). Measurements
+// once stopped at 200 launch pairs, which at 4096 is 0.1 s, a burst before the power cap
+// settles: such runs read up to 489 TFLOPS, 65.1 % of cuBLAS and 75.7 % of the ceiling
+// (./sgemm 14 4096 --reps 200: 484, 64.7 %, 74.6 %).
 //
 // What limits it, in the order the profiler and the experiments found it:
 //   - L2 bandwidth. The L2-to-SM read rate measures about 32 bytes per clock per SM

@@ -39,7 +39,9 @@ class GeneratedFilesMatchTheCsvs(unittest.TestCase):
             rows = sgemm_results.read_rows(results_dir / "results.csv")
             ceilings_path = results_dir / "ceilings.csv"
             ceilings = sgemm_results.read_ceilings(ceilings_path) if ceilings_path.exists() else None
-            block = sgemm_results.results_markdown(rows, ceilings)
+            turns_path = results_dir / sgemm_results.TURNS_CSV
+            turns_rows = sgemm_results.read_rows(turns_path) if turns_path.exists() else None
+            block = sgemm_results.results_markdown(rows, ceilings, turns_rows)
             self.assertEqual((results_dir / "results.md").read_text(), block + "\n",
                              f"{results_dir.name}/results.md is stale")
             blocks.append(block)
