@@ -180,8 +180,7 @@ def main(argv=None):
             if turns_rows:
                 out_dir.mkdir(parents=True, exist_ok=True)
                 turns_path = out_dir / sgemm_results.TURNS_CSV
-                sgemm_results.write_rows(sorted(turns_rows, key=lambda row: (row["m"], row["stage"])),
-                                         turns_path)
+                sgemm_results.write_rows_sorted(turns_rows, turns_path)
                 written.append(turns_path)
         except (ValueError, OSError) as error:
             sys.exit(f"error: {error}")

@@ -595,6 +595,26 @@ def refresh_readme(readme_path, markdown_block):
     path.write_text(f"{text[:start]}\n{block}\n{text[end:]}", encoding="utf-8")
 
 
+def read_companions(out_dir, rows):
+    """(ceilings, rows timed in turns) from the ceilings.csv and results_in_turns.csv in
+    out_dir, None for a file that is not there; each must come from the rows' GPU."""
+    out_dir = Path(out_dir)
+    ceilings_path, turns_path = out_dir / "ceilings.csv", out_dir / TURNS_CSV
+    ceilings = read_ceilings(ceilings_path) if ceilings_path.exists() else None
+    turns_rows = read_rows(turns_path) if turns_path.exists() else None
+    gpus = {row["gpu"] for row in rows}
+    for path, measured in ((ceilings_path, ceilings and ceilings.values()), (turns_path, turns_rows)):
+        if measured and {entry["gpu"] for entry in measured} != gpus:
+            raise ValueError(f"{path} was measured on {_joined(measured, 'gpu')}, "
+                             f"the results on {_joined(rows, 'gpu')}")
+    return ceilings, turns_rows
+
+
+def write_rows_sorted(rows, path):
+    """write_rows, ordered by size then stage, as results.csv and results_in_turns.csv are."""
+    write_rows(sorted(rows, key=_size_then_stage), path)
+
+
 def write_outputs(rows, out_dir, readme_path=None):
     """Write results.csv, results.md and the charts; optionally refresh the README.
     The ceilings.csv and profile.csv already in out_dir, where there are, add the
@@ -606,15 +626,7 @@ def write_outputs(rows, out_dir, readme_path=None):
     out_dir = Path(out_dir)
     ceilings_path = out_dir / "ceilings.csv"
     profile_path = out_dir / "profile.csv"
-    turns_path = out_dir / TURNS_CSV
-    ceilings = read_ceilings(ceilings_path) if ceilings_path.exists() else None
-    if ceilings and {c["gpu"] for c in ceilings.values()} != {row["gpu"] for row in rows}:
-        raise ValueError(f"{ceilings_path} was measured on {_joined(ceilings.values(), 'gpu')}, "
-                         f"the results on {_joined(rows, 'gpu')}")
-    turns_rows = read_rows(turns_path) if turns_path.exists() else None
-    if turns_rows and {row["gpu"] for row in turns_rows} != {row["gpu"] for row in rows}:
-        raise ValueError(f"{turns_path} was measured on {_joined(turns_rows, 'gpu')}, "
-                         f"the results on {_joined(rows, 'gpu')}")
+    ceilings, turns_rows = read_companions(out_dir, rows)
     table = results_markdown(rows, ceilings, turns_rows)
     progression_size = _progression_size(rows)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -624,7 +636,7 @@ def write_outputs(rows, out_dir, readme_path=None):
     scaling_path = out_dir / "tflops_vs_size.png"
     roofline_path = out_dir / "roofline.png"
 
-    write_rows(sorted(rows, key=_size_then_stage), csv_path)
+    write_rows_sorted(rows, csv_path)
     table_path.write_text(table + "\n", encoding="utf-8")
     plot_progression(rows, progression_size, progression_path)
     plot_tflops_vs_size(rows, scaling_path)

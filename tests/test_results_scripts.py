@@ -505,6 +505,12 @@ class WriteOutputsWithCeilingsAndProfileTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "measured on Other GPU, the results on Fixture GPU"):
             sgemm_results.write_outputs(fixture_rows(), self.out_dir)
 
+    def test_turns_of_another_gpu_are_refused(self):
+        text = FIXTURE.read_text().replace("Fixture GPU", "Other GPU").replace(",launches,", ",blocks,")
+        (self.out_dir / sgemm_results.TURNS_CSV).write_text(text)
+        with self.assertRaisesRegex(ValueError, "results_in_turns.csv was measured on Other GPU"):
+            sgemm_results.write_outputs(fixture_rows(), self.out_dir)
+
     def test_without_a_profile_the_roofline_is_skipped_in_one_line(self):
         (self.out_dir / "profile.csv").unlink()
         output = io.StringIO()

@@ -37,11 +37,7 @@ class GeneratedFilesMatchTheCsvs(unittest.TestCase):
         blocks = []
         for results_dir in results_dirs():
             rows = sgemm_results.read_rows(results_dir / "results.csv")
-            ceilings_path = results_dir / "ceilings.csv"
-            ceilings = sgemm_results.read_ceilings(ceilings_path) if ceilings_path.exists() else None
-            turns_path = results_dir / sgemm_results.TURNS_CSV
-            turns_rows = sgemm_results.read_rows(turns_path) if turns_path.exists() else None
-            block = sgemm_results.results_markdown(rows, ceilings, turns_rows)
+            block = sgemm_results.results_markdown(rows, *sgemm_results.read_companions(results_dir, rows))
             self.assertEqual((results_dir / "results.md").read_text(), block + "\n",
                              f"{results_dir.name}/results.md is stale")
             blocks.append(block)
