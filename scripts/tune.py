@@ -1,16 +1,17 @@
 #!/usr/bin/env python3
 """Tune stage 10 or 14 on this GPU: run sgemm_tune over the stage's candidate tile
 shapes, rank them, write what was tried and the winner to
-results/<gpu>/tuning_stage<N>.csv and .md, and with --apply compile the winner into the
-stage's file.
+results/<gpu>/tuning_stage<N>.csv and .md (tuning_stage<N>_in_turns.* with --timing
+blocks), and with --apply compile the winner into the stage's file.
 
-    python3 scripts/tune.py --stage 10 [--sizes 4096 8192] [--apply]
+    python3 scripts/tune.py --stage 10 [--sizes 4096 8192] [--timing blocks] [--apply]
 
 A candidate's score is its lowest ratio to cuBLAS over the sizes: the shape must hold
 up at every size, not win one by a margin and lose another. The candidates are timed in
 --passes passes over the whole list (3 by default) and each ratio is the median over the
 passes: on a power-limited GPU one timing moves by a few percent from run to run, as
 much as the best candidates differ, and a single pass would crown whichever got lucky.
+--timing says how each candidate and cuBLAS take turns, as in sgemm (src/timing.hpp).
 """
 import argparse
 import csv
@@ -23,7 +24,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
-from sgemm_results import gpu_slug  # noqa: E402
+from sgemm_results import TIMINGS, gpu_slug  # noqa: E402
 
 STAGE_FILES = {10: REPO / "kernels" / "10_tuned.cu", 14: REPO / "kernels" / "14_multistage.cu"}
 
@@ -72,11 +73,16 @@ def tuning_markdown(stage, ranked, rows):
     sizes = sorted({r["size"] for r in rows})
     passes = len({r.get("pass", 1) for r in rows})
     gpu = rows[0]["gpu"]
+    timings = {r["timing"] for r in rows}
+    if len(timings) != 1 or not timings <= TIMINGS.keys():
+        raise ValueError(f"rows timed in one known way expected, got {sorted(timings)}")
+    timing = timings.pop()
     failed = sorted({(r["config"], r["group_rows"]) for r in rows if r["verified"] != "true"})
     timed = "once" if passes == 1 else f"in {passes} passes over the list, each figure the median of the passes"
     lines = [
         f"Stage {stage} tuning on **{gpu}**: every candidate verified and timed against cuBLAS "
-        f"at the stage's precision in the same process, {timed} (`scripts/tune.py --stage {stage}`). "
+        f"at the stage's precision, {TIMINGS[timing]}, {timed} "
+        f"(`scripts/tune.py --stage {stage} --timing {timing}`). "
         f"Ranked by the lowest % of cuBLAS over N = {', '.join(map(str, sizes))}.",
         "",
         "| rank | tile config | raster group | threads | registers | shared KB | "
@@ -92,6 +98,12 @@ def tuning_markdown(stage, ranked, rows):
         lines += ["", "Failed verification (not ranked): "
                   + ", ".join(f"`{config}` group {group}" for config, group in failed)]
     return "\n".join(lines) + "\n"
+
+
+def output_stem(stage, timing):
+    """Where a tuning run's table goes (results/<gpu>/<stem>.csv and .md): one file per
+    way of timing, so that a run in turns does not overwrite one launch by launch."""
+    return f"tuning_stage{stage}" + ("_in_turns" if timing == "blocks" else "")
 
 
 def apply_winner(stage_file, winner):
@@ -112,6 +124,8 @@ def main():
     parser.add_argument("--sizes", type=int, nargs="+", default=[4096, 8192])
     parser.add_argument("--results-dir", default=str(REPO / "results"))
     parser.add_argument("--passes", type=int, default=3, help="time every candidate this many times")
+    parser.add_argument("--timing", choices=sorted(TIMINGS), default="launches",
+                        help="how each candidate and cuBLAS take turns (sgemm --timing)")
     parser.add_argument("--apply", action="store_true", help="write the winner into the stage's file")
     args = parser.parse_args()
     if args.passes < 1:
@@ -125,7 +139,7 @@ def main():
             print(f"pass {number} of {args.passes}", flush=True)
             csv_path = Path(tmp) / f"tuning{number}.csv"
             command = [args.binary, "--stage", str(args.stage), "--csv", str(csv_path),
-                       "--sizes", *map(str, args.sizes)]
+                       "--sizes", *map(str, args.sizes), "--timing", args.timing]
             status = subprocess.run(command).returncode or status
             rows += [{"pass": number, **row} for row in read_rows(csv_path)]
     if not rows:
@@ -133,7 +147,7 @@ def main():
 
     out_dir = Path(args.results_dir) / gpu_slug(rows[0]["gpu"])
     out_dir.mkdir(parents=True, exist_ok=True)
-    stem = f"tuning_stage{args.stage}"
+    stem = output_stem(args.stage, args.timing)
     with open(out_dir / f"{stem}.csv", "w", newline="") as file:
         writer = csv.DictWriter(file, fieldnames=list(rows[0].keys()))
         writer.writeheader()

@@ -140,7 +140,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
         settings.problem = GemmProblem{parse_shape(size_text, m_text, n_text, k_text), alpha, beta};
         settings.seed = seed ? *seed : std::random_device{}() % 1000000;
         settings.verify = !no_verify;
-        const TimingMethod method = timing == "blocks" ? TimingMethod::blocks : TimingMethod::launches;
+        const TimingMethod method = timing_method_named(timing);
         if (method == TimingMethod::blocks && reps > 0)
             throw UsageError("--reps counts launch-by-launch repetitions; --timing blocks is paced by --time-budget");
         settings.timing = TimingSettings{reps, time_budget, method};

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 #include "device_buffer.hpp"
 
@@ -116,6 +118,12 @@ InterleavedTiming time_in_blocks(const std::function<void()>& stage, const std::
 
 std::string_view to_string(TimingMethod method) {
     return method == TimingMethod::blocks ? "blocks" : "launches";
+}
+
+TimingMethod timing_method_named(std::string_view name) {
+    if (name == "launches") return TimingMethod::launches;
+    if (name == "blocks") return TimingMethod::blocks;
+    throw std::invalid_argument("no timing method is called '" + std::string(name) + "'");
 }
 
 int reps_for_budget(double pair_ms, double time_budget_s) {

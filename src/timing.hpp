@@ -31,6 +31,10 @@ enum class TimingMethod { launches, blocks };
 
 std::string_view to_string(TimingMethod method);  // "launches", "blocks"
 
+// The method of that name; the command lines check the name first (CLI::IsMember), so
+// any other name is a programming error and throws std::invalid_argument.
+TimingMethod timing_method_named(std::string_view name);
+
 struct TimingSettings {
     int reps = 0;                // launches: 0 = as many as fit in the time budget
     double time_budget_s = 1.0;  // per measurement (stage and cuBLAS together)

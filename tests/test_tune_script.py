@@ -13,7 +13,8 @@ import tune  # noqa: E402
 def row(config, group, size, ratio, verified="true"):
     return {"config": config, "group_rows": group, "threads": 256, "shared_bytes": 16640,
             "registers": 128, "size": size, "median_ms": 1.0, "tflops": 50 * ratio,
-            "cublas_tflops": 50.0, "ratio_to_cublas": ratio, "verified": verified, "gpu": "Fixture GPU"}
+            "cublas_tflops": 50.0, "ratio_to_cublas": ratio, "timing": "launches", "verified": verified,
+            "gpu": "Fixture GPU"}
 
 
 class RankCandidates(unittest.TestCase):
@@ -44,6 +45,23 @@ class RankCandidates(unittest.TestCase):
         self.assertAlmostEqual(ranked[1]["ratios"][8192], 0.96)
         self.assertAlmostEqual(ranked[1]["tflops"][4096], 50 * 0.91)
         self.assertIn("in 3 passes over the list", tune.tuning_markdown(14, ranked, rows))
+
+    def test_caption_says_how_the_candidates_were_timed(self):
+        rows = [row("TileConfig<A>", 8, 4096, 0.9)]
+        self.assertIn("launch by launch", tune.tuning_markdown(14, tune.rank_candidates(rows), rows))
+        turns = [{**rows[0], "timing": "blocks"}]
+        markdown = tune.tuning_markdown(14, tune.rank_candidates(turns), turns)
+        self.assertIn("`--timing blocks`", markdown)
+        self.assertIn("--stage 14 --timing blocks", markdown)
+
+    def test_each_timing_has_its_own_files(self):
+        self.assertEqual(tune.output_stem(14, "launches"), "tuning_stage14")
+        self.assertEqual(tune.output_stem(14, "blocks"), "tuning_stage14_in_turns")
+
+    def test_rows_timed_two_ways_are_refused(self):
+        rows = [row("TileConfig<A>", 8, 4096, 0.9), {**row("TileConfig<A>", 8, 8192, 0.9), "timing": "blocks"}]
+        with self.assertRaises(ValueError):
+            tune.tuning_markdown(14, tune.rank_candidates(rows), rows)
 
     def test_a_failure_in_any_pass_is_not_ranked(self):
         rows = [{"pass": 1, **row("TileConfig<A>", 8, 4096, 0.9)},
