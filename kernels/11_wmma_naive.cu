@@ -17,8 +17,8 @@
 // global memory (L2 at best), so this is the memory-bound naive kernel again, at a
 // larger scale: maybe 5-10 % of cuBLAS.
 //
-// Measured on the H100: 27.9 TFLOPS at N = 4096, 28.2 at 8192: 3.6-3.7 % of cuBLAS BF16
-// (757-783 TFLOPS in the same runs) and 4.3-4.4 % of the measured mma.sync ceiling
+// Measured on the H100: 28.2 TFLOPS at N = 4096, 28.3 at 8192: 3.5-3.7 % of cuBLAS BF16
+// (770-799 TFLOPS in the same runs) and 4.3-4.4 % of the measured mma.sync ceiling
 // (about 648 TFLOPS), under the prediction — and below the FP32 stages 6-10: tensor cores
 // fed straight from memory are worse than CUDA cores fed from shared memory.
 // 40 registers, 8 KB of shared memory (staging for edge tiles).

@@ -16,7 +16,11 @@
 // nothing for either.
 //
 // The tile shape and depth are template parameters (14_multistage.cuh), chosen by
-// scripts/tune.py --stage 14, which writes what it tried to results/<gpu>/.
+// scripts/tune.py --stage 14, which writes what it tried to results/<gpu>/. The raster
+// groups are 16 block rows: at 8192 they halve the DRAM reads against groups of 4 (2.39
+// -> 1.26 GB, L2 hit rate 62 -> 80 %, Nsight Compute) in the same cycles, so launch by
+// launch they tie, but at the power cap the energy saved buys clock: in turns they gain
+// 1-2 points of cuBLAS.
 //
 // Inside a warp (multistage_kernel in 14_multistage.cuh):
 //   - The fragments are double-buffered and the loads are spread: before each row of
@@ -31,9 +35,9 @@
 //
 // Prediction: 1.5-2x stage 13, to 75-85 % of the measured mma.sync ceiling.
 //
-// Measured on the H100 (make results): 433.1 TFLOPS at N = 4096, 61.7 % of cuBLAS BF16
-// and 66.8 % of the mma.sync ceiling (648 TFLOPS); 443.6 at 8192, 61.9 % and 68.7 %;
-// about 3.8x stage 13, and short of the prediction. The H100 runs power-limited, so
+// Measured on the H100 (make results): 445.1 TFLOPS at N = 4096, 61.7 % of cuBLAS BF16
+// and 68.9 % of the mma.sync ceiling (648 TFLOPS); 453.7 at 8192, 61.6 % and 70.2 %;
+// about 3.9x stage 13, and short of the prediction. The H100 runs power-limited, so
 // absolute figures move by several percent from run to run, and the tuner takes the
 // median of three passes. The winner: 128x256x64 blocks of eight 64x64 warps, 3 stages,
 // one block per SM, 228 registers, 144 KB of shared memory (the first version, 128x128x32
@@ -42,11 +46,12 @@
 // Those figures are timed launch by launch, where stage 14 and cuBLAS share one clock.
 // Timed in turns of 0.5 s instead (--timing blocks, src/timing.hpp; the third results
 // table), each runs at the clock its own power draw allows, and cuBLAS, which draws more
-// per clock, loses more: 443.7 TFLOPS against cuBLAS's 678.9 at 4096 (65.3 % of cuBLAS,
-// 68.4 % of the ceiling) and 453.4 against 665.3 at 8192 (68.1 %, 70.0 %). Measurements
+// per clock, loses more: 454.5 TFLOPS against cuBLAS's 691.6 at 4096 (65.7 % of cuBLAS,
+// 69.8 % of the ceiling) and 480.3 against 676.0 at 8192 (71.0 %, 73.5 %). Measurements
 // once stopped at 200 launch pairs, which at 4096 is 0.1 s, a burst before the power cap
-// settles: such runs read up to 489 TFLOPS, 65.1 % of cuBLAS and 75.7 % of the ceiling
-// (./sgemm 14 4096 --reps 200: 484, 64.7 %, 74.6 %).
+// settles: such runs of the version with raster groups of 4 read up to 489 TFLOPS, 65.1 %
+// of cuBLAS and 75.7 % of the ceiling (this version, ./sgemm 14 4096 --seed 80 --reps
+// 200: 462 TFLOPS, 62.8 %, 71.2 %, against 439, 62.0 %, 68.5 % over a full second).
 //
 // What limits it, in the order the profiler and the experiments found it:
 //   - L2 bandwidth. The L2-to-SM read rate measures about 32 bytes per clock per SM
@@ -106,10 +111,17 @@
 //     % against 62.1-63.4 %), which loses 1.5 points at 8192. One barrier a tile it is.
 //   - 128x256x128 blocks with 2 stages (half the barriers, the same 228 registers):
 //     50-53 % of cuBLAS at both sizes, against 62-65 % in the same runs.
-//   - Raster groups of 16 block rows instead of 4: at 8192 they halve the DRAM reads
-//     (2.39 -> 1.26 GB, L2 hit rate 62 -> 80 %, Nsight Compute) in the same cycles (3.72
-//     million), and measure the same share of cuBLAS (61.5-61.9 % against 61.5-61.7 %,
-//     four runs each): DRAM traffic is not what holds this kernel back.
+//   - TMA (sm_90a) in place of cp.async, as a stage 15: one thread copies a tile with
+//     five cp.async.bulk.tensor (A, and B in four 64-column boxes, with the TMA's
+//     128-byte swizzle, which is this file's), the warps wait on an mbarrier per buffer
+//     and release it with one arrival each; and with B's boxes multicast to a cluster of
+//     two blocks that share them, which cuts the L2 reads by a third. Against 61.4-61.9 %
+//     of cuBLAS for this kernel in the same runs: TMA alone 59.4-60.3 %, multicast
+//     58.1-58.9 % (two or three tiles in flight), either with one barrier per tile in
+//     place of the per-warp arrivals 54.1-57.3 %; in turns, 64.4-65.0 % at 4096 and 65.9-68.5 % at 8192 against 65.8-66.3 %
+//     and 67.2-68.2 %. The copies' instructions and L2 traffic are not what is left:
+//     what the cp.async pipeline does well (its pieces land while the mma.sync run, and
+//     one barrier keeps the warps together) the bulk copies lose.
 //   - A persistent grid that starts the next tile's copies before the epilogue: the
 //     same as one tile per block, within noise.
 //   - The C stores as streaming stores (st.global.cs), or staged in shared memory and
@@ -126,10 +138,9 @@
 //     the pipeline and moves a 128 KB partial tile out and back, and at 4096 (116 tiles
 //     left for 132 SMs) no cut pays: half a point at one size did not justify a
 //     workspace in every launcher's signature.
-// Next to try: the copies' energy and shared-memory traffic are what is left, and Hopper
-// removes them (what cuBLAS's kernel does): TMA copies a tile with one instruction and
-// multicasts it to a cluster of SMs, and wgmma reads its operands straight from shared
-// memory.
+// Next to try: the ldmatrix traffic through shared memory and the registers (128 bytes
+// per mma.sync), which only wgmma removes by reading its operands straight from shared
+// memory (what cuBLAS's kernel does).
 //
 // Off the tile grid, where K and N are multiples of 8 (./sgemm 14 -m 4000 -n 4000
 // -k 4000, with 4096 in the same run): 421 TFLOPS, 63.5 % of cuBLAS, against 487
@@ -147,9 +158,11 @@
 namespace sgemm {
 namespace {
 
-// The tuner's pick for the H100 (results/h100-80gb-hbm3/tuning_stage14.md).
+// The tuner's pick for the H100: launch by launch, raster groups of 4, 8 and 16 block
+// rows tie (results/h100-80gb-hbm3/tuning_stage14.md); in turns, 16 wins by 1-2 points
+// (tuning_stage14_in_turns.md).
 using TunedConfig = Bf16TileConfig<128, 256, 64, 64, 64, 3, 1>;
-constexpr int kTunedGroupRows = 4;
+constexpr int kTunedGroupRows = 16;
 
 }  // namespace
 
