@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+
 #include "stage_runner.hpp"
 #include "timing.hpp"
 
@@ -28,6 +30,12 @@ TEST(Timing, EachKernelGetsAtLeastTwoBlocks) {
 TEST(Timing, MethodsHaveTheirCsvNames) {
     EXPECT_EQ(to_string(TimingMethod::launches), "launches");
     EXPECT_EQ(to_string(TimingMethod::blocks), "blocks");
+}
+
+TEST(Timing, MethodsAreFoundByTheirNames) {
+    for (const TimingMethod method : {TimingMethod::launches, TimingMethod::blocks})
+        EXPECT_EQ(timing_method_named(to_string(method)), method);
+    EXPECT_THROW(timing_method_named("alone"), std::invalid_argument);
 }
 
 TEST(Timing, TflopsCountsTwoFlopsPerMultiplyAdd) {
