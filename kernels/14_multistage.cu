@@ -70,12 +70,17 @@
 //   - Power. Run back to back at 8192, the kernel holds the H100 at its 700 W cap with
 //     the SM clock near 1.5 GHz, where the ceiling's loop holds 1.98 GHz at 390 W
 //     (nvidia-smi); cuBLAS sits at the same cap at a lower clock (2 s of each alone:
-//     1455 MHz for this kernel, 1365 for cuBLAS). On inputs of all ones, which flip no
-//     bits in the datapaths, it runs at 1.86 GHz and 548 TFLOPS (cuBLAS gains as much).
-//     `sgemm peak` measures that price alone: mma_sync_bf16_sustained, this warp loop
-//     on random bf16 in shared memory with no global memory, sustains 581-584 TFLOPS
-//     after 2 s at the cap, 90 % of the ceiling. 75 % of the ceiling (482) would leave
-//     the copies, the epilogue and the last wave 17 % of that; they take 25 % (436).
+//     1500-1515 MHz for this kernel, 1365-1380 for cuBLAS; launch by launch both run at
+//     1440-1455 MHz). Scaled to that shared clock the ceiling is 471-476 TFLOPS, and
+//     this kernel (431-436 there) does 91-92 % of it, while cuBLAS (702-707) does
+//     1.47-1.50x it: launch by launch no mma.sync kernel can pass 67-68 % of cuBLAS on
+//     this GPU, and 65 % needs 96-98 % of mma.sync's rate per clock. On inputs of all
+//     ones, which flip no bits in the datapaths, it runs at 1.86 GHz and 548 TFLOPS
+//     (cuBLAS gains as much). `sgemm peak` measures that price alone:
+//     mma_sync_bf16_sustained, this warp loop on random bf16 in shared memory with no
+//     global memory, sustains 581-594 TFLOPS after 2 s at the cap, 90-92 % of the
+//     ceiling. 75 % of the ceiling (486) would leave the copies, the epilogue and the
+//     last wave 16-18 % of that; they take 22-24 % (453.7 at 8192 in make results).
 //   - What the rest costs, from timing-only variants: without any global loads the
 //     kernel runs near 550 TFLOPS (tensor pipe 92 % against 86 %), and copying a quarter
 //     fewer L2 bytes gains 2 %, so the loads cost a sixth, less than half of it L2
