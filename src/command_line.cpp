@@ -102,7 +102,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
                    fmt::format("how the stage and cuBLAS take turns: 'launches' (default: launch by "
                                "launch, at one shared clock) or 'blocks' ({} s of each in turn, each "
                                "at its own clock; see src/timing.hpp)", kBlockSeconds))
-        ->check(CLI::IsMember({"launches", "blocks"}));
+        ->check(CLI::IsMember(timing_method_names()));
     app.add_option("--seed", seed, "seed of the random inputs (default: random, printed)");
     app.add_option("--alpha", alpha, "alpha (default 1)");
     app.add_option("--beta", beta, "beta (default 0; non-zero makes C an input)");

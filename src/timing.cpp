@@ -120,9 +120,19 @@ std::string_view to_string(TimingMethod method) {
     return method == TimingMethod::blocks ? "blocks" : "launches";
 }
 
+namespace {
+constexpr TimingMethod kTimingMethods[] = {TimingMethod::launches, TimingMethod::blocks};
+}  // namespace
+
+std::vector<std::string> timing_method_names() {
+    std::vector<std::string> names;
+    for (const TimingMethod method : kTimingMethods) names.emplace_back(to_string(method));
+    return names;
+}
+
 TimingMethod timing_method_named(std::string_view name) {
-    if (name == "launches") return TimingMethod::launches;
-    if (name == "blocks") return TimingMethod::blocks;
+    for (const TimingMethod method : kTimingMethods)
+        if (to_string(method) == name) return method;
     throw std::invalid_argument("no timing method is called '" + std::string(name) + "'");
 }
 

@@ -22,6 +22,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -31,8 +32,11 @@ enum class TimingMethod { launches, blocks };
 
 std::string_view to_string(TimingMethod method);  // "launches", "blocks"
 
-// The method of that name; the command lines check the name first (CLI::IsMember), so
-// any other name is a programming error and throws std::invalid_argument.
+// Every method's name, for the command lines to check --timing against (CLI::IsMember).
+std::vector<std::string> timing_method_names();
+
+// The method of that name; the command lines check the name first, so any other name is
+// a programming error and throws std::invalid_argument.
 TimingMethod timing_method_named(std::string_view name);
 
 struct TimingSettings {

@@ -13,6 +13,7 @@
 #include "report.hpp"
 #include "stage_registry.hpp"
 #include "stage_runner.hpp"
+#include "timing.hpp"
 #include "tuning_candidates.hpp"
 
 namespace sgemm {
@@ -31,7 +32,7 @@ int run(int argc, char** argv) {
     app.add_option("--time-budget", time_budget, "seconds per measurement");
     app.add_option("--timing", timing,
                    "how each candidate and cuBLAS take turns, as in sgemm: 'launches' (default) or 'blocks'")
-        ->check(CLI::IsMember({"launches", "blocks"}));
+        ->check(CLI::IsMember(timing_method_names()));
     CLI11_PARSE(app, argc, argv);
 
     const DeviceInfo device = query_device();

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "stage_runner.hpp"
 #include "timing.hpp"
@@ -35,6 +37,7 @@ TEST(Timing, MethodsHaveTheirCsvNames) {
 TEST(Timing, MethodsAreFoundByTheirNames) {
     for (const TimingMethod method : {TimingMethod::launches, TimingMethod::blocks})
         EXPECT_EQ(timing_method_named(to_string(method)), method);
+    EXPECT_EQ(timing_method_names(), (std::vector<std::string>{"launches", "blocks"}));
     EXPECT_THROW(timing_method_named("alone"), std::invalid_argument);
 }
 
