@@ -6,6 +6,8 @@
 # make peak       measure only the ceilings (sgemm peak) -> results/<gpu>/ceilings.csv, and rebuild
 #                 the tables and the roofline from the results already there
 # make tune       search the tile shapes of stages 10 and 14 on this GPU (results/<gpu>/tuning_stage*.md)
+# make survey     cuBLASLt's own bf16 kernels on this GPU, the fastest written before Hopper (mma.sync)
+#                 and for it (wgmma) timed beside stage 14 -> results/<gpu>/cublaslt_survey.md
 # make profile    Nsight Compute counters of every stage at N=4096 (STAGE=7 for one) -> results/<gpu>/profile.csv
 #
 # ARCH selects the GPU architecture: by default the GPU that is present (sm_90 becomes
@@ -17,7 +19,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 PYTHON ?= python3
 
-.PHONY: all build test sanitize results peak tune profile clean
+.PHONY: all build test sanitize results peak tune survey profile clean
 
 all: build
 
@@ -45,6 +47,9 @@ profile: build
 tune: build
 	$(PYTHON) scripts/tune.py --stage 10
 	$(PYTHON) scripts/tune.py --stage 14
+
+survey: build
+	$(PYTHON) scripts/survey.py
 
 clean:
 	rm -rf $(BUILD_DIR) sgemm

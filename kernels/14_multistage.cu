@@ -53,6 +53,14 @@
 // of cuBLAS and 75.7 % of the ceiling (this version, ./sgemm 14 4096 --seed 80 --reps
 // 200: 462 TFLOPS, 62.8 %, 71.2 %, against 439, 62.0 %, 68.5 % over a full second).
 //
+// NVIDIA's own kernels on this path do no better: cuBLASLt 13.1 carries CUTLASS's sm80
+// kernels (cutlass_80_tensorop_s16816gemm_bf16_*, mma.sync m16n8k16 as here) beside its
+// Hopper ones, and sgemm_survey (make survey) times them as a stage is timed. The fastest,
+// 256x128 tiles, reached 424.0 TFLOPS at 4096 (60.3 % of cuBLAS, 66.2 % of the ceiling)
+// and 439.5 at 8192 (59.7 %, 68.6 %), against 438.9 (61.8 %, 68.5 %) and 453.7 (61.7 %,
+// 70.8 %) for this kernel in the same run; in turns 63.7 % and 67.3 % of cuBLAS against
+// 66.5 % and 70.3 % (results/h100-80gb-hbm3/cublaslt_survey*.md).
+//
 // What limits it, in the order the profiler and the experiments found it:
 //   - L2 bandwidth. The L2-to-SM read rate measures about 32 bytes per clock per SM
 //     (6.2-7.3 TB/s). 128x128 blocks need 64 bytes from L2 per mma.sync and drew

@@ -2,6 +2,8 @@
 
 #include <cuda_profiler_api.h>
 
+#include <stdexcept>
+
 #include "ceilings.hpp"
 
 namespace sgemm {
@@ -44,7 +46,9 @@ Ceiling StageRunner::ceiling(Precision precision) const {
     return Ceiling{"FFMA ceiling", kFfmaCeiling, ffma_tflops_};
 }
 
-StageRunner::Launches StageRunner::launches(const Stage& stage, const GemmProblem& problem, const GemmInputs& inputs) const {
+// `gemm`, when given, replaces the stage's launcher.
+StageRunner::Launches StageRunner::launches(const Stage& stage, const Bf16Gemm& gemm, const GemmProblem& problem,
+                                            const GemmInputs& inputs) const {
     const cudaStream_t stream = stream_.get();
     // cuBLAS at the stage's precision, and the stage itself (stage 0 is cuBLAS).
     GemmLaunch launch_cublas = [this, &stage, problem, &inputs](float* c) {
@@ -53,8 +57,10 @@ StageRunner::Launches StageRunner::launches(const Stage& stage, const GemmProble
         else
             cublas_.sgemm(problem, inputs.a(), inputs.b(), c);
     };
-    GemmLaunch launch = [&stage, problem, &inputs, stream, launch_cublas](float* c) {
-        if (stage.launch_bf16 != nullptr)
+    GemmLaunch launch = [&stage, &gemm, problem, &inputs, stream, launch_cublas](float* c) {
+        if (gemm)
+            gemm(problem, inputs.a_bf16(), inputs.b_bf16(), c, stream);
+        else if (stage.launch_bf16 != nullptr)
             stage.launch_bf16(problem, inputs.a_bf16(), inputs.b_bf16(), c, stream);
         else if (stage.launch != nullptr)
             stage.launch(problem, inputs.a(), inputs.b(), c, stream);
@@ -67,7 +73,7 @@ StageRunner::Launches StageRunner::launches(const Stage& stage, const GemmProble
 void StageRunner::profile_once(const Stage& stage, const RunSettings& settings) const {
     const cudaStream_t stream = stream_.get();
     const GemmInputs inputs(settings.problem, stage.precision, settings.seed, stream);
-    const Launches launch = launches(stage, settings.problem, inputs);
+    const Launches launch = launches(stage, {}, settings.problem, inputs);
     DeviceBuffer<float> c(element_count_c(settings.problem.shape));
     inputs.reset_output(c.data(), stream);
     launch.stage(c.data());  // warm-up: module loading, cuBLAS heuristics
@@ -82,10 +88,16 @@ void StageRunner::profile_once(const Stage& stage, const RunSettings& settings) 
 }
 
 StageResult StageRunner::run(const Stage& stage, const RunSettings& settings) const {
+    return run(stage, {}, settings);
+}
+
+StageResult StageRunner::run(const Stage& stage, const Bf16Gemm& gemm, const RunSettings& settings) const {
+    if (gemm && stage.precision != Precision::bf16)
+        throw std::invalid_argument("a replacement GEMM needs a bf16 stage to stand in for");
     const GemmProblem& problem = settings.problem;
     const cudaStream_t stream = stream_.get();
     const GemmInputs inputs(problem, stage.precision, settings.seed, stream);
-    const Launches launches_of_run = launches(stage, problem, inputs);
+    const Launches launches_of_run = launches(stage, gemm, problem, inputs);
     const GemmLaunch& launch = launches_of_run.stage;
     const GemmLaunch& launch_cublas = launches_of_run.cublas;
 

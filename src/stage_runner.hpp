@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string_view>
 
@@ -48,11 +49,18 @@ std::size_t device_bytes_needed(const GemmProblem& problem, bool verify, std::si
 // Host memory the verification copies need.
 std::size_t host_bytes_needed(const GemmProblem& problem, bool verify);
 
+// A bf16 GEMM that is not one of the stages (sgemm_survey's cuBLASLt kernels), with the
+// stages' signature but state of its own.
+using Bf16Gemm = std::function<void(const GemmProblem& problem, const __nv_bfloat16* a,
+                                    const __nv_bfloat16* b, float* c, cudaStream_t stream)>;
+
 class StageRunner {
 public:
     explicit StageRunner(const DeviceInfo& device);
 
     StageResult run(const Stage& stage, const RunSettings& settings) const;
+    // `gemm` in place of the bf16 stage's own launcher, verified and timed as the stage is.
+    StageResult run(const Stage& stage, const Bf16Gemm& gemm, const RunSettings& settings) const;
 
     // Launches the stage once to warm up, then once between cudaProfilerStart and
     // cudaProfilerStop, so that a profiler started with profiling off sees that launch alone.
@@ -62,7 +70,8 @@ public:
 
 private:
     struct Launches;
-    Launches launches(const Stage& stage, const GemmProblem& problem, const GemmInputs& inputs) const;
+    Launches launches(const Stage& stage, const Bf16Gemm& gemm, const GemmProblem& problem,
+                      const GemmInputs& inputs) const;
 
     DeviceInfo device_;
     CudaStream stream_;
