@@ -335,13 +335,21 @@ def _caption(rows):
         "(SGEMM for fp32 stages; bf16 in, FP32 out for bf16 stages).")
 
 
-def _timing_words(rows):
+def single_timing(rows):
+    """The one way `rows` were timed, a TIMINGS key: rows timed both ways cannot share a
+    table, since their ratios to cuBLAS mean different things."""
     used = sorted({row["timing"] for row in rows})
     if len(used) != 1:
         raise ValueError(
             f"rows timed both ways ({', '.join(used)}) cannot share a table: their ratios "
             "to cuBLAS mean different things")
-    return TIMINGS[used[0]]
+    if used[0] not in TIMINGS:
+        raise ValueError(f"expected one of {', '.join(TIMINGS)}, got {used[0]!r}")
+    return used[0]
+
+
+def _timing_words(rows):
+    return TIMINGS[single_timing(rows)]
 
 
 def _reps_range(rows):

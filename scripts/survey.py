@@ -18,7 +18,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
-from sgemm_results import TIMINGS, gpu_slug  # noqa: E402
+from sgemm_results import TIMINGS, gpu_slug, single_timing  # noqa: E402
 
 FAMILIES = {
     "stage": "this project",
@@ -67,10 +67,7 @@ def cublas_version(code):
 
 
 def survey_markdown(rows):
-    timings = {r["timing"] for r in rows if r["kind"] == "judged"}
-    if len(timings) != 1 or not timings <= TIMINGS.keys():
-        raise ValueError(f"rows timed in one known way expected, got {sorted(timings)}")
-    timing = timings.pop()
+    timing = single_timing([r for r in rows if r["kind"] == "judged"])
     sizes = sorted({r["size"] for r in rows})
     screened = [r for r in rows if r["kind"] == "screen"]
     judged = [r for r in rows if r["kind"] == "judged"]

@@ -24,7 +24,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
-from sgemm_results import TIMINGS, gpu_slug  # noqa: E402
+from sgemm_results import TIMINGS, gpu_slug, single_timing  # noqa: E402
 
 STAGE_FILES = {10: REPO / "kernels" / "10_tuned.cu", 14: REPO / "kernels" / "14_multistage.cu"}
 
@@ -73,10 +73,7 @@ def tuning_markdown(stage, ranked, rows):
     sizes = sorted({r["size"] for r in rows})
     passes = len({r.get("pass", 1) for r in rows})
     gpu = rows[0]["gpu"]
-    timings = {r["timing"] for r in rows}
-    if len(timings) != 1 or not timings <= TIMINGS.keys():
-        raise ValueError(f"rows timed in one known way expected, got {sorted(timings)}")
-    timing = timings.pop()
+    timing = single_timing(rows)
     failed = sorted({(r["config"], r["group_rows"]) for r in rows if r["verified"] != "true"})
     timed = "once" if passes == 1 else f"in {passes} passes over the list, each figure the median of the passes"
     lines = [
