@@ -24,6 +24,7 @@
 #include "stage_registry.hpp"
 #include "stage_runner.hpp"
 #include "timing.hpp"
+#include "tool_main.hpp"
 
 namespace sgemm {
 namespace {
@@ -144,11 +145,4 @@ int run(int argc, char** argv) {
 }  // namespace
 }  // namespace sgemm
 
-int main(int argc, char** argv) {
-    try {
-        return sgemm::run(argc, argv);
-    } catch (const std::exception& error) {
-        fmt::print(stderr, "sgemm_survey: error: {}\n", error.what());
-        return 1;
-    }
-}
+int main(int argc, char** argv) { return sgemm::run_reporting_errors("sgemm_survey", sgemm::run, argc, argv); }

@@ -14,6 +14,7 @@
 #include "stage_registry.hpp"
 #include "stage_runner.hpp"
 #include "timing.hpp"
+#include "tool_main.hpp"
 #include "tuning_candidates.hpp"
 
 namespace sgemm {
@@ -71,11 +72,4 @@ int run(int argc, char** argv) {
 }  // namespace
 }  // namespace sgemm
 
-int main(int argc, char** argv) {
-    try {
-        return sgemm::run(argc, argv);
-    } catch (const std::exception& error) {
-        fmt::print(stderr, "sgemm_tune: error: {}\n", error.what());
-        return 1;
-    }
-}
+int main(int argc, char** argv) { return sgemm::run_reporting_errors("sgemm_tune", sgemm::run, argc, argv); }
