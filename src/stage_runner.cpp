@@ -57,7 +57,7 @@ StageRunner::Launches StageRunner::launches(const Stage& stage, const Bf16Gemm& 
         else
             cublas_.sgemm(problem, inputs.a(), inputs.b(), c);
     };
-    GemmLaunch launch = [&stage, &gemm, problem, &inputs, stream, launch_cublas](float* c) {
+    GemmLaunch launch = [&stage, gemm, problem, &inputs, stream, launch_cublas](float* c) {
         if (gemm)
             gemm(problem, inputs.a_bf16(), inputs.b_bf16(), c, stream);
         else if (stage.launch_bf16 != nullptr)
