@@ -19,9 +19,9 @@
 //
 // Prediction: 3-4x stage 12.
 //
-// Measured on the H100: 113.6 TFLOPS at N = 4096 (15.0 % of cuBLAS BF16, 17.6 % of the
-// mma.sync ceiling), 117.4 at 8192 (14.7 %, 18.2 %): only 1.08-1.09x stage 12, far under the
-// prediction. Against stage 12 (Nsight Compute at 4096), shared-load bank conflicts
+// Measured on the H100 (make results): 113.1 TFLOPS at N = 4096 (15.3 % of cuBLAS BF16,
+// 17.5 % of the mma.sync ceiling), 116.9 at 8192 (15.4 %, 17.9 %): only 1.08-1.09x stage 12,
+// far under the prediction. Against stage 12 (Nsight Compute at 4096), shared-load bank conflicts
 // fall 472,646 -> 220,100 and shared-store conflicts 8.8M -> 593K, yet the tensor pipe
 // is busy 18.6 % against 17.2 %: both stages spend their time in the synchronous load
 // -> barrier -> compute -> barrier cycle, which stage 14 removes.

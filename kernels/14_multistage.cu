@@ -35,19 +35,22 @@
 //
 // Prediction: 1.5-2x stage 13, to 75-85 % of the measured mma.sync ceiling.
 //
-// Measured on the H100 (make results): 445.1 TFLOPS at N = 4096, 61.7 % of cuBLAS BF16
-// and 68.9 % of the mma.sync ceiling (648 TFLOPS); 453.7 at 8192, 61.6 % and 70.2 %;
-// about 3.9x stage 13, and short of the prediction. The H100 runs power-limited, so
-// absolute figures move by several percent from run to run, and the tuner takes the
-// median of three passes. The winner: 128x256x64 blocks of eight 64x64 warps, 3 stages,
+// Measured on the H100 (make results): 427.3 TFLOPS at N = 4096, 61.9 % of cuBLAS BF16
+// and 66.0 % of the mma.sync ceiling (651 TFLOPS); 433.6 at 8192, 61.8 % and 66.4 %;
+// about 3.7x stage 13, and short of the prediction. The H100 runs power-limited, so
+// absolute figures move by several percent from run to run (the make results before,
+// of the same kernel at these sizes: 445.1 and 453.7 TFLOPS, 61.7 % and 61.6 % of
+// cuBLAS, 68.9 % and 70.2 % of a 648 TFLOPS ceiling), and the tuner takes the median of
+// three passes. The winner: 128x256x64 blocks of eight 64x64 warps, 3 stages,
 // one block per SM, 228 registers, 144 KB of shared memory (the first version, 128x128x32
 // blocks two per SM, measured 410 and 388 TFLOPS).
 //
 // Those figures are timed launch by launch, where stage 14 and cuBLAS share one clock.
 // Timed in turns of 0.5 s instead (--timing blocks, src/timing.hpp; the third results
 // table), each runs at the clock its own power draw allows, and cuBLAS, which draws more
-// per clock, loses more: 454.5 TFLOPS against cuBLAS's 691.6 at 4096 (65.7 % of cuBLAS,
-// 69.8 % of the ceiling) and 480.3 against 676.0 at 8192 (71.0 %, 73.5 %). Measurements
+// per clock, loses more: 440.8 TFLOPS against cuBLAS's 664.8 at 4096 (66.3 % of cuBLAS,
+// 67.5 % of the ceiling) and 463.0 against 653.0 at 8192 (70.9 %, 70.9 %); the run before,
+// 454.5 (65.7 %, 69.8 %) and 480.3 (71.0 %, 73.5 %). Measurements
 // once stopped at 200 launch pairs, which at 4096 is 0.1 s, a burst before the power cap
 // settles: such runs of the version with raster groups of 4 read up to 489 TFLOPS, 65.1 %
 // of cuBLAS and 75.7 % of the ceiling (this version, ./sgemm 14 4096 --seed 80 --reps
@@ -86,9 +89,10 @@
 //     ones, which flip no bits in the datapaths, it runs at 1.86 GHz and 548 TFLOPS
 //     (cuBLAS gains as much). `sgemm peak` measures that price alone:
 //     mma_sync_bf16_sustained, this warp loop on random bf16 in shared memory with no
-//     global memory, sustains 581-594 TFLOPS after 2 s at the cap, 90-92 % of the
+//     global memory, sustains 574-594 TFLOPS after 2 s at the cap, 88-92 % of the
 //     ceiling. 75 % of the ceiling (486) would leave the copies, the epilogue and the
-//     last wave 16-18 % of that; they take 22-24 % (453.7 at 8192 in make results).
+//     last wave 16-18 % of that; they take 22-25 % (433.6-453.7 TFLOPS at 8192 in make
+//     results, against 574-594 sustained).
 //   - What the rest costs, from timing-only variants: without any global loads the
 //     kernel runs near 550 TFLOPS (tensor pipe 92 % against 86 %), and copying a quarter
 //     fewer L2 bytes gains 2 %, so the loads cost a sixth, less than half of it L2
@@ -155,6 +159,14 @@
 // per mma.sync), which only wgmma removes by reading its operands straight from shared
 // memory (what cuBLAS's kernel does).
 //
+// Small problems: at 1024 the tuned tiles are 32 blocks for 132 SMs, and the kernel ran at
+// 93 TFLOPS, 43-44 % of cuBLAS. Where they would leave more than a quarter of the SMs
+// idle, the launcher now takes 128x64 blocks of eight 32x32 warp tiles, two per SM, from
+// the tuner's list: 155-156 TFLOPS at 1024, 72-74 % of cuBLAS (64x128 and 64x64 blocks
+// within 2 %; 128x128 ones 136). At 2048 the tuned tiles (128 blocks) fill the GPU and
+// win, 395-397 TFLOPS (69 %) against 270 (47 %): the small blocks read four times the L2
+// bytes per mma.sync (192). (build/sgemm_tune --stage 14 --sizes 1024 2048, two passes.)
+//
 // Off the tile grid, where K and N are multiples of 8 (./sgemm 14 -m 4000 -n 4000
 // -k 4000, with 4096 in the same run): 421 TFLOPS, 63.5 % of cuBLAS, against 487
 // (64.7 %) at 4096; cuBLAS loses about as much there. 4095 (rows not 16-byte aligned)
@@ -177,11 +189,24 @@ namespace {
 using TunedConfig = Bf16TileConfig<128, 256, 64, 64, 64, 3, 1>;
 constexpr int kTunedGroupRows = 16;
 
+// For problems whose tuned tiles would leave more than a quarter of the SMs idle: blocks
+// of eight 32x32 warp tiles, two per SM (104 registers, 2 x 96 KB of shared memory).
+using SmallProblemConfig = Bf16TileConfig<128, 64, 64, 32, 32, 4, 2>;
+constexpr int kSmallProblemGroupRows = 8;
+
+bool tuned_tiles_leave_sms_idle(const GemmShape& shape) {
+    const int tiles = ceil_div(shape.m, TunedConfig::kBlockM) * ceil_div(shape.n, TunedConfig::kBlockN);
+    return 4 * tiles < 3 * current_sm_count();
+}
+
 }  // namespace
 
 void launch_multistage(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b,
                        float* c, cudaStream_t stream) {
-    launch_bf16_tile_config<TunedConfig>(problem, a, b, c, kTunedGroupRows, stream);
+    if (tuned_tiles_leave_sms_idle(problem.shape))
+        launch_bf16_tile_config<SmallProblemConfig>(problem, a, b, c, kSmallProblemGroupRows, stream);
+    else
+        launch_bf16_tile_config<TunedConfig>(problem, a, b, c, kTunedGroupRows, stream);
 }
 
 }  // namespace sgemm

@@ -50,7 +50,8 @@ TuningCandidate bf16_candidate() {
 
 // Stage 14: 128x128 blocks, two per SM, against 128x256 and 256x128 blocks of eight
 // warps, one per SM (a quarter less L2 traffic per FLOP); 32- and 64-deep K steps; 3-6
-// stages; raster groups of 4-16 block rows; 64x64 warp tiles throughout.
+// stages; raster groups of 4-16 block rows; 64x64 warp tiles. Then blocks of 32x32 warp
+// tiles, two or three per SM, for problems too small to fill the GPU with large blocks.
 std::vector<TuningCandidate> stage14_candidates() {
     using Wide = Bf16TileConfig<128, 256, 64, 64, 64, 3, 1>;
     return {
@@ -63,6 +64,9 @@ std::vector<TuningCandidate> stage14_candidates() {
         bf16_candidate<Bf16TileConfig<256, 128, 32, 64, 64, 6, 1>, 8>(),
         bf16_candidate<Bf16TileConfig<128, 128, 64, 64, 64, 3, 2>, 8>(),
         bf16_candidate<Bf16TileConfig<128, 128, 32, 64, 64, 4, 2>, 8>(),
+        bf16_candidate<Bf16TileConfig<128, 64, 64, 32, 32, 4, 2>, 8>(),
+        bf16_candidate<Bf16TileConfig<64, 128, 64, 32, 32, 4, 2>, 8>(),
+        bf16_candidate<Bf16TileConfig<64, 64, 64, 32, 32, 4, 3>, 8>(),
     };
 }
 

@@ -74,7 +74,11 @@ std::vector<Case> all_cases() {
                       {"aligned_short_k", {130, 520, 8}},
                       {"aligned_thin", {24, 8, 200}},
                       {"tall_skinny_k", {1500, 33, 4}},
-                      {"large", {2048, 2048, 2048}}}
+                      {"large", {2048, 2048, 2048}},
+                      // Partial tiles again, on problems big enough that stage 14 takes its
+                      // tuned tiles (at least three quarters of a wave of them on an H100).
+                      {"large_aligned_edges", {1304, 2600, 72}},
+                      {"large_odd", {1281, 2561, 67}}}
                 : std::vector<std::pair<std::string, GemmShape>>{
                       {"tiny", {r.m_multiple, r.n_multiple, r.k_multiple}},
                       {"odd_multiples", {3 * r.m_multiple, 5 * r.n_multiple, 7 * r.k_multiple}},

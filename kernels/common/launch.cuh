@@ -7,6 +7,16 @@ namespace sgemm {
 
 __host__ __device__ constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
+// SMs of the current GPU, for launchers that choose their tiles by how many blocks the
+// GPU holds at once (0 if it cannot be asked).
+inline int current_sm_count() {
+    int device = 0, sms = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
+        return 0;
+    return sms;
+}
+
 // Block rasterization (stages 10 and 14): a 1D grid walks the tiles of C in groups of
 // group_rows block-rows, column by column within a group, so that blocks running at the
 // same time share strips of A and B in L2. Returns the first row and column of this
