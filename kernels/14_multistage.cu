@@ -183,9 +183,9 @@
 namespace sgemm {
 namespace {
 
-// The tuner's pick for the H100: launch by launch, raster groups of 4, 8 and 16 block
-// rows tie (results/h100-80gb-hbm3/tuning_stage14.md); in turns, 16 wins by 1-2 points
-// (tuning_stage14_in_turns.md).
+// The tuner's pick for the H100, both ways: launch by launch, raster groups of 4, 8 and 16
+// block rows come within half a point of each other (results/h100-80gb-hbm3/
+// tuning_stage14.md); in turns, 16 wins by 0.7-2 points (tuning_stage14_in_turns.md).
 using TunedConfig = Bf16TileConfig<128, 256, 64, 64, 64, 3, 1>;
 constexpr int kTunedGroupRows = 16;
 
