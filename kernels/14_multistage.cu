@@ -7,13 +7,14 @@
 // iteration waits only for tile t's group of copies, then one barrier (which also
 // frees tile t-1's buffer for the next copy).
 //
-// Also: block rasterization as in stage 10, a float2 epilogue, and any shape. Where K
-// and N are multiples of 8, every row starts 16-byte aligned and cp.async still
-// applies: K's remainder is copied first, as a tile that starts before K = 0 and is
-// zero-filled there, so the main loop only ever sees whole tiles; copies past the
-// bottom or right edge read the last row or chunk, whose results are never stored.
-// Any other shape loads through registers with every value tested. Whole tiles pay
-// nothing for either.
+// Also: block rasterization as in stage 10, a float2 epilogue, smaller tiles for small
+// problems and a last wave split along K where it would leave the GPU mostly idle (both
+// measured below), and any shape. Where K and N are multiples of 8, every row starts
+// 16-byte aligned and cp.async still applies: K's remainder is copied first, as a tile
+// that starts before K = 0 and is zero-filled there, so the main loop only ever sees
+// whole tiles; copies past the bottom or right edge read the last row or chunk, whose
+// results are never stored. Any other shape loads through registers with every value
+// tested. Whole tiles pay nothing for either.
 //
 // The tile shape and depth are template parameters (14_multistage.cuh), chosen by
 // scripts/tune.py --stage 14, which writes what it tried to results/<gpu>/. The raster
@@ -35,12 +36,12 @@
 //
 // Prediction: 1.5-2x stage 13, to 75-85 % of the measured mma.sync ceiling.
 //
-// Measured on the H100 (make results): 427.3 TFLOPS at N = 4096, 61.9 % of cuBLAS BF16
-// and 66.0 % of the mma.sync ceiling (651 TFLOPS); 433.6 at 8192, 61.8 % and 66.4 %;
-// about 3.7x stage 13, and short of the prediction. The H100 runs power-limited, so
+// Measured on the H100 (make results): 436.7 TFLOPS at N = 4096, 62.0 % of cuBLAS BF16
+// and 67.5 % of the mma.sync ceiling (648 TFLOPS); 440.3 at 8192, 61.6 % and 68.0 %;
+// about 3.7-3.8x stage 13, and short of the prediction. The H100 runs power-limited, so
 // absolute figures move by several percent from run to run (the make results before,
-// of the same kernel at these sizes: 445.1 and 453.7 TFLOPS, 61.7 % and 61.6 % of
-// cuBLAS, 68.9 % and 70.2 % of a 648 TFLOPS ceiling), and the tuner takes the median of
+// of the same kernel at these sizes: 427.3 and 433.6 TFLOPS, 61.9 % and 61.8 % of
+// cuBLAS, 66.0 % and 66.4 % of a 651 TFLOPS ceiling), and the tuner takes the median of
 // three passes. The winner: 128x256x64 blocks of eight 64x64 warps, 3 stages,
 // one block per SM, 228 registers, 144 KB of shared memory (the first version, 128x128x32
 // blocks two per SM, measured 410 and 388 TFLOPS).
@@ -48,9 +49,10 @@
 // Those figures are timed launch by launch, where stage 14 and cuBLAS share one clock.
 // Timed in turns of 0.5 s instead (--timing blocks, src/timing.hpp; the third results
 // table), each runs at the clock its own power draw allows, and cuBLAS, which draws more
-// per clock, loses more: 440.8 TFLOPS against cuBLAS's 664.8 at 4096 (66.3 % of cuBLAS,
-// 67.5 % of the ceiling) and 463.0 against 653.0 at 8192 (70.9 %, 70.9 %); the run before,
-// 454.5 (65.7 %, 69.8 %) and 480.3 (71.0 %, 73.5 %). Measurements
+// per clock, loses more: 444.6 TFLOPS against cuBLAS's 673.6 at 4096 (66.0 % of cuBLAS,
+// 68.6 % of the ceiling) and 467.0 against 690.5 at 8192 (67.6 %, 72.1 %); the runs before,
+// 440.8 (66.3 %, 67.5 %) and 463.0 (70.9 %, 70.9 %), 454.5 (65.7 %, 69.8 %) and 480.3
+// (71.0 %, 73.5 %). Measurements
 // once stopped at 200 launch pairs, which at 4096 is 0.1 s, a burst before the power cap
 // settles: such runs of the version with raster groups of 4 read up to 489 TFLOPS, 65.1 %
 // of cuBLAS and 75.7 % of the ceiling (this version, ./sgemm 14 4096 --seed 80 --reps
@@ -99,8 +101,8 @@
 //     traffic; the rest is cp.async's stores, which share shared memory with ldmatrix
 //     (176 bytes per mma.sync), and the waits. Without its C stores the kernel runs 6 %
 //     faster at 4096 and 3 % at 8192: every block of a wave writes its 128 KB of C at
-//     the same moment, tensor cores idle. And the last wave is half empty (2048 tiles
-//     are 15.5 waves of 132 at 8192, 512 are 3.9 at 4096).
+//     the same moment, tensor cores idle. And the last wave is half empty at 8192 (2048
+//     tiles are 15.5 waves of 132; 512 are 3.9 at 4096).
 //
 // Tried and dropped (same-run comparisons on the H100):
 //   - Fragments: double-buffering them paid (+4 %); streaming B to avoid spills (-5 %)
@@ -153,19 +155,52 @@
 //     this kernel for the full waves, then a second one dealing out the remainder in
 //     fifths of a tile, 61.4-61.5 % against 61.1-61.2 % in four runs. Each piece refills
 //     the pipeline and moves a 128 KB partial tile out and back, and at 4096 (116 tiles
-//     left for 132 SMs) no cut pays: half a point at one size did not justify a
-//     workspace in every launcher's signature.
+//     left for 132 SMs) no cut pays. Where the last wave is emptier, a simpler split
+//     does (below).
+//   - Larger warp tiles, to read fewer shared-memory bytes per mma.sync: 160x256 blocks
+//     of eight 80x64 warp tiles (157 bytes per mma.sync against 176; A's fragments
+//     loaded once per step, not double-buffered, to fit 246 registers; 255 with edges)
+//     measured 60.5-60.8 % of cuBLAS at 8192 against 61.5-61.6 % (three passes each;
+//     70.1 % against 68.7 % in one pass in turns), and at 4096, where 416 such tiles are
+//     3.2 waves, 51.7-51.9 %; 192x256 blocks of 96x64 warp tiles spill (43-45 %).
+//     Shared memory is not what is short: Nsight Compute at 8192 puts this kernel's
+//     shared-memory wavefronts at 61 % of peak, its tensor pipe at 86 % busy.
 // Next to try: the ldmatrix traffic through shared memory and the registers (128 bytes
 // per mma.sync), which only wgmma removes by reading its operands straight from shared
 // memory (what cuBLAS's kernel does).
 //
 // Small problems: at 1024 the tuned tiles are 32 blocks for 132 SMs, and the kernel ran at
-// 93 TFLOPS, 43-44 % of cuBLAS. Where they would leave more than a quarter of the SMs
-// idle, the launcher now takes 128x64 blocks of eight 32x32 warp tiles, two per SM, from
-// the tuner's list: 155-156 TFLOPS at 1024, 72-74 % of cuBLAS (64x128 and 64x64 blocks
-// within 2 %; 128x128 ones 136). At 2048 the tuned tiles (128 blocks) fill the GPU and
-// win, 395-397 TFLOPS (69 %) against 270 (47 %): the small blocks read four times the L2
-// bytes per mma.sync (192). (build/sgemm_tune --stage 14 --sizes 1024 2048, two passes.)
+// 93 TFLOPS, 43-44 % of cuBLAS. Where they would leave more than half the SMs without a
+// tile, the launcher takes 128x128 blocks, two per SM, and where even those would, 128x64
+// blocks of eight 32x32 warp tiles, two per SM, all from the tuner's list. Timed with
+// build/sgemm_tune --stage 14 (every block shape at each size):
+//   size  tuned tiles  128x256        128x128        128x64
+//   1024      32        93 (43 %)     136            155 (72-74 %)
+//   1280      50       154 (49 %)     220 (70 %)     177 (56 %)
+//   1536      72       225 (53 %)     218 (51 %)     191 (44 %)
+//   1792      98       307 (70 %)     299 (69 %)     201 (47 %)
+//   2048     128       396 (69 %)                    270 (47 %)
+// (TFLOPS, % of cuBLAS.) The small blocks read four times the L2 bytes per mma.sync
+// (192) and lose as soon as the large ones fill the GPU. The first rule, smaller tiles
+// below three quarters of the SMs, took 128x64 blocks at 1536 and 1792: against it,
+// ./sgemm 14 at 1280, 1536 and 1792 went from 177, 192 and 257 TFLOPS (57, 44 and 60 % of
+// cuBLAS) to 220, 224 and 306 (70, 52 and 70 %).
+//
+// The last wave: at 3072, 288 tiles are two full waves and 24 tiles, so for a third of
+// the time 108 SMs wait (50.5 % of cuBLAS, against 62 % at 4096). Where the last wave
+// would use at most half the GPU, each of its tiles is split along K into as many
+// blocks as fill the SMs once (TailSplit in 14_multistage.cuh): 24 tiles in 5 parts at
+// 3072, 8 in 16 at 5120. Each part writes its sums to a slot of a buffer taken from the
+// stream's memory pool, and a second kernel adds each tile's parts in a fixed order and
+// applies alpha and beta, so the result does not depend on which block finished first.
+// ./sgemm 14 against the same kernel without the split, two or three runs each: 3072, 367-370
+// TFLOPS against 347-350 (53.9-54.1 % of cuBLAS against 50.4-50.8 %); 5120, 426-427
+// against 401-406 (59.0-59.2 % against 55.4-55.6 %); 3000 (rows aligned, partial tiles),
+// 310 against 307-308 (50.4-50.5 % against 49.9-50.0 %). At 4096 and 8192 the last wave
+// is 88 % and 52 % full, nothing is split, and the kernel is compiled without the split
+// (kSplitTail): compiled with it, whole tiles lost 1-1.3 points of cuBLAS at both sizes.
+// The first version summed the parts with a block per tile, which took 40 us at 3072 (24
+// blocks reading 15 MB), and lost 2 points there; a block per 1024 values takes 9 us.
 //
 // Off the tile grid, where K and N are multiples of 8 (./sgemm 14 -m 4000 -n 4000
 // -k 4000, with 4096 in the same run): 421 TFLOPS, 63.5 % of cuBLAS, against 487
@@ -189,24 +224,29 @@ namespace {
 using TunedConfig = Bf16TileConfig<128, 256, 64, 64, 64, 3, 1>;
 constexpr int kTunedGroupRows = 16;
 
-// For problems whose tuned tiles would leave more than a quarter of the SMs idle: blocks
-// of eight 32x32 warp tiles, two per SM (104 registers, 2 x 96 KB of shared memory).
+// Smaller tiles for problems whose tuned tiles would leave more than half the SMs without
+// one: 128x128 blocks, two per SM, or where even those would, 128x64 blocks of eight
+// 32x32 warp tiles (104 registers, 2 x 96 KB of shared memory).
+using MediumProblemConfig = Bf16TileConfig<128, 128, 64, 64, 64, 3, 2>;
 using SmallProblemConfig = Bf16TileConfig<128, 64, 64, 32, 32, 4, 2>;
-constexpr int kSmallProblemGroupRows = 8;
+constexpr int kSmallerTilesGroupRows = 8;
 
-bool tuned_tiles_leave_sms_idle(const GemmShape& shape) {
-    const int tiles = ceil_div(shape.m, TunedConfig::kBlockM) * ceil_div(shape.n, TunedConfig::kBlockN);
-    return 4 * tiles < 3 * current_sm_count();
+template <class Config>
+bool tiles_reach_half_the_sms(const GemmShape& shape, int sms) {
+    return 2 * ceil_div(shape.m, Config::kBlockM) * ceil_div(shape.n, Config::kBlockN) >= sms;
 }
 
 }  // namespace
 
 void launch_multistage(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b,
                        float* c, cudaStream_t stream) {
-    if (tuned_tiles_leave_sms_idle(problem.shape))
-        launch_bf16_tile_config<SmallProblemConfig>(problem, a, b, c, kSmallProblemGroupRows, stream);
-    else
+    const int sms = current_sm_count();
+    if (tiles_reach_half_the_sms<TunedConfig>(problem.shape, sms))
         launch_bf16_tile_config<TunedConfig>(problem, a, b, c, kTunedGroupRows, stream);
+    else if (tiles_reach_half_the_sms<MediumProblemConfig>(problem.shape, sms))
+        launch_bf16_tile_config<MediumProblemConfig>(problem, a, b, c, kSmallerTilesGroupRows, stream);
+    else
+        launch_bf16_tile_config<SmallProblemConfig>(problem, a, b, c, kSmallerTilesGroupRows, stream);
 }
 
 }  // namespace sgemm

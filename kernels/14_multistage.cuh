@@ -3,6 +3,7 @@
 // compile the winner. Read 14_multistage.cu first.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <type_traits>
 
@@ -48,10 +49,22 @@ struct Bf16TileConfig {
 //     stores test every output. Correct for any shape, and several times slower.
 enum class Edges { kWholeTiles, kAlignedRows, kAnyShape };
 
-template <class Config, Edges kEdges>
+// How the blocks share the tiles of C. Blocks 0 .. full_tiles - 1 take one tile each, in
+// raster order. Where the tiles left after the full waves would leave most SMs idle for
+// a whole last wave, each of those is split along K into `parts` blocks, which write
+// their sums to `partials` (one BlockM x BlockN slot per block, row-major) for
+// sum_partials_kernel to add up in a fixed order: the tail takes a fraction of a wave,
+// and the result does not depend on which block finished first.
+struct TailSplit {
+    int full_tiles;
+    int parts;        // 1: no tile is split, and the grid is full_tiles blocks
+    float* partials;  // (tiles - full_tiles) * parts slots
+};
+
+template <class Config, Edges kEdges, bool kSplitTail>
 __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
     multistage_kernel(GemmProblem problem, const __nv_bfloat16* a, const __nv_bfloat16* b, float* c,
-                      int group_rows) {
+                      int group_rows, TailSplit split) {
     using T = Config;
     extern __shared__ float4 shared_storage[];  // float4: 16-byte alignment (as in stage 10)
     __nv_bfloat16* const shared = reinterpret_cast<__nv_bfloat16*>(shared_storage);
@@ -59,7 +72,15 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
     constexpr int kBufferBytes = sizeof(__nv_bfloat16) * T::kBufferValues;
     const int m = problem.shape.m, n = problem.shape.n, k = problem.shape.k;
 
-    const TileOrigin origin = rasterized_tile_origin<T::kBlockM, T::kBlockN>(m, n, group_rows);
+    // This block's tile and its K tiles [first_tile, end_tile): all of them, or part
+    // `part` of `split.parts` for a tile of the split tail.
+    const int tile_count = ceil_div(k, T::kBlockK);
+    const bool in_tail = kSplitTail && static_cast<int>(blockIdx.x) >= split.full_tiles;
+    const int tail_block = blockIdx.x - split.full_tiles;
+    const int block_tile = in_tail ? split.full_tiles + tail_block / split.parts : blockIdx.x;
+    const int part = in_tail ? tail_block % split.parts : 0, parts = in_tail ? split.parts : 1;
+    const int first_tile = part * tile_count / parts, end_tile = (part + 1) * tile_count / parts;
+    const TileOrigin origin = rasterized_tile_origin<T::kBlockM, T::kBlockN>(block_tile, m, n, group_rows);
     const int row0 = origin.row, col0 = origin.col;
     a += row0 * k;
     b += col0;
@@ -98,9 +119,9 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
     }
     const int b_column = kEdges == Edges::kAlignedRows ? min(b_chunk * kChunkValues, n - kChunkValues - col0)
                                                        : b_chunk * kChunkValues;
-    const __nv_bfloat16* a_next = a + a_row * k + a_chunk * kChunkValues + k_start;  // the next K tile to copy
-    const __nv_bfloat16* b_next = b + (b_row + k_start) * n + b_column;
-    const int tile_count = ceil_div(k, T::kBlockK);
+    const int k_first = k_start + first_tile * T::kBlockK;
+    const __nv_bfloat16* a_next = a + a_row * k + a_chunk * kChunkValues + k_first;  // the next K tile to copy
+    const __nv_bfloat16* b_next = b + (b_row + k_first) * n + b_column;
     const auto inside_tile0 = [&](int pass) {  // whether chunk `pass` of tile 0 lies at K >= 0
         if (pass < kAPasses) return k_start + a_chunk * kChunkValues >= 0;
         return k_start + b_row + (pass - kAPasses) * kBRowsPerPass >= 0;
@@ -108,7 +129,7 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
 
     // The copies of K tile `tile` into buffer `stage`, in kCopyPieces pieces (one per
     // k16 step, so that the loads of a tile do not leave in one burst); piece `piece` of
-    // the tile. Past the last tile they only zero-fill, so the main loop needs no branch
+    // the tile. From end_tile on they only zero-fill, so the main loop needs no branch
     // around them. may_be_tile0 (std::true_type in the prologue only) keeps tile 0's
     // test out of the main loop.
     constexpr int kCopyPieces = T::kBlockK / 16;
@@ -143,7 +164,7 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
             // A zero-fill reads nothing but is still given a readable address: the block's
             // first value of A or B (past the last tile, or before K = 0 in tile 0).
             constexpr bool kTestTile0 = kEdges == Edges::kAlignedRows && decltype(may_be_tile0)::value;
-            const bool tile_valid = tile < tile_count;
+            const bool tile_valid = tile < end_tile;
             const __nv_bfloat16* const a_from = tile_valid ? a_next : a;
             const __nv_bfloat16* const b_from = tile_valid ? b_next : b;
 #pragma unroll
@@ -210,9 +231,10 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
     };
 
 #pragma unroll
-    for (int tile = 0; tile < T::kStages - 1; ++tile) {
+    for (int stage = 0; stage < T::kStages - 1; ++stage) {
 #pragma unroll
-        for (int piece = 0; piece < kCopyPieces; ++piece) copy_piece(tile, tile, piece, std::true_type{});
+        for (int piece = 0; piece < kCopyPieces; ++piece)
+            copy_piece(first_tile + stage, stage, piece, std::true_type{});
         cp_async_commit();  // one group per K tile, real or zero-fill, keeps the wait counts fixed
     }
     cp_async_wait<T::kStages - 2>();
@@ -221,7 +243,7 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
 #pragma unroll
     for (int mi = 0; mi < T::kMTiles; ++mi) load_fragment_row(fragments[0], 0, 0, mi);
 
-    for (int t = 0; t < tile_count; ++t) {
+    for (int t = first_tile; t < end_tile; ++t) {
 #pragma unroll
         for (int s = 0; s < kSteps; ++s) {
             Fragments& current = fragments[s % 2];
@@ -257,39 +279,122 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
         }
     }
 
-    // Lane l holds rows l/4 and l/4 + 8 of each m16n8 tile, two adjacent columns each.
+    // Lane l holds rows l/4 and l/4 + 8 of each m16n8 tile, two adjacent columns each:
+    // store(row, col, v0, v1) for each such pair, row and col within the block's tile.
+    const auto for_each_output_pair = [&](auto&& store) {
 #pragma unroll
-    for (int mi = 0; mi < T::kMTiles; ++mi)
+        for (int mi = 0; mi < T::kMTiles; ++mi)
 #pragma unroll
-        for (int ni = 0; ni < T::kNTiles; ++ni)
+            for (int ni = 0; ni < T::kNTiles; ++ni)
 #pragma unroll
-            for (int half = 0; half < 2; ++half) {
-                const int row = warp_row + mi * 16 + lane / 4 + half * 8;
-                const int col = warp_col + ni * 8 + lane % 4 * 2;
-                const float v0 = acc[mi][ni][2 * half], v1 = acc[mi][ni][2 * half + 1];
-                if constexpr (kEdges == Edges::kAnyShape) {
-                    if (row0 + row >= m) continue;
-                    for (int e = 0; e < 2; ++e)
-                        if (col0 + col + e < n) {
-                            float& out = c[row * n + col + e];
-                            out = scale_and_accumulate(e == 0 ? v0 : v1, problem.alpha, problem.beta, out);
-                        }
-                } else if (kEdges == Edges::kWholeTiles || (row0 + row < m && col0 + col < n)) {
-                    // With kAlignedRows, N and col are even: both outputs or neither.
-                    store_scaled_float2(c + row * n + col, v0, v1, problem.alpha, problem.beta);
+                for (int half = 0; half < 2; ++half)
+                    store(warp_row + mi * 16 + lane / 4 + half * 8, warp_col + ni * 8 + lane % 4 * 2,
+                          acc[mi][ni][2 * half], acc[mi][ni][2 * half + 1]);
+    };
+    if (in_tail) {  // the sums go to this block's slot, whole, for sum_partials_kernel
+        float* const slot = split.partials + static_cast<std::size_t>(tail_block) * T::kBlockM * T::kBlockN;
+        for_each_output_pair([&](int row, int col, float v0, float v1) {
+            *reinterpret_cast<float2*>(slot + row * T::kBlockN + col) = make_float2(v0, v1);
+        });
+        return;
+    }
+    for_each_output_pair([&](int row, int col, float v0, float v1) {
+        if constexpr (kEdges == Edges::kAnyShape) {
+            if (row0 + row >= m) return;
+            for (int e = 0; e < 2; ++e)
+                if (col0 + col + e < n) {
+                    float& out = c[row * n + col + e];
+                    out = scale_and_accumulate(e == 0 ? v0 : v1, problem.alpha, problem.beta, out);
                 }
-            }
+        } else if (kEdges == Edges::kWholeTiles || (row0 + row < m && col0 + col < n)) {
+            // With kAlignedRows, N and col are even: both outputs or neither.
+            store_scaled_float2(c + row * n + col, v0, v1, problem.alpha, problem.beta);
+        }
+    });
+}
+
+// The split tail's second half: C = alpha * (the sum of a tile's parts, in part order) +
+// beta * C. Tile blockIdx.y of the tail, four values per thread: enough blocks to keep
+// the memory busy (a block per tile took 40 us at 3072, longer than the parts).
+constexpr int kSumThreads = 256;
+
+template <class Config, Edges kEdges>
+__global__ void __launch_bounds__(kSumThreads) sum_partials_kernel(GemmProblem problem, float* c,
+                                                                   int group_rows, TailSplit split) {
+    using T = Config;
+    constexpr int kTileValues = T::kBlockM * T::kBlockN;
+    static_assert(kTileValues / 4 % kSumThreads == 0, "the blocks cover a tile exactly");
+    const int m = problem.shape.m, n = problem.shape.n;
+    const TileOrigin origin =
+        rasterized_tile_origin<T::kBlockM, T::kBlockN>(split.full_tiles + blockIdx.y, m, n, group_rows);
+    const int i = blockIdx.x * kSumThreads + threadIdx.x;
+    const int row = i / (T::kBlockN / 4), col = i % (T::kBlockN / 4) * 4;
+    const int out_row = origin.row + row, out_col = origin.col + col;
+    if (out_row >= m || out_col >= n) return;
+    const float* const slots = split.partials + static_cast<std::size_t>(blockIdx.y) * split.parts * kTileValues;
+    float sum[4] = {};
+    for (int part = 0; part < split.parts; ++part) {
+        const float4 v = load_float4(slots + part * kTileValues + row * T::kBlockN + col);
+        sum[0] += v.x;
+        sum[1] += v.y;
+        sum[2] += v.z;
+        sum[3] += v.w;
+    }
+    float* const out = c + out_row * n + out_col;
+    if constexpr (kEdges == Edges::kAnyShape) {
+        for (int e = 0; e < 4 && out_col + e < n; ++e)
+            out[e] = scale_and_accumulate(sum[e], problem.alpha, problem.beta, out[e]);
+    } else {  // N is a multiple of 8: rows 16-byte aligned, and four outputs or none
+        store_scaled_float4(out, sum, problem.alpha, problem.beta);
+    }
+}
+
+// Whether and how to split the tiles of the last wave (see TailSplit): for blocks that
+// have an SM each, only where at most half the SMs would have a tile in the last wave,
+// into as many parts as fill the SMs at most once, each part at least kMinKTilesPerPart
+// K tiles deep. Where the last wave is fuller (at 4096 and 8192 on an H100 it is 88 % and
+// 52 % full), splitting did not pay: every part refills the pipeline and moves its
+// partial tile out and back. Nor did it for 128x64 blocks two per SM at 1536 (24 tiles
+// past 264): 39 % of cuBLAS against 44 %.
+template <class Config>
+TailSplit plan_tail_split(const GemmShape& shape, int sms) {
+    constexpr int kMinKTilesPerPart = 4;
+    const int tiles = ceil_div(shape.m, Config::kBlockM) * ceil_div(shape.n, Config::kBlockN);
+    const TailSplit none{tiles, 1, nullptr};
+    const int tail = sms > 0 ? tiles % sms : 0;
+    if (Config::kMinBlocksPerSm != 1 || tiles < sms || tail == 0 || 2 * tail > sms) return none;
+    const int parts = std::min(sms / tail, ceil_div(shape.k, Config::kBlockK) / kMinKTilesPerPart);
+    return parts < 2 ? none : TailSplit{tiles - tail, parts, nullptr};
 }
 
 template <class Config, Edges kEdges>
 void launch_multistage_kernel(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b,
                               float* c, int group_rows, cudaStream_t stream) {
-    const auto kernel = multistage_kernel<Config, kEdges>;
+    TailSplit split = plan_tail_split<Config>(problem.shape, current_sm_count());
+    const int tiles = ceil_div(problem.shape.m, Config::kBlockM) * ceil_div(problem.shape.n, Config::kBlockN);
+    const int tail_tiles = tiles - split.full_tiles;
+    if (split.parts > 1) {
+        // Stream-ordered: the slots are taken when the stream gets here and given back
+        // once sum_partials_kernel is done; without them, no tile is split.
+        const std::size_t slot_bytes = sizeof(float) * Config::kBlockM * Config::kBlockN;
+        if (cudaMallocAsync(&split.partials, slot_bytes * tail_tiles * split.parts, stream) != cudaSuccess) {
+            (void)cudaGetLastError();
+            split = TailSplit{tiles, 1, nullptr};
+        }
+    }
+    // Blocks that may split their tile take a few registers more, and whole tiles lost 1-2 %
+    // of their speed to them: problems that split nothing run the kernel without.
+    const auto kernel = split.parts > 1 ? multistage_kernel<Config, kEdges, true> : multistage_kernel<Config, kEdges, false>;
     if constexpr (Config::kSharedBytes > 48 * 1024)  // above 48 KB only on request
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                              static_cast<int>(Config::kSharedBytes));
-    const int blocks = ceil_div(problem.shape.m, Config::kBlockM) * ceil_div(problem.shape.n, Config::kBlockN);
-    kernel<<<blocks, Config::kThreads, Config::kSharedBytes, stream>>>(problem, a, b, c, group_rows);
+    const int blocks = split.parts > 1 ? split.full_tiles + tail_tiles * split.parts : tiles;
+    kernel<<<blocks, Config::kThreads, Config::kSharedBytes, stream>>>(problem, a, b, c, group_rows, split);
+    if (split.parts > 1) {
+        const dim3 sum_grid(Config::kBlockM * Config::kBlockN / 4 / kSumThreads, tail_tiles);
+        sum_partials_kernel<Config, kEdges><<<sum_grid, kSumThreads, 0, stream>>>(problem, c, group_rows, split);
+        cudaFreeAsync(split.partials, stream);
+    }
 }
 
 // The cheapest edge handling the shape allows.

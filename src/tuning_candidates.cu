@@ -44,7 +44,7 @@ TuningCandidate bf16_candidate() {
     return TuningCandidate{fmt::format("Bf16TileConfig<{}, {}, {}, {}, {}, {}, {}>", T::kBlockM, T::kBlockN,
                                        T::kBlockK, T::kWarpM, T::kWarpN, T::kStages, T::kMinBlocksPerSm),
                            GroupRows, T::kThreads, T::kSharedBytes,
-                           registers_of(multistage_kernel<Config, Edges::kWholeTiles>), nullptr,
+                           registers_of(multistage_kernel<Config, Edges::kWholeTiles, false>), nullptr,
                            launch_bf16_candidate<Config, GroupRows>};
 }
 

@@ -75,10 +75,18 @@ std::vector<Case> all_cases() {
                       {"aligned_thin", {24, 8, 200}},
                       {"tall_skinny_k", {1500, 33, 4}},
                       {"large", {2048, 2048, 2048}},
-                      // Partial tiles again, on problems big enough that stage 14 takes its
-                      // tuned tiles (at least three quarters of a wave of them on an H100).
+                      // Partial tiles on problems where stage 14 takes its 128x128 blocks
+                      // (60 of its tuned tiles for 132 SMs, 110 of those), then its tuned
+                      // tiles (121 of them on an H100).
+                      {"medium_aligned_edges", {1200, 1400, 200}},
+                      {"medium_odd", {1201, 1401, 201}},
                       {"large_aligned_edges", {1304, 2600, 72}},
-                      {"large_odd", {1281, 2561, 67}}}
+                      {"large_odd", {1281, 2561, 67}},
+                      // Past two waves of stage 14's tiles by a few (24 of 132 on an H100),
+                      // which it splits along K: whole tiles, aligned rows, any shape.
+                      {"split_tail_whole", {3072, 3072, 512}},
+                      {"split_tail_aligned_edges", {3000, 3000, 1000}},
+                      {"split_tail_odd", {2999, 3001, 999}}}
                 : std::vector<std::pair<std::string, GemmShape>>{
                       {"tiny", {r.m_multiple, r.n_multiple, r.k_multiple}},
                       {"odd_multiples", {3 * r.m_multiple, 5 * r.n_multiple, 7 * r.k_multiple}},
