@@ -188,19 +188,25 @@
 //
 // The last wave: at 3072, 288 tiles are two full waves and 24 tiles, so for a third of
 // the time 108 SMs wait (50.5 % of cuBLAS, against 62 % at 4096). Where the last wave
-// would use at most half the GPU, each of its tiles is split along K into as many
-// blocks as fill the SMs once (TailSplit in 14_multistage.cuh): 24 tiles in 5 parts at
-// 3072, 8 in 16 at 5120. Each part writes its sums to a slot of a buffer taken from the
-// stream's memory pool, and a second kernel adds each tile's parts in a fixed order and
-// applies alpha and beta, so the result does not depend on which block finished first.
-// ./sgemm 14 against the same kernel without the split, two or three runs each: 3072, 367-370
-// TFLOPS against 347-350 (53.9-54.1 % of cuBLAS against 50.4-50.8 %); 5120, 426-427
-// against 401-406 (59.0-59.2 % against 55.4-55.6 %); 3000 (rows aligned, partial tiles),
-// 310 against 307-308 (50.4-50.5 % against 49.9-50.0 %). At 4096 and 8192 the last wave
-// is 88 % and 52 % full, nothing is split, and the kernel is compiled without the split
+// would use at most half the SMs and each tile's K loop is long enough (plan_tail_split
+// in 14_multistage.cuh), each of its tiles is split along K into as many blocks as fill
+// the SMs once: 24 tiles in 5 parts at 3072, 8 in 16 at 5120. Each part writes its sums
+// to a slot of a buffer taken from the stream's memory pool, and a second kernel adds
+// each tile's parts in a fixed order and applies alpha and beta, so the result does not
+// depend on which block finished first. ./sgemm 14 against the same kernel without the
+// split, one to six runs each (TFLOPS, % of cuBLAS):
+//   3072                 367-376 (53.9-54.2 %)  against 347-354 (50.4-50.9 %)
+//   5120                 426-430 (59.0-59.2 %)  against 401-411 (55.4-55.6 %)
+//   2176 x 2048 x 2048   286-287 (51.8 %)       against 238-239 (43.0-43.3 %)
+//   2100 x 2040 x 2040   255 (47.6 %)           against 216 (40.2 %)  (rows aligned)
+//   2099 x 2041 x 2039    91 (91.0 %)           against  66 (66.6 %)  (any shape)
+// Split too eagerly, short K loops lost up to 14 points (3072 x 3072 x 512: 46.0 %
+// against 60.4 %): each part pays a pipeline fill and moves its partial tile out and back,
+// and adding the parts up is one more launch. At 4096 and 8192 the last wave is 88 % and
+// 52 % full, nothing is split, and the kernel is compiled without the split
 // (kSplitTail): compiled with it, whole tiles lost 1-1.3 points of cuBLAS at both sizes.
-// The first version summed the parts with a block per tile, which took 40 us at 3072 (24
-// blocks reading 15 MB), and lost 2 points there; a block per 1024 values takes 9 us.
+// The first version added the parts up with a block per tile: 40 us at 3072 (24 blocks
+// reading 15 MB), where a block per 1024 values takes 9 us.
 //
 // Off the tile grid, where K and N are multiples of 8 (./sgemm 14 -m 4000 -n 4000
 // -k 4000, with 4096 in the same run): 421 TFLOPS, 63.5 % of cuBLAS, against 487

@@ -349,21 +349,34 @@ __global__ void __launch_bounds__(kSumThreads) sum_partials_kernel(GemmProblem p
     }
 }
 
-// Whether and how to split the tiles of the last wave (see TailSplit): for blocks that
+// Whether and how to split the tiles of the last wave (see TailSplit). Only for blocks that
 // have an SM each, only where at most half the SMs would have a tile in the last wave,
 // into as many parts as fill the SMs at most once, each part at least kMinKTilesPerPart
-// K tiles deep. Where the last wave is fuller (at 4096 and 8192 on an H100 it is 88 % and
-// 52 % full), splitting did not pay: every part refills the pipeline and moves its
-// partial tile out and back. Nor did it for 128x64 blocks two per SM at 1536 (24 tiles
-// past 264): 39 % of cuBLAS against 44 %.
+// K tiles deep; and only where each tile's K loop is long against the tiles to split: at
+// least kMinKTiles K tiles and twice as many as the tail has tiles. That last rule is
+// fitted to what ./sgemm 14 measured on the H100 against the kernel without the split
+// (K tiles, tail tiles: % of cuBLAS, with against without):
+//   gains:  48, 24: 54.0 / 50.8 (3072^3)    80, 8: 59.1 / 55.5 (5120^3)
+//           64, 4: 53.5 / 39.7 (2176 x 2048 x 4096)   32, 4: 51.8 / 43.3 (x 2048)
+//           128, 4: 63.7 / 43.3 (4352 x 1024 x 8192)
+//   losses: 32, 24: 50.6 / 51.0 (3072 x 3072 x 2048)  32, 32: 60.9 / 62.0 (8192 x 4352 x 2048)
+//           16, 24: 46.4 / 54.0 (3072 x 3072 x 1024)   8, 4: 44.4 / 55.7 (2176 x 2048 x 512)
+//           8, 8: 61.0 / 67.0 (5120 x 5120 x 512)
+// A split tail costs more than its share of the K loop: the parts of 4352 x 1024 x 8192
+// (4 tiles in 32 parts of 4 K tiles) took 37 us where a whole tile takes 163 (Nsight
+// Compute), and adding them up 12 more. Where the last wave is fuller (at 4096 and 8192
+// on an H100 it is 88 % and 52 % full), splitting did not pay either, nor for 128x64
+// blocks two per SM at 1536 (24 tiles past 264): 39 % of cuBLAS against 44 %.
 template <class Config>
 TailSplit plan_tail_split(const GemmShape& shape, int sms) {
-    constexpr int kMinKTilesPerPart = 4;
+    constexpr int kMinKTiles = 32, kMinKTilesPerPart = 4;
     const int tiles = ceil_div(shape.m, Config::kBlockM) * ceil_div(shape.n, Config::kBlockN);
+    const int k_tiles = ceil_div(shape.k, Config::kBlockK);
     const TailSplit none{tiles, 1, nullptr};
     const int tail = sms > 0 ? tiles % sms : 0;
     if (Config::kMinBlocksPerSm != 1 || tiles < sms || tail == 0 || 2 * tail > sms) return none;
-    const int parts = std::min(sms / tail, ceil_div(shape.k, Config::kBlockK) / kMinKTilesPerPart);
+    if (k_tiles < kMinKTiles || k_tiles < 2 * tail) return none;
+    const int parts = std::min(sms / tail, k_tiles / kMinKTilesPerPart);
     return parts < 2 ? none : TailSplit{tiles - tail, parts, nullptr};
 }
 

@@ -21,9 +21,16 @@ TEST(TailSplit, AFewTilesPastFullWavesAreSplitToFillTheSms) {
 }
 
 TEST(TailSplit, PartsKeepAtLeastFourKTiles) {
-    EXPECT_EQ(plan_tail_split<OnePerSm>({3072, 3072, 512}, kSms).parts, 2);  // 8 K tiles
-    EXPECT_EQ(plan_tail_split<OnePerSm>({3072, 3072, 520}, kSms).parts, 2);  // 9, the first partial
-    EXPECT_EQ(plan_tail_split<OnePerSm>({3072, 3072, 256}, kSms).parts, 1);
+    const TailSplit split = plan_tail_split<OnePerSm>({2176, 2048, 2048}, kSms);  // 136 tiles, 32 K tiles
+    EXPECT_EQ(split.full_tiles, 132);
+    EXPECT_EQ(split.parts, 8);  // not 33
+    EXPECT_EQ(plan_tail_split<OnePerSm>({2176, 2048, 2040}, kSms).parts, 8);  // 32, the first partial
+}
+
+TEST(TailSplit, ShortKLoopsAreNotSplit) {
+    EXPECT_EQ(plan_tail_split<OnePerSm>({2176, 2048, 1984}, kSms).parts, 1);  // 31 K tiles
+    EXPECT_EQ(plan_tail_split<OnePerSm>({3072, 3072, 2048}, kSms).parts, 1);  // 32 K tiles for 24 tail tiles
+    EXPECT_EQ(plan_tail_split<OnePerSm>({3072, 3072, 3008}, kSms).parts, 1);  // 47
 }
 
 TEST(TailSplit, FullerLastWavesAndSmallerProblemsAreNotSplit) {
