@@ -137,8 +137,9 @@
 //     two blocks that share them, which cuts the L2 reads by a third. Against 61.4-61.9 %
 //     of cuBLAS for this kernel in the same runs: TMA alone 59.4-60.3 %, multicast
 //     58.1-58.9 % (two or three tiles in flight), either with one barrier per tile in
-//     place of the per-warp arrivals 54.1-57.3 %; in turns, 64.4-65.0 % at 4096 and 65.9-68.5 % at 8192 against 65.8-66.3 %
-//     and 67.2-68.2 %. The copies' instructions and L2 traffic are not what is left:
+//     place of the per-warp arrivals 54.1-57.3 %; in turns, 64.4-65.0 % at 4096 and
+//     65.9-68.5 % at 8192 against 65.8-66.3 % and 67.2-68.2 %. The copies' instructions
+//     and L2 traffic are not what is left:
 //     what the cp.async pipeline does well (its pieces land while the mma.sync run, and
 //     one barrier keeps the warps together) the bulk copies lose.
 //   - A persistent grid that starts the next tile's copies before the epilogue: the
