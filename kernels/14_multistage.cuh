@@ -396,9 +396,11 @@ void launch_multistage_kernel(const GemmProblem& problem, const __nv_bfloat16* a
         }
     }
     // Blocks that may split their tile take a few registers more, and whole tiles lost 1-2 %
-    // of their speed to them: problems that split nothing run the kernel without.
+    // of their speed to them: problems that split nothing run the kernel without. Blocks
+    // two or more per SM are never split, and their kernel is only compiled without.
+    constexpr bool kMaySplit = Config::kMinBlocksPerSm == 1;
     const auto kernel =
-        split.parts > 1 ? multistage_kernel<Config, kEdges, true> : multistage_kernel<Config, kEdges, false>;
+        split.parts > 1 ? multistage_kernel<Config, kEdges, kMaySplit> : multistage_kernel<Config, kEdges, false>;
     if constexpr (Config::kSharedBytes > 48 * 1024)  // above 48 KB only on request
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                              static_cast<int>(Config::kSharedBytes));
