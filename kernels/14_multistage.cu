@@ -144,6 +144,13 @@
 //     one barrier keeps the warps together) the bulk copies lose.
 //   - A persistent grid that starts the next tile's copies before the epilogue: the
 //     same as one tile per block, within noise.
+//   - Staggering the first wave, so that every block's 128 KB of C does not leave at the
+//     same moment: the first 132 blocks slept (blockIdx % 8) x 0.5, 1 or 2 us before
+//     starting, a lag the blocks after them on each SM inherit. Against 61.9 % of cuBLAS
+//     at 4096 and 61.6-61.8 % at 8192 (three interleaved runs each): 0.5 us 62.0-62.2 %
+//     and 61.6-61.9 %, 1 us 62.3-62.4 % and 61.8-62.0 %, 2 us 61.7-62.0 % and 61.8-61.9 %.
+//     A few tenths of a point, not worth a sleep: the stores colliding across SMs are not
+//     what the epilogue costs.
 //   - The C stores as streaming stores (st.global.cs), or staged in shared memory and
 //     written as whole 1 KB rows of float4: 61.0-61.1 % of cuBLAS at 8192 for both,
 //     61.1-61.4 % for the float2 stores (three runs each).
