@@ -368,13 +368,16 @@ __global__ void __launch_bounds__(kSumThreads) sum_partials_kernel(GemmProblem p
 // on an H100 it is 88 % and 52 % full), splitting did not pay either, nor for 128x64
 // blocks two per SM at 1536 (24 tiles past 264): 39 % of cuBLAS against 44 %.
 template <class Config>
+constexpr bool kMaySplitTail = Config::kMinBlocksPerSm == 1;
+
+template <class Config>
 TailSplit plan_tail_split(const GemmShape& shape, int sms) {
     constexpr int kMinKTiles = 32, kMinKTilesPerPart = 4;
     const int tiles = ceil_div(shape.m, Config::kBlockM) * ceil_div(shape.n, Config::kBlockN);
     const int k_tiles = ceil_div(shape.k, Config::kBlockK);
     const TailSplit none{tiles, 1, nullptr};
     const int tail = sms > 0 ? tiles % sms : 0;
-    if (Config::kMinBlocksPerSm != 1 || tiles < sms || tail == 0 || 2 * tail > sms) return none;
+    if (!kMaySplitTail<Config> || tiles < sms || tail == 0 || 2 * tail > sms) return none;
     if (k_tiles < kMinKTiles || k_tiles < 2 * tail) return none;
     const int parts = std::min(sms / tail, k_tiles / kMinKTilesPerPart);
     return parts < 2 ? none : TailSplit{tiles - tail, parts, nullptr};
@@ -396,11 +399,10 @@ void launch_multistage_kernel(const GemmProblem& problem, const __nv_bfloat16* a
         }
     }
     // Blocks that may split their tile take a few registers more, and whole tiles lost 1-2 %
-    // of their speed to them: problems that split nothing run the kernel without. Blocks
-    // two or more per SM are never split, and their kernel is only compiled without.
-    constexpr bool kMaySplit = Config::kMinBlocksPerSm == 1;
-    const auto kernel =
-        split.parts > 1 ? multistage_kernel<Config, kEdges, kMaySplit> : multistage_kernel<Config, kEdges, false>;
+    // of their speed to them: problems that split nothing run the kernel without, and
+    // configs that never split have it compiled without only.
+    const auto kernel = split.parts > 1 ? multistage_kernel<Config, kEdges, kMaySplitTail<Config>>
+                                        : multistage_kernel<Config, kEdges, false>;
     if constexpr (Config::kSharedBytes > 48 * 1024)  // above 48 KB only on request
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                              static_cast<int>(Config::kSharedBytes));
