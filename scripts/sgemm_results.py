@@ -18,21 +18,26 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator
 
+# The SM clock over the stage's timed launches, over cuBLAS's, and over the ceiling's
+# fastest launch (src/sm_clock.hpp): empty where the binary could not read it, and
+# absent from files written before it did (read as empty).
+CLOCK_COLUMNS = ("sm_clock_mhz", "cublas_sm_clock_mhz", "ceiling_sm_clock_mhz")
 COLUMNS = (
     "stage", "name", "precision", "m", "n", "k", "alpha", "beta",
     "median_ms", "tflops", "cublas_median_ms", "cublas_tflops",
     "ratio_to_cublas", "fraction_of_peak", "ceiling", "rel_error_fp64",
     "worst_error_over_budget", "verified", "gpu", "driver", "cuda",
-    "timing", "reps", "seed",
+    "timing", "reps", "seed", *CLOCK_COLUMNS,
 )
+COLUMNS_BEFORE_CLOCKS = COLUMNS[:-len(CLOCK_COLUMNS)]
 INT_COLUMNS = frozenset({"stage", "m", "n", "k", "reps", "seed"})
 FLOAT_COLUMNS = frozenset({
     "alpha", "beta", "median_ms", "tflops", "cublas_median_ms",
     "cublas_tflops", "ratio_to_cublas", "fraction_of_peak",
-    "rel_error_fp64", "worst_error_over_budget",
+    "rel_error_fp64", "worst_error_over_budget", *CLOCK_COLUMNS,
 })
-# The binary leaves these empty when it skips verification.
-OPTIONAL_COLUMNS = frozenset({"rel_error_fp64", "worst_error_over_budget"})
+# The binary leaves these empty when it skips verification, or cannot read the clock.
+OPTIONAL_COLUMNS = frozenset({"rel_error_fp64", "worst_error_over_budget", *CLOCK_COLUMNS})
 VERIFIED_VALUES = ("true", "false", "skipped")
 # Rows of `sgemm all N --timing blocks`, beside results.csv; regenerate_results.py
 # writes it, write_outputs() tabulates it.
@@ -98,10 +103,10 @@ def read_rows(path):
     with open(path, newline="", encoding="utf-8") as file:
         reader = csv.DictReader(file)
         header = tuple(reader.fieldnames or ())
-        if header != COLUMNS:
+        if header not in (COLUMNS, COLUMNS_BEFORE_CLOCKS):
             raise ValueError(
-                f"{path}: header must be exactly {','.join(COLUMNS)}; "
-                f"got {','.join(header) or 'nothing'}")
+                f"{path}: header must be exactly {','.join(COLUMNS)} "
+                f"(or without the last {len(CLOCK_COLUMNS)}); got {','.join(header) or 'nothing'}")
         return [_typed_row(raw, path, reader.line_num) for raw in reader]
 
 
@@ -111,7 +116,7 @@ def _typed_row(raw, path, line):
     row = {}
     for column in COLUMNS:
         try:
-            row[column] = _parse_field(column, raw[column])
+            row[column] = _parse_field(column, raw.get(column, ""))
         except ValueError as error:
             raise ValueError(f"{path}:{line}: {column}: {error}") from None
     return row
@@ -195,7 +200,7 @@ def markdown_table(rows):
         alignment += ["---:", "---:"]
     header.append("Verified")
     alignment.append(":---:")
-    lines = [_caption(square), "", _table_line(header), _table_line(alignment)]
+    lines = _table_head(_caption(square), header, alignment)
     for stage, stage_rows in sorted(_group_by_stage(square).items()):
         latest = stage_rows[-1]
         cells = [str(stage), f"`{latest['name']}`", latest["precision"]]
@@ -216,12 +221,8 @@ def ceiling_table(rows):
     by_size = {size: _latest_by_stage(square, size) for size in sizes}
     header = ["Stage", "Name", "Ceiling"] + [f"N={size} % of ceiling" for size in sizes]
     alignment = ["---:", ":---", ":---"] + ["---:" for _ in sizes]
-    lines = [
-        f"Fraction of the ceiling of the unit each stage runs on: {describe_ceilings(square)}.",
-        "",
-        _table_line(header),
-        _table_line(alignment),
-    ]
+    lines = _table_head(f"Fraction of the ceiling of the unit each stage runs on: {describe_ceilings(square)}.",
+                        header, alignment)
     for stage, stage_rows in sorted(_group_by_stage(square).items()):
         latest = stage_rows[-1]
         ceilings = [r["tflops"] / r["fraction_of_peak"] for r in stage_rows if r["fraction_of_peak"] > 0]
@@ -233,6 +234,47 @@ def ceiling_table(rows):
             cells.append(MISSING if row is None else f"{row['fraction_of_peak'] * 100:.1f}%")
         lines.append(_table_line(cells))
     return "\n".join(lines)
+
+
+def clock_table(rows):
+    """The SM clock over each stage's timed launches, and its fraction of the ceiling
+    scaled from the clock the ceiling was measured at to that one: what the stage does
+    per clock against what its unit does per clock. On a GPU at its power cap the two
+    clocks differ, and % of ceiling alone mixes the stage's work with the cap's. None
+    when no row carries both clocks (files written before the binary read them)."""
+    square = [row for row in _square_rows(rows)
+              if row["sm_clock_mhz"] is not None and row["ceiling_sm_clock_mhz"] is not None]
+    if not square:
+        return None
+    sizes = _sizes(square)
+    by_size = {size: _latest_by_stage(square, size) for size in sizes}
+    header = ["Stage", "Name"]
+    alignment = ["---:", ":---"]
+    for size in sizes:
+        header += [f"N={size} SM clock", "% of ceiling at it"]
+        alignment += ["---:", "---:"]
+    ceiling_clocks = sorted({round(row["ceiling_sm_clock_mhz"]) for row in square})
+    caption = ("The SM clock over each stage's timed launches, counted by the SMs (src/sm_clock.hpp; "
+               "launch by launch the stage and cuBLAS share it; it includes the L2 flushes between "
+               "launches, which outlast small kernels), and the stage's fraction of its "
+               f"ceiling scaled from the clock the ceiling was measured at ({_range(ceiling_clocks)} MHz) "
+               "to that one: its work per clock against its unit's.")
+    lines = _table_head(caption, header, alignment)
+    for stage, stage_rows in sorted(_group_by_stage(square).items()):
+        cells = [str(stage), f"`{stage_rows[-1]['name']}`"]
+        for size in sizes:
+            row = by_size[size].get(stage)
+            if row is None:
+                cells += [MISSING, MISSING]
+                continue
+            at_clock = row["fraction_of_peak"] * row["ceiling_sm_clock_mhz"] / row["sm_clock_mhz"]
+            cells += [f"{row['sm_clock_mhz']:.0f} MHz", f"{at_clock * 100:.1f}%"]
+        lines.append(_table_line(cells))
+    return "\n".join(lines)
+
+
+def _range(values):
+    return f"{values[0]}" if len(values) == 1 else f"{values[0]}–{values[-1]}"
 
 
 def describe_ceilings(rows):
@@ -276,10 +318,13 @@ def _ceiling_value(value, unit):
 
 
 def results_markdown(rows, ceilings=None, turns_rows=None):
-    """results.md: the throughput table, the fraction-of-ceiling table, given rows timed
-    in turns (results_in_turns.csv) their table, and given the rows of a ceilings.csv,
-    the measured ceilings."""
+    """results.md: the throughput table, the fraction-of-ceiling table, where the rows
+    carry clocks the clock table, given rows timed in turns (results_in_turns.csv) their
+    table, and given the rows of a ceilings.csv, the measured ceilings."""
     parts = [markdown_table(rows), ceiling_table(rows)]
+    clocks = clock_table(rows)
+    if clocks:
+        parts.append(clocks)
     if turns_rows and any(row["precision"] != "fp32" for row in turns_rows):
         parts.append(turns_table(turns_rows, rows))
     if ceilings:
@@ -300,20 +345,19 @@ def turns_table(turns_rows, launch_rows):
     sizes = _sizes(square)
     by_size = {size: _latest_by_stage(square, size) for size in sizes}
     launched = {size: _latest_by_stage(_square_rows(launch_rows), size) for size in sizes}
+    clocked = any(row["sm_clock_mhz"] is not None and row["cublas_sm_clock_mhz"] is not None for row in square)
     header = ["Stage", "Name"]
     alignment = ["---:", ":---"]
     for size in sizes:
         header += [f"N={size} TFLOPS", "% of cuBLAS", "(launch by launch)", "% of ceiling"]
-        alignment += ["---:"] * 4
-    lines = [
-        f"The {_joined(square, 'precision')} stages again, each figure the median of "
-        f"{_reps_range(square)} launches {TIMINGS['blocks']}; beside each ratio, the "
-        "launch-by-launch one from the first table; % of ceiling is of the ceiling that "
-        "run measured as it started.",
-        "",
-        _table_line(header),
-        _table_line(alignment),
-    ]
+        header += ["SM clock: stage, cuBLAS"] if clocked else []
+        alignment += ["---:"] * (5 if clocked else 4)
+    clock_words = ("; the SM clock is each kernel's over its turns, counted by the SMs" if clocked else "")
+    caption = (f"The {_joined(square, 'precision')} stages again, each figure the median of "
+               f"{_reps_range(square)} launches {TIMINGS['blocks']}; beside each ratio, the "
+               "launch-by-launch one from the first table; % of ceiling is of the ceiling that "
+               f"run measured as it started{clock_words}.")
+    lines = _table_head(caption, header, alignment)
     for stage, stage_rows in sorted(_group_by_stage(square).items()):
         cells = [str(stage), f"`{stage_rows[-1]['name']}`"]
         for size in sizes:
@@ -321,8 +365,16 @@ def turns_table(turns_rows, launch_rows):
             cells += _throughput_cells(row)
             cells.append(MISSING if other is None else f"{other['ratio_to_cublas'] * 100:.1f}%")
             cells.append(MISSING if row is None else f"{row['fraction_of_peak'] * 100:.1f}%")
+            if clocked:
+                cells.append(_clock_pair(row))
         lines.append(_table_line(cells))
     return "\n".join(lines)
+
+
+def _clock_pair(row):
+    if row is None or row["sm_clock_mhz"] is None or row["cublas_sm_clock_mhz"] is None:
+        return MISSING
+    return f"{row['sm_clock_mhz']:.0f}, {row['cublas_sm_clock_mhz']:.0f} MHz"
 
 
 def _caption(rows):
@@ -371,6 +423,11 @@ def _verified_symbol(stage_rows):
     if states == {"true"}:
         return "✓"
     return MISSING
+
+
+def _table_head(caption, header, alignment):
+    """A table's first lines: its caption, a blank line, its header and alignment rows."""
+    return [caption, "", _table_line(header), _table_line(alignment)]
 
 
 def _table_line(cells):

@@ -39,6 +39,14 @@ std::optional<std::string> wgmma_refusal(const DeviceInfo& device, cudaStream_t 
 // TFLOPS. The mma.sync ones need mma_sync_refusal() empty, the wgmma one wgmma_refusal().
 double measure_ffma_tflops(const DeviceInfo& device, cudaStream_t stream);
 double measure_mma_sync_bf16_tflops(const DeviceInfo& device, cudaStream_t stream);
+// The two the driver measures at start-up, with the SM clock of the launch each is
+// (microbenchmark.hpp), for fractions of them at another clock.
+struct ClockedTflops {
+    double tflops = 0.0;
+    std::optional<double> clock_mhz;
+};
+ClockedTflops measure_ffma_with_clock(const DeviceInfo& device, cudaStream_t stream);
+ClockedTflops measure_mma_sync_bf16_with_clock(const DeviceInfo& device, cudaStream_t stream);
 // Stage 14's warp loop on random operands from shared memory, after seconds back to back.
 double measure_mma_sync_bf16_sustained_tflops(const DeviceInfo& device, cudaStream_t stream);
 double measure_mma_sync_tf32_tflops(const DeviceInfo& device, cudaStream_t stream);

@@ -82,14 +82,14 @@ __global__ void mma_sync_throughput_kernel(float* sink) {
 }
 
 template <class Mma>
-double measure_mma_sync_tflops(const DeviceInfo& device, cudaStream_t stream) {
+ClockedTflops measure_mma_sync(const DeviceInfo& device, cudaStream_t stream) {
     DeviceBuffer<float> sink(32 * kMmaWarpsPerBlock);
     const int blocks = blocks_filling_gpu(mma_sync_throughput_kernel<Mma>, 32 * kMmaWarpsPerBlock, 0, device.sm_count);
     const double flops = Mma::kFlops * kMmaTiles * double(kMmaIterations) * blocks * kMmaWarpsPerBlock;
-    const double ms = fastest_launch_ms(
+    const FastestLaunch fastest = fastest_launch_with_clock(
         [&] { mma_sync_throughput_kernel<Mma><<<blocks, 32 * kMmaWarpsPerBlock, 0, stream>>>(sink.data()); },
         stream);
-    return flops / (ms * 1e-3) / 1e12;
+    return ClockedTflops{flops / (fastest.ms * 1e-3) / 1e12, fastest.clock_mhz};
 }
 
 // mma.sync sustained: the warp loop of stage 14 (kernels/14_multistage.cuh) without its
@@ -248,21 +248,29 @@ std::optional<std::string> wgmma_refusal(const DeviceInfo& device, cudaStream_t 
     return std::nullopt;
 }
 
-double measure_ffma_tflops(const DeviceInfo& device, cudaStream_t stream) {
+ClockedTflops measure_ffma_with_clock(const DeviceInfo& device, cudaStream_t stream) {
     DeviceBuffer<float> sink(kFfmaThreads);
     const int blocks = blocks_filling_gpu(ffma_throughput_kernel, kFfmaThreads, 0, device.sm_count);
     const double flops = 2.0 * kFfmaChains * kFfmaUnroll * double(kFfmaIterations) * blocks * kFfmaThreads;
-    const double ms = fastest_launch_ms(
+    const FastestLaunch fastest = fastest_launch_with_clock(
         [&] { ffma_throughput_kernel<<<blocks, kFfmaThreads, 0, stream>>>(0.999f, 0.001f, sink.data()); }, stream);
-    return flops / (ms * 1e-3) / 1e12;
+    return ClockedTflops{flops / (fastest.ms * 1e-3) / 1e12, fastest.clock_mhz};
+}
+
+ClockedTflops measure_mma_sync_bf16_with_clock(const DeviceInfo& device, cudaStream_t stream) {
+    return measure_mma_sync<MmaSyncBf16>(device, stream);
+}
+
+double measure_ffma_tflops(const DeviceInfo& device, cudaStream_t stream) {
+    return measure_ffma_with_clock(device, stream).tflops;
 }
 
 double measure_mma_sync_bf16_tflops(const DeviceInfo& device, cudaStream_t stream) {
-    return measure_mma_sync_tflops<MmaSyncBf16>(device, stream);
+    return measure_mma_sync<MmaSyncBf16>(device, stream).tflops;
 }
 
 double measure_mma_sync_tf32_tflops(const DeviceInfo& device, cudaStream_t stream) {
-    return measure_mma_sync_tflops<MmaSyncTf32>(device, stream);
+    return measure_mma_sync<MmaSyncTf32>(device, stream).tflops;
 }
 
 double measure_mma_sync_bf16_sustained_tflops(const DeviceInfo& device, cudaStream_t stream) {

@@ -31,6 +31,11 @@ struct ResultRow {
     std::string timing;  // how the stage and cuBLAS took turns: "launches" or "blocks" (timing.hpp)
     int reps = 0;
     std::uint64_t seed = 0;
+    // The SM clock (src/sm_clock.hpp) over the stage's timed launches, over cuBLAS's,
+    // and over the ceiling's fastest launch; empty where it could not be read.
+    std::optional<double> sm_clock_mhz;
+    std::optional<double> cublas_sm_clock_mhz;
+    std::optional<double> ceiling_sm_clock_mhz;
 };
 
 std::string csv_header();

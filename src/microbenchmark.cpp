@@ -5,27 +5,47 @@
 #include <vector>
 
 #include "device_buffer.hpp"
+#include "sm_clock.hpp"
 
 namespace sgemm {
 
-double fastest_launch_ms(const std::function<void()>& launch, cudaStream_t stream) {
+namespace {
+
+// Launch `run` of kTimedLaunches lies between clock stamps `run` and `run + 1`.
+FastestLaunch fastest_launch(const std::function<void()>& launch, cudaStream_t stream,
+                             const SmClockStamps* clock) {
     launch();
     CUDA_CHECK(cudaGetLastError());
     std::vector<CudaEvent> starts(kTimedLaunches), stops(kTimedLaunches);
+    if (clock != nullptr) clock->stamp(0, stream);
     for (int run = 0; run < kTimedLaunches; ++run) {
         CUDA_CHECK(cudaEventRecord(starts[run].get(), stream));
         launch();
         CUDA_CHECK(cudaEventRecord(stops[run].get(), stream));
+        if (clock != nullptr) clock->stamp(run + 1, stream);
     }
     CUDA_CHECK(cudaGetLastError());
     CUDA_CHECK(cudaStreamSynchronize(stream));
-    double fastest = 0.0;
+    FastestLaunch fastest;
     for (int run = 0; run < kTimedLaunches; ++run) {
         float ms = 0.0f;
         CUDA_CHECK(cudaEventElapsedTime(&ms, starts[run].get(), stops[run].get()));
-        fastest = run == 0 ? ms : std::min(fastest, double(ms));
+        if (run > 0 && ms >= fastest.ms) continue;
+        fastest.ms = ms;
+        if (clock != nullptr) fastest.clock_mhz = clock->mhz_between(run, run + 1);
     }
     return fastest;
+}
+
+}  // namespace
+
+double fastest_launch_ms(const std::function<void()>& launch, cudaStream_t stream) {
+    return fastest_launch(launch, stream, nullptr).ms;
+}
+
+FastestLaunch fastest_launch_with_clock(const std::function<void()>& launch, cudaStream_t stream) {
+    const SmClockStamps clock(kTimedLaunches + 1);
+    return fastest_launch(launch, stream, &clock);
 }
 
 double sustained_launch_ms(const std::function<void()>& launch, cudaStream_t stream, double warm_seconds,

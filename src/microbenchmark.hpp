@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 
 #include "cuda_check.hpp"
 
@@ -25,6 +26,14 @@ int blocks_filling_gpu(Kernel kernel, int threads, std::size_t shared_bytes, int
 
 // Milliseconds of the fastest of kTimedLaunches launches, after one warm-up launch.
 double fastest_launch_ms(const std::function<void()>& launch, cudaStream_t stream);
+
+// The same, with the SM clock that launch ran at (sm_clock.hpp): each timed launch
+// between two clock stamps.
+struct FastestLaunch {
+    double ms = 0.0;
+    std::optional<double> clock_mhz;
+};
+FastestLaunch fastest_launch_with_clock(const std::function<void()>& launch, cudaStream_t stream);
 
 // Milliseconds a launch takes, on average over measured_seconds, once the GPU has run it
 // back to back for warm_seconds: what a power- or heat-limited GPU sustains, where the

@@ -21,6 +21,23 @@ std::string describe_element(const ElementError& e, int n) {
                        e.index / n, e.index % n, e.value, e.reference, e.error, e.budget);
 }
 
+// The SM clock over the timed launches, and the ceiling's fraction at that clock; empty
+// where the clock could not be read.
+std::string clock_report(const StageResult& r) {
+    const InterleavedTiming& t = r.timing;
+    if (!t.stage_clock_mhz) return "";
+    std::string out =
+        t.method == TimingMethod::blocks && t.cublas_clock_mhz
+            ? fmt::format("  clock   SM {:.0f} MHz over the stage's timed turns, {:.0f} MHz over cuBLAS's",
+                          *t.stage_clock_mhz, *t.cublas_clock_mhz)
+            : fmt::format("  clock   SM {:.0f} MHz over the timed launches (the stage's and cuBLAS's)",
+                          *t.stage_clock_mhz);
+    if (const auto fraction = r.fraction_of_ceiling_at_its_clock())
+        out += fmt::format("; the {} was measured at {:.0f} MHz: {:.1f} % of it scaled to the stage's clock",
+                           r.ceiling.name, *r.ceiling.clock_mhz, 100.0 * *fraction);
+    return out + "\n";
+}
+
 }  // namespace
 
 std::string stage_list(const DeviceInfo* device, int build_cc) {
@@ -83,7 +100,7 @@ std::string stage_report(const StageResult& r) {
         r.ceiling.tflops, r.timing.reps,
         r.timing.method == TimingMethod::blocks ? fmt::format("in turns of {} s", kBlockSeconds)
                                                 : std::string("launch by launch"));
-    return out;
+    return out + clock_report(r);
 }
 
 std::string summary_table(std::span<const StageResult> results) {
@@ -141,6 +158,9 @@ ResultRow to_result_row(const StageResult& r, const DeviceInfo& device) {
     row.timing = to_string(r.timing.method);
     row.reps = r.timing.reps;
     row.seed = r.seed;
+    row.sm_clock_mhz = r.timing.stage_clock_mhz;
+    row.cublas_sm_clock_mhz = r.timing.cublas_clock_mhz;
+    row.ceiling_sm_clock_mhz = r.ceiling.clock_mhz;
     return row;
 }
 

@@ -35,15 +35,31 @@ struct StageRunner::Launches {
     GemmLaunch cublas;
 };
 
+std::optional<double> StageResult::fraction_of_ceiling_at_its_clock() const {
+    if (!timing.stage_clock_mhz || !ceiling.clock_mhz || ceiling.tflops <= 0.0) return std::nullopt;
+    const double ceiling_at_clock = ceiling.tflops * *timing.stage_clock_mhz / *ceiling.clock_mhz;
+    return tflops(problem.shape, timing.stage_median_ms) / ceiling_at_clock;
+}
+
+namespace {
+
+Ceiling to_ceiling(const char* name, std::string_view key, const ClockedTflops& measured) {
+    return Ceiling{name, key, measured.tflops, measured.clock_mhz};
+}
+
+}  // namespace
+
 StageRunner::StageRunner(const DeviceInfo& device)
     : device_(device),
       cublas_(stream_.get()),
-      ffma_tflops_(measure_ffma_tflops(device, stream_.get())),
-      mma_bf16_tflops_(mma_sync_refusal(device) ? 0.0 : measure_mma_sync_bf16_tflops(device, stream_.get())) {}
+      ffma_ceiling_(to_ceiling("FFMA ceiling", kFfmaCeiling, measure_ffma_with_clock(device, stream_.get()))),
+      mma_bf16_ceiling_(to_ceiling("mma.sync ceiling", kMmaSyncBf16Ceiling,
+                                   mma_sync_refusal(device)
+                                       ? ClockedTflops{}
+                                       : measure_mma_sync_bf16_with_clock(device, stream_.get()))) {}
 
 Ceiling StageRunner::ceiling(Precision precision) const {
-    if (precision == Precision::bf16) return Ceiling{"mma.sync ceiling", kMmaSyncBf16Ceiling, mma_bf16_tflops_};
-    return Ceiling{"FFMA ceiling", kFfmaCeiling, ffma_tflops_};
+    return precision == Precision::bf16 ? mma_bf16_ceiling_ : ffma_ceiling_;
 }
 
 // `gemm`, when given, replaces the stage's launcher.
@@ -121,7 +137,7 @@ StageResult StageRunner::run(const Stage& stage, const Bf16Gemm& gemm, const Run
             inputs.reset_output(stage_c.data(), stream);
             inputs.reset_output(cublas_c.data(), stream);
         },
-        settings.timing, device_.l2_bytes, stream);
+        settings.timing, device_.l2_bytes, stream, &clock_);
     return result;
 }
 

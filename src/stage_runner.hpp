@@ -9,6 +9,7 @@
 #include "cublas_gemm.hpp"
 #include "device_buffer.hpp"
 #include "device_info.hpp"
+#include "sm_clock.hpp"
 #include "stage.hpp"
 #include "timing.hpp"
 #include "verification.hpp"
@@ -28,6 +29,7 @@ struct Ceiling {
     const char* name = "";   // for the reader: "FFMA ceiling"
     std::string_view key;    // its name in ceilings.csv and results.csv: kFfmaCeiling
     double tflops = 0.0;     // 0 where it cannot be measured
+    std::optional<double> clock_mhz;  // the SM clock of its fastest launch (sm_clock.hpp)
 };
 
 struct StageResult {
@@ -39,6 +41,10 @@ struct StageResult {
     Ceiling ceiling;  // of the unit the stage runs on
 
     bool passed() const { return !verification || verification->stage.passed(); }
+
+    // The stage's fraction of its ceiling scaled to the clock the stage ran at: what it
+    // does per clock against what the unit does per clock. Empty unless both clocks were read.
+    std::optional<double> fraction_of_ceiling_at_its_clock() const;
 };
 
 double tflops(const GemmShape& shape, double milliseconds);
@@ -76,8 +82,9 @@ private:
     DeviceInfo device_;
     CudaStream stream_;
     Cublas cublas_;
-    double ffma_tflops_ = 0.0;      // measured at construction
-    double mma_bf16_tflops_ = 0.0;  // measured at construction where mma.sync runs
+    SmClockStamps clock_{2};    // around every run's timed launches
+    Ceiling ffma_ceiling_;      // measured at construction
+    Ceiling mma_bf16_ceiling_;  // measured at construction where mma.sync runs (else 0 TFLOPS)
 };
 
 }  // namespace sgemm

@@ -46,10 +46,12 @@ private:
 InterleavedTiming time_launch_by_launch(const std::function<void()>& stage,
                                         const std::function<void()>& cublas,
                                         const TimedLauncher& launcher, double first_pair_ms,
-                                        const TimingSettings& settings, cudaStream_t stream) {
+                                        const TimingSettings& settings, cudaStream_t stream,
+                                        const SmClockStamps* clock) {
     const int reps = settings.reps > 0 ? settings.reps : reps_for_budget(first_pair_ms, settings.time_budget_s);
     std::vector<TimedLaunch> stage_events(reps);
     std::vector<TimedLaunch> cublas_events(reps);
+    if (clock != nullptr) clock->stamp(0, stream);
     for (int rep = 0; rep < reps; ++rep) {
         if (rep % 2 == 0) {
             launcher.launch(stage, stage_events[rep]);
@@ -59,6 +61,7 @@ InterleavedTiming time_launch_by_launch(const std::function<void()>& stage,
             launcher.launch(stage, stage_events[rep]);
         }
     }
+    if (clock != nullptr) clock->stamp(1, stream);
     CUDA_CHECK(cudaStreamSynchronize(stream));
 
     std::vector<double> stage_ms, cublas_ms;
@@ -66,7 +69,8 @@ InterleavedTiming time_launch_by_launch(const std::function<void()>& stage,
         stage_ms.push_back(elapsed_ms(stage_events[rep].start, stage_events[rep].stop));
         cublas_ms.push_back(elapsed_ms(cublas_events[rep].start, cublas_events[rep].stop));
     }
-    return InterleavedTiming{median(stage_ms), median(cublas_ms), reps, TimingMethod::launches};
+    const std::optional<double> clock_mhz = clock != nullptr ? clock->mhz_between(0, 1) : std::nullopt;
+    return InterleavedTiming{median(stage_ms), median(cublas_ms), reps, TimingMethod::launches, clock_mhz, clock_mhz};
 }
 
 // Launches are enqueued in batches of about kBatchMs, so that the host checks the clock
@@ -75,15 +79,22 @@ constexpr double kBatchMs = 20.0;
 constexpr int kMaxBatch = 256;
 
 // One block of one kernel: launches until kBlockSeconds have passed on the GPU and at least
-// one launch started after kSettleSeconds. Appends the times of those that did to `counted`.
+// one launch started after kSettleSeconds. Appends the times of those that did to `counted`,
+// and the SM clock from the first batch after kSettleSeconds on to `clocks`.
 void time_block(const std::function<void()>& kernel, const TimedLauncher& launcher,
-                std::vector<TimedLaunch>& events, std::vector<double>& counted, cudaStream_t stream) {
+                std::vector<TimedLaunch>& events, std::vector<double>& counted, const SmClockStamps* clock,
+                std::vector<double>& clocks, cudaStream_t stream) {
     const CudaEvent block_start;
     CUDA_CHECK(cudaEventRecord(block_start.get(), stream));
     const std::size_t counted_before = counted.size();
+    bool stamped = false;
     int batch = 1;
     double block_ms = 0.0;
     while (block_ms < kBlockSeconds * 1e3 || counted.size() == counted_before) {
+        if (clock != nullptr && !stamped && block_ms >= kSettleSeconds * 1e3) {
+            clock->stamp(0, stream);
+            stamped = true;
+        }
         for (int i = 0; i < batch; ++i) launcher.launch(kernel, events[i]);
         CUDA_CHECK(cudaStreamSynchronize(stream));
         for (int i = 0; i < batch; ++i)
@@ -93,25 +104,36 @@ void time_block(const std::function<void()>& kernel, const TimedLauncher& launch
         block_ms = elapsed_ms(block_start, events[batch - 1].stop);
         batch = batch_ms > 0.0 ? std::clamp(static_cast<int>(kBatchMs * batch / batch_ms), 1, kMaxBatch) : kMaxBatch;
     }
+    if (!stamped) return;
+    clock->stamp(1, stream);
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    if (const auto mhz = clock->mhz_between(0, 1)) clocks.push_back(*mhz);
+}
+
+std::optional<double> mean(const std::vector<double>& values) {
+    if (values.empty()) return std::nullopt;
+    double sum = 0.0;
+    for (const double value : values) sum += value;
+    return sum / static_cast<double>(values.size());
 }
 
 InterleavedTiming time_in_blocks(const std::function<void()>& stage, const std::function<void()>& cublas,
                                  const TimedLauncher& launcher, const TimingSettings& settings,
-                                 cudaStream_t stream) {
+                                 cudaStream_t stream, const SmClockStamps* clock) {
     std::vector<TimedLaunch> events(kMaxBatch);
-    std::vector<double> stage_ms, cublas_ms;
+    std::vector<double> stage_ms, cublas_ms, stage_mhz, cublas_mhz;
     for (int pair = 0; pair < blocks_per_kernel(settings.time_budget_s); ++pair) {
         // Stage first, then cuBLAS first: a drift over the run weighs on both alike.
         if (pair % 2 == 0) {
-            time_block(stage, launcher, events, stage_ms, stream);
-            time_block(cublas, launcher, events, cublas_ms, stream);
+            time_block(stage, launcher, events, stage_ms, clock, stage_mhz, stream);
+            time_block(cublas, launcher, events, cublas_ms, clock, cublas_mhz, stream);
         } else {
-            time_block(cublas, launcher, events, cublas_ms, stream);
-            time_block(stage, launcher, events, stage_ms, stream);
+            time_block(cublas, launcher, events, cublas_ms, clock, cublas_mhz, stream);
+            time_block(stage, launcher, events, stage_ms, clock, stage_mhz, stream);
         }
     }
     return InterleavedTiming{median(stage_ms), median(cublas_ms), static_cast<int>(stage_ms.size()),
-                             TimingMethod::blocks};
+                             TimingMethod::blocks, mean(stage_mhz), mean(cublas_mhz)};
 }
 
 }  // namespace
@@ -157,7 +179,7 @@ InterleavedTiming time_interleaved(const std::function<void()>& stage,
                                    const std::function<void()>& cublas,
                                    const std::function<void()>& prepare,
                                    const TimingSettings& settings, std::size_t l2_bytes,
-                                   cudaStream_t stream) {
+                                   cudaStream_t stream, const SmClockStamps* clock) {
     const TimedLauncher launcher(prepare, l2_bytes, stream);
 
     // Warm-up (module loading, cuBLAS heuristics), then one timed pair to size the run.
@@ -167,10 +189,10 @@ InterleavedTiming time_interleaved(const std::function<void()>& stage,
     launcher.launch(stage, warm_stage);
     launcher.launch(cublas, warm_cublas);
     CUDA_CHECK(cudaStreamSynchronize(stream));
-    if (settings.method == TimingMethod::blocks) return time_in_blocks(stage, cublas, launcher, settings, stream);
+    if (settings.method == TimingMethod::blocks) return time_in_blocks(stage, cublas, launcher, settings, stream, clock);
     const double first_pair_ms =
         elapsed_ms(warm_stage.start, warm_stage.stop) + elapsed_ms(warm_cublas.start, warm_cublas.stop);
-    return time_launch_by_launch(stage, cublas, launcher, first_pair_ms, settings, stream);
+    return time_launch_by_launch(stage, cublas, launcher, first_pair_ms, settings, stream, clock);
 }
 
 }  // namespace sgemm

@@ -22,9 +22,12 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "sm_clock.hpp"
 
 namespace sgemm {
 
@@ -50,6 +53,12 @@ struct InterleavedTiming {
     double cublas_median_ms = 0.0;
     int reps = 0;  // launches of the stage counted
     TimingMethod method = TimingMethod::launches;
+    // The SM clock while each was timed (sm_clock.hpp). Launch by launch one pair of
+    // stamps brackets both, so the two are the same. The stamps bracket the L2 flushes
+    // between the launches too, which at small sizes (N = 1024) take longer than the
+    // kernels: there the clock is mostly the flushes'.
+    std::optional<double> stage_clock_mhz;
+    std::optional<double> cublas_clock_mhz;
 };
 
 // Launch by launch, the budget sets the repetitions: a measurement lasts the budget, long
@@ -64,11 +73,12 @@ constexpr double kBlockSeconds = 0.5;
 constexpr double kSettleSeconds = 0.2;
 
 // `prepare` runs before every launch, outside the timed region (e.g. restoring C).
+// `clock` (two slots), when given, reads the SM clock over the launches that are counted.
 InterleavedTiming time_interleaved(const std::function<void()>& stage,
                                    const std::function<void()>& cublas,
                                    const std::function<void()>& prepare,
                                    const TimingSettings& settings, std::size_t l2_bytes,
-                                   cudaStream_t stream);
+                                   cudaStream_t stream, const SmClockStamps* clock = nullptr);
 
 // Repetitions that fit the budget given the time of one pair of launches.
 int reps_for_budget(double pair_ms, double time_budget_s);

@@ -56,6 +56,9 @@ ResultRow sample_row() {
     row.timing = "blocks";
     row.reps = 100;
     row.seed = 424242;
+    row.sm_clock_mhz = 1453.25;
+    row.cublas_sm_clock_mhz = 1370.5;
+    row.ceiling_sm_clock_mhz = 1980.0;
     return row;
 }
 
@@ -69,7 +72,7 @@ std::vector<std::string> read_lines(const std::filesystem::path& path) {
 TEST(CsvWriter, LineHasOneFieldPerColumn) {
     const auto header = split_csv(csv_header());
     const auto fields = split_csv(csv_line(sample_row()));
-    ASSERT_EQ(header.size(), 24u);
+    ASSERT_EQ(header.size(), 27u);
     ASSERT_EQ(fields.size(), header.size());
     EXPECT_EQ(header[0], "stage");
     EXPECT_EQ(fields[0], "5");
@@ -89,6 +92,24 @@ TEST(CsvWriter, LineHasOneFieldPerColumn) {
     EXPECT_EQ(header[22], "reps");
     EXPECT_EQ(fields[22], "100");
     EXPECT_EQ(fields[23], "424242");
+    EXPECT_EQ(header[24], "sm_clock_mhz");
+    EXPECT_EQ(fields[24], "1453.25");
+    EXPECT_EQ(header[25], "cublas_sm_clock_mhz");
+    EXPECT_EQ(fields[25], "1370.5");
+    EXPECT_EQ(header[26], "ceiling_sm_clock_mhz");
+    EXPECT_EQ(fields[26], "1980");
+}
+
+TEST(CsvWriter, UnreadClocksLeaveTheirFieldsEmpty) {
+    ResultRow row = sample_row();
+    row.sm_clock_mhz.reset();
+    row.cublas_sm_clock_mhz.reset();
+    row.ceiling_sm_clock_mhz.reset();
+    const auto fields = split_csv(csv_line(row));
+    ASSERT_EQ(fields.size(), 27u);
+    EXPECT_EQ(fields[24], "");
+    EXPECT_EQ(fields[25], "");
+    EXPECT_EQ(fields[26], "");
 }
 
 TEST(CsvWriter, UnverifiedRowLeavesErrorFieldsEmpty) {
@@ -106,7 +127,7 @@ TEST(CsvWriter, QuotesFieldsWithCommasAndQuotes) {
     ResultRow row = sample_row();
     row.gpu = "Odd, \"quoted\" GPU";
     const auto fields = split_csv(csv_line(row));
-    ASSERT_EQ(fields.size(), 24u);
+    ASSERT_EQ(fields.size(), 27u);
     EXPECT_EQ(fields[18], "Odd, \"quoted\" GPU");
 }
 

@@ -215,6 +215,44 @@ TEST(TimingInBlocks, CountsOnlyTheSettledPartOfEachBlock) {
     const double settled_ms = 2 * (kBlockSeconds - kSettleSeconds) * 1e3;
     EXPECT_GT(counted_ms, 0.7 * settled_ms);
     EXPECT_LT(counted_ms, 1.2 * settled_ms + 2 * result.timing.stage_median_ms);
+    // Each kernel's turns have a clock of their own.
+    EXPECT_TRUE(result.timing.stage_clock_mhz && result.timing.cublas_clock_mhz);
+}
+
+// The SMs' count of their clock: at most the GPU's highest clock (1 % for rounding)
+// and no less than a fifth of it on a running GPU, for the ceilings and the runs alike.
+TEST(SmClock, CeilingsAreMeasuredAtAPlausibleClock) {
+    if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
+    const DeviceInfo device = query_device();
+    const CudaStream stream;
+    const double max_mhz = device.clock_khz / 1e3;
+    const ClockedTflops ffma = measure_ffma_with_clock(device, stream.get());
+    ASSERT_TRUE(ffma.clock_mhz);
+    EXPECT_GT(*ffma.clock_mhz, 0.2 * max_mhz);
+    EXPECT_LE(*ffma.clock_mhz, 1.01 * max_mhz);
+    // Against the paper peak at the clock it ran at: an FFMA a lane a clock at most.
+    EXPECT_LE(ffma.tflops, 1.01 * device.fp32_peak_tflops() * *ffma.clock_mhz / max_mhz);
+}
+
+// Launch by launch one pair of stamps brackets the stage's launches and cuBLAS's: one
+// clock, and the stage's fraction of its ceiling scaled to it.
+TEST(SmClock, LaunchByLaunchReadsOneClockForBoth) {
+    if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
+    RunSettings settings;
+    settings.problem = GemmProblem{GemmShape{2048, 2048, 2048}, 1.0f, 0.0f};
+    settings.seed = 5;
+    settings.verify = false;
+    settings.timing = TimingSettings{0, 0.3};
+    const StageResult result = runner().run(*find_stage(14), settings);
+    ASSERT_TRUE(result.timing.stage_clock_mhz && result.timing.cublas_clock_mhz && result.ceiling.clock_mhz);
+    EXPECT_EQ(*result.timing.stage_clock_mhz, *result.timing.cublas_clock_mhz);
+    const double max_mhz = query_device().clock_khz / 1e3;
+    EXPECT_GT(*result.timing.stage_clock_mhz, 0.2 * max_mhz);
+    EXPECT_LE(*result.timing.stage_clock_mhz, 1.01 * max_mhz);
+    const auto at_clock = result.fraction_of_ceiling_at_its_clock();
+    ASSERT_TRUE(at_clock);
+    const double fraction = tflops(result.problem.shape, result.timing.stage_median_ms) / result.ceiling.tflops;
+    EXPECT_NEAR(*at_clock, fraction * *result.ceiling.clock_mhz / *result.timing.stage_clock_mhz, 1e-12);
 }
 
 // A broken microbenchmark shows as an implausible ceiling: above the paper peak, a

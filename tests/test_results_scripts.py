@@ -136,6 +136,21 @@ class ReadRowsTest(unittest.TestCase):
         text = FIXTURE.read_text().replace(",launches,", ",alone,", 1)
         assert_rejects(self, sgemm_results.read_rows, text, r"bad\.csv:2: timing")
 
+    def test_clocks_are_read_where_written_and_empty_in_files_from_before(self):
+        self.assertTrue(all(row[column] is None for row in fixture_rows() for column in sgemm_results.CLOCK_COLUMNS))
+        clocked = [dict(row, sm_clock_mhz=1453.5, cublas_sm_clock_mhz=1453.5, ceiling_sm_clock_mhz=1980.0)
+                   for row in fixture_rows()]
+        clocked[1]["cublas_sm_clock_mhz"] = None
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "clocked.csv"
+            sgemm_results.write_rows(clocked, path)
+            self.assertTrue(path.read_text().splitlines()[0].endswith(",sm_clock_mhz,cublas_sm_clock_mhz,"
+                                                                      "ceiling_sm_clock_mhz"))
+            read = sgemm_results.read_rows(path)
+        self.assertEqual(read[0]["sm_clock_mhz"], 1453.5)
+        self.assertEqual(read[0]["ceiling_sm_clock_mhz"], 1980.0)
+        self.assertIsNone(read[1]["cublas_sm_clock_mhz"])
+
 
 class GpuSlugTest(unittest.TestCase):
     def test_examples(self):
@@ -232,6 +247,14 @@ class TurnsTableTest(unittest.TestCase):
         self.assertEqual(len(lines), 5, "caption, blank, header, alignment and stage 5 alone")
         self.assertEqual(lines[4], "| 5 | `2d_blocktiling` | 16.9 | 76.9% | 71.9% | 25.3% | 25.1 | 57.4% | 52.4% | 37.4% |")
 
+    def test_clocks_add_a_column_per_size_where_read(self):
+        turns = [dict(row, sm_clock_mhz=1506.0, cublas_sm_clock_mhz=1370.0) for row in self.turns]
+        lines = sgemm_results.turns_table(turns, self.launched).splitlines()
+        self.assertIn("the SM clock is each kernel's over its turns, counted by the SMs", lines[0])
+        self.assertEqual(lines[2].count("| SM clock: stage, cuBLAS |"), 2, "one per size")
+        self.assertTrue(lines[2].endswith("| % of ceiling | SM clock: stage, cuBLAS |"))
+        self.assertTrue(lines[4].endswith("| 37.4% | 1506, 1370 MHz |"))
+
     def test_rejects_rows_timed_launch_by_launch(self):
         with self.assertRaisesRegex(ValueError, "--timing blocks only"):
             sgemm_results.turns_table(self.launched, self.launched)
@@ -242,6 +265,32 @@ class TurnsTableTest(unittest.TestCase):
         fp32_turns = [row for row in self.turns if row["precision"] == "fp32"]
         self.assertEqual(sgemm_results.results_markdown(self.launched, turns_rows=fp32_turns),
                          sgemm_results.results_markdown(self.launched))
+
+
+class ClockTableTest(unittest.TestCase):
+    """The SM clock of each stage's timing, and its fraction of the ceiling at that clock."""
+
+    def test_none_without_clocks_and_left_out_of_the_results(self):
+        self.assertIsNone(sgemm_results.clock_table(fixture_rows()))
+        self.assertNotIn("SM clock", sgemm_results.results_markdown(fixture_rows()))
+
+    def test_fraction_is_scaled_from_the_ceilings_clock_to_the_stages(self):
+        rows = [dict(row, sm_clock_mhz=1500.0, cublas_sm_clock_mhz=1500.0, ceiling_sm_clock_mhz=1980.0)
+                for row in fixture_rows()]
+        table = sgemm_results.clock_table(rows)
+        lines = table.splitlines()
+        self.assertIn("(1980 MHz)", lines[0])
+        self.assertEqual(lines[2], "| Stage | Name | N=1024 SM clock | % of ceiling at it"
+                                   " | N=4096 SM clock | % of ceiling at it |")
+        line = next(l for l in lines if "`2d_blocktiling`" in l)
+        row = next(r for r in rows if r["name"] == "2d_blocktiling" and r["m"] == 4096)
+        self.assertTrue(line.endswith(f"| 1500 MHz | {row['fraction_of_peak'] * 1980 / 1500 * 100:.1f}% |"))
+        self.assertIn(table, sgemm_results.results_markdown(rows))
+
+    def test_rows_without_both_clocks_are_left_out(self):
+        rows = [dict(row, sm_clock_mhz=1500.0, ceiling_sm_clock_mhz=None if row["stage"] == 5 else 1980.0)
+                for row in fixture_rows()]
+        self.assertNotIn("`2d_blocktiling`", sgemm_results.clock_table(rows))
 
 
 class CeilingTableTest(unittest.TestCase):
