@@ -19,8 +19,8 @@
 //
 // Prediction: 3-4x stage 12.
 //
-// Measured on the H100 (make results): 113.9 TFLOPS at N = 4096 (15.3 % of cuBLAS BF16,
-// 17.6 % of the mma.sync ceiling), 118.3 at 8192 (15.3 %, 18.3 %): only 1.08-1.09x stage 12,
+// Measured on the H100 (make results): 114.0 TFLOPS at N = 4096 (15.2 % of cuBLAS BF16,
+// 17.7 % of the mma.sync ceiling), 118.2 at 8192 (15.1 %, 18.3 %): only 1.08-1.09x stage 12,
 // far under the prediction. Against stage 12 (Nsight Compute at 4096), shared-load bank conflicts
 // fall 472,646 -> 220,100 and shared-store conflicts 8.8M -> 593K, yet the tensor pipe
 // is busy 18.6 % against 17.2 %: both stages spend their time in the synchronous load

@@ -36,23 +36,25 @@
 //
 // Prediction: 1.5-2x stage 13, to 75-85 % of the measured mma.sync ceiling.
 //
-// Measured on the H100 (make results): 436.7 TFLOPS at N = 4096, 62.0 % of cuBLAS BF16
-// and 67.5 % of the mma.sync ceiling (648 TFLOPS); 440.3 at 8192, 61.6 % and 68.0 %;
-// about 3.7-3.8x stage 13, and short of the prediction. The H100 runs power-limited, so
-// absolute figures move by several percent from run to run (the make results before,
-// of the same kernel at these sizes: 427.3 and 433.6 TFLOPS, 61.9 % and 61.8 % of
-// cuBLAS, 66.0 % and 66.4 % of a 651 TFLOPS ceiling), and the tuner takes the median of
-// three passes. The winner: 128x256x64 blocks of eight 64x64 warps, 3 stages,
-// one block per SM, 228 registers, 144 KB of shared memory (the first version, 128x128x32
-// blocks two per SM, measured 410 and 388 TFLOPS).
+// Measured on the H100 (make results): 434.0 TFLOPS at N = 4096, 61.7 % of cuBLAS BF16
+// and 67.2 % of the mma.sync ceiling (646 TFLOPS); 440.1 at 8192, 61.5 % and 68.2 %;
+// about 3.7-3.8x stage 13, and short of the prediction. Per clock it is closer: the SMs
+// counted 1553 and 1468 MHz over those launches and 1815 over the ceiling's (the third
+// results table), so per clock this kernel does 78.6 and 84.3 % of what mma.sync does.
+// The H100 runs power-limited, so absolute figures move by several percent from run to
+// run (the make results before, of the same kernel at these sizes: 436.7 and 440.3
+// TFLOPS, 62.0 % and 61.6 % of cuBLAS, 67.5 % and 68.0 % of a 648 TFLOPS ceiling), and
+// the tuner takes the median of three passes. The winner: 128x256x64 blocks of eight
+// 64x64 warps, 3 stages, one block per SM, 228 registers, 144 KB of shared memory (the
+// first version, 128x128x32 blocks two per SM, measured 410 and 388 TFLOPS).
 //
 // Those figures are timed launch by launch, where stage 14 and cuBLAS share one clock.
-// Timed in turns of 0.5 s instead (--timing blocks, src/timing.hpp; the third results
+// Timed in turns of 0.5 s instead (--timing blocks, src/timing.hpp; the fourth results
 // table), each runs at the clock its own power draw allows, and cuBLAS, which draws more
-// per clock, loses more: 444.6 TFLOPS against cuBLAS's 673.6 at 4096 (66.0 % of cuBLAS,
-// 68.6 % of the ceiling) and 467.0 against 690.5 at 8192 (67.6 %, 72.1 %); the runs before,
-// 440.8 (66.3 %, 67.5 %) and 463.0 (70.9 %, 70.9 %), 454.5 (65.7 %, 69.8 %) and 480.3
-// (71.0 %, 73.5 %). Measurements
+// per clock, loses more: 447.6 TFLOPS at 4096 (66.1 % of cuBLAS, 69.3 % of the ceiling;
+// the SMs at 1617 MHz against cuBLAS's 1450) and 471.4 at 8192 (70.2 %, 73.0 %; 1527
+// against 1355 MHz); the runs before, 444.6 (66.0 %, 68.6 %) and 467.0 (67.6 %, 72.1 %),
+// 440.8 (66.3 %, 67.5 %) and 463.0 (70.9 %, 70.9 %). Measurements
 // once stopped at 200 launch pairs, which at 4096 is 0.1 s, a burst before the power cap
 // settles: such runs of the version with raster groups of 4 read up to 489 TFLOPS, 65.1 %
 // of cuBLAS and 75.7 % of the ceiling (this version, ./sgemm 14 4096 --seed 80 --reps
@@ -80,16 +82,24 @@
 //     addresses precomputed, 80.5 % once the copies went out in pieces (barrier stalls
 //     0.48 -> 0.26 and long-scoreboard stalls 0.66 -> 0.31 cycles per instruction). A
 //     register-only copy of the loop's instruction mix reaches the full 640 TFLOPS.
-//   - Power. Run back to back at 8192, the kernel holds the H100 at its 700 W cap with
-//     the SM clock near 1.5 GHz, where the ceiling's loop holds 1.98 GHz at 390 W
-//     (nvidia-smi); cuBLAS sits at the same cap at a lower clock (2 s of each alone:
-//     1500-1515 MHz for this kernel, 1365-1380 for cuBLAS; launch by launch both run at
-//     1440-1455 MHz). Scaled to that shared clock the ceiling is 471-476 TFLOPS, and
-//     this kernel (431-436 there) does 91-92 % of it, while cuBLAS (702-707) does
-//     1.47-1.50x it: launch by launch no mma.sync kernel can pass 67-68 % of cuBLAS on
-//     this GPU, and 65 % needs 96-98 % of mma.sync's rate per clock. On inputs of all
-//     ones, which flip no bits in the datapaths, it runs at 1.86 GHz and 548 TFLOPS
-//     (cuBLAS gains as much). `sgemm peak` measures that price alone:
+//   - Power. The H100 holds its 700 W cap by lowering the SM clock, and ./sgemm prints
+//     the clock the SMs themselves count over the timed launches (src/sm_clock.hpp).
+//     Launch by launch, this kernel and cuBLAS share one clock: 1571 MHz at 4096 and
+//     1476 at 8192 (./sgemm 14 N --seed 121), while the register-only mma.sync ceiling's
+//     fastest launch ran at 1816 MHz, not the 1980 the GPU reaches on CUDA-core work:
+//     the tensor cores do not get the top clock even on constant operands. Scaled to the
+//     shared clock the ceiling is 560 and 526 TFLOPS; this kernel (437.0 and 458.2
+//     TFLOPS there) does 78.0 and 87.1 % of it, cuBLAS's wgmma kernel (708.0 and 744.6)
+//     1.26x and 1.42x. So 65 % of cuBLAS launch by launch needs 82 % of mma.sync's rate
+//     per clock at 4096 and 92 % at 8192, and 75 % of the ceiling (485 TFLOPS) 87 and
+//     92 %: at 8192 more than this loop does even with no tile boundary at all (below).
+//     nvidia-smi cannot tell this: it samples the clock, and over 4 s in turns at 4096 its
+//     readings every 50 ms ranged 1380-1845 MHz while the SMs counted 1603 MHz over the
+//     stage's turns and 1445 over cuBLAS's (./sgemm 14 4096 --timing blocks --time-budget
+//     4 --seed 121). In turns each runs at its own clock (1617 against 1450 MHz at 4096,
+//     1527 against 1355 at 8192 in make results), which is why the ratio rises there.
+//     On inputs of all ones, which flip no bits in the datapaths, it runs at 1.86 GHz
+//     and 548 TFLOPS (nvidia-smi; cuBLAS gains as much). `sgemm peak` measures that price alone:
 //     mma_sync_bf16_sustained, this warp loop on random bf16 in shared memory with no
 //     global memory, sustains 574-594 TFLOPS after 2 s at the cap, 88-92 % of the
 //     ceiling. 75 % of the ceiling (486) would leave the copies, the epilogue and the
@@ -103,6 +113,15 @@
 //     faster at 4096 and 3 % at 8192: every block of a wave writes its 128 KB of C at
 //     the same moment, tensor cores idle. And the last wave is half empty at 8192 (2048
 //     tiles are 15.5 waves of 132; 512 are 3.9 at 4096).
+//   - What each tile costs beyond its K loop, from the clock-scaled fraction of the
+//     ceiling at M = N = 4096 as K grows (./sgemm 14 -m 4096 -n 4096 -k K --seed 141
+//     --no-verify; the same 512 tiles, a K loop K / 64 steps long): 55.4 % at K = 1024,
+//     69.8 % at 2048, 78.5 % at 4096, 82.7 % at 8192, 85.0 % at 16384, 85.9 % at 32768.
+//     That is a loop near 87 % of mma.sync per clock plus about 8 us a tile outside it,
+//     the time of 7-9 K steps: 10 % of a tile at K = 4096, 5 % at 8192 (8192 x 8192 x K
+//     agrees: 75.9, 80.9, 84.4, 86.5 % at K = 2048 to 16384). The C stores would be
+//     about 5 us of it (the 6 and 3 % above), the pipeline's fill most of the rest. Half
+//     of it back would reach 65 % of cuBLAS at 4096; at 8192 the loop itself is short.
 //
 // Tried and dropped (same-run comparisons on the H100):
 //   - Fragments: double-buffering them paid (+4 %); streaming B to avoid spills (-5 %)
@@ -144,6 +163,18 @@
 //     one barrier keeps the warps together) the bulk copies lose.
 //   - A persistent grid that starts the next tile's copies before the epilogue: the
 //     same as one tile per block, within noise.
+//   - A persistent grid with one ring of copies running across a block's tiles, and
+//     part of C handed to shared memory at a tile's end (64 rows of a 128x256 tile, a
+//     row-padded 66 KB beside the ring; or 32 rows) and written out as float4 by every
+//     thread during the next tile's first K steps, one piece after each barrier, so
+//     that the tensor cores wait for less of C. sgemm_tune, three passes launch by
+//     launch, % of cuBLAS at 4096 and 8192, against 61.8-62.0 and 61.5-61.9 % for this
+//     kernel: the persistent ring alone 57.7-57.8 and 56.7-56.9 %, a quarter of C through
+//     shared memory 58.9-59.0 and 57.8-58.0 %, half 56.8-56.9 and 55.2-55.4 % (248-251
+//     registers, no spills); in turns 62.7, 64.2 and 62.2 % at 4096 against 65.8 %, and
+//     64.1, 66.9 and 65.8 % at 8192 against 70.6 %. The quarter paid a point over the
+//     same persistent kernel, but that kernel lost four to the one-tile blocks it
+//     replaced, for reasons not yet measured (below).
 //   - Staggering the first wave, so that every block's 128 KB of C does not leave at the
 //     same moment: the first 132 blocks slept (blockIdx % 8) x 0.5, 1 or 2 us before
 //     starting, a lag the blocks after them on each SM inherit. Against 61.9 % of cuBLAS
@@ -173,9 +204,14 @@
 //     3.2 waves, 51.7-51.9 %; 192x256 blocks of 96x64 warp tiles spill (43-45 %).
 //     Shared memory is not what is short: Nsight Compute at 8192 puts this kernel's
 //     shared-memory wavefronts at 61 % of peak, its tensor pipe at 86 % busy.
-// Next to try: the ldmatrix traffic through shared memory and the registers (128 bytes
-// per mma.sync), which only wgmma removes by reading its operands straight from shared
-// memory (what cuBLAS's kernel does).
+// All 128 KB of C do not fit beside the three 48 KB buffers, and the pipelines that
+// leave room for it lose more than C costs (sgemm_tune, two passes, % of cuBLAS at 4096
+// and 8192: two buffers of 64-deep K steps 45.2 and 45.2-45.3 %, four of 32-deep
+// 57.3-57.4 and 56.6 %, against 61.6 and 61.5-61.6 %).
+// Next to try: finding what the persistent ring above lost (its K loop is this one;
+// Nsight Compute would tell whether its blocks fall out of step or its loop got slower),
+// then the quarter of C through shared memory on top. Past that, the ldmatrix traffic
+// (128 bytes per mma.sync), which only wgmma removes.
 //
 // Small problems: at 1024 the tuned tiles are 32 blocks for 132 SMs, and the kernel ran at
 // 93 TFLOPS, 43-44 % of cuBLAS. Where they would leave more than half the SMs without a
