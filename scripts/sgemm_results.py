@@ -60,14 +60,19 @@ CEILINGS = {
                       "(registers only)"),
 }
 
-# ceilings.csv, from `sgemm peak --csv`: one row per ceiling measured; for each name,
-# how the tables call it, in the order they list them.
-CEILING_COLUMNS = ("ceiling", "unit", "value", "gpu")
+# ceilings.csv, from `sgemm peak --csv`: one row per ceiling measured, with the SM clock
+# of the launch that measured it where one was read (files written before the binary
+# read clocks lack the column); for each name, how the tables call it, in the order
+# they list them.
+CEILING_COLUMNS = ("ceiling", "unit", "value", "gpu", "sm_clock_mhz")
+CEILING_COLUMNS_BEFORE_CLOCKS = CEILING_COLUMNS[:-1]
 MEASURED_CEILINGS = {
     "fp32_ffma": "FFMA on the CUDA cores (FP32)",
     "mma_sync_bf16": "mma.sync m16n8k16, bf16 in, FP32 accumulate",
-    "mma_sync_bf16_sustained": "the same with ldmatrix, as stage 14's warp loop, on random operands: "
-                               "the average after 2 s back to back (a power cap shows here)",
+    "mma_sync_bf16_warp_loop": "the same fed by ldmatrix from shared memory, as stage 14's warp loop "
+                               "(eight warps an SM, 64x64 warp tiles), on random operands",
+    "mma_sync_bf16_sustained": "the same warp loop: the average after 2 s back to back "
+                               "(a power cap shows here)",
     "mma_sync_tf32": "mma.sync m16n8k8, tf32 in, FP32 accumulate",
     "wgmma_bf16": "wgmma m64n256k16, bf16 in, FP32 accumulate",
     "dram": "DRAM: device-to-device copy, bytes read + written",
@@ -76,6 +81,8 @@ MEASURED_CEILINGS = {
 }
 # The one ceiling timed after seconds of running rather than as its fastest launch.
 SUSTAINED_CEILING = "mma_sync_bf16_sustained"
+# Shown per clock against the register-only ceiling, where both clocks were read.
+WARP_LOOP_CEILING, REGISTER_CEILING = "mma_sync_bf16_warp_loop", "mma_sync_bf16"
 SUSTAINED_NOTE = f"; `{SUSTAINED_CEILING}` is the average once the GPU has run it for seconds"
 # profile.csv, from scripts/profile_stages.py: Nsight Compute counters at one size.
 PROFILE_SIZE = 4096
@@ -149,23 +156,28 @@ def write_rows(rows, path):
 
 
 def read_ceilings(path):
-    """{ceiling name: {"unit", "value" (float), "gpu"}} from a ceilings.csv.
+    """{ceiling name: {"unit", "value" (float), "gpu", "sm_clock_mhz" (float or None)}}
+    from a ceilings.csv.
 
     Raises ValueError naming the file and line when the header or a value is wrong.
     """
     with open(path, newline="", encoding="utf-8") as file:
         reader = csv.DictReader(file)
         header = tuple(reader.fieldnames or ())
-        if header != CEILING_COLUMNS:
-            raise ValueError(f"{path}: header must be exactly {','.join(CEILING_COLUMNS)}; "
-                             f"got {','.join(header) or 'nothing'}")
+        if header not in (CEILING_COLUMNS, CEILING_COLUMNS_BEFORE_CLOCKS):
+            raise ValueError(f"{path}: header must be exactly {','.join(CEILING_COLUMNS)} "
+                             f"(or without the last); got {','.join(header) or 'nothing'}")
         ceilings = {}
         for raw in reader:
             try:
                 value = float(raw["value"])
+                clock = raw.get("sm_clock_mhz") or None
+                clock = float(clock) if clock is not None else None
             except (TypeError, ValueError):
-                raise ValueError(f"{path}:{reader.line_num}: value: not a number: {raw['value']!r}") from None
-            ceilings[raw["ceiling"]] = {"unit": raw["unit"], "value": value, "gpu": raw["gpu"]}
+                raise ValueError(f"{path}:{reader.line_num}: value or sm_clock_mhz: not a number: "
+                                 f"{raw['value']!r}, {raw.get('sm_clock_mhz')!r}") from None
+            ceilings[raw["ceiling"]] = {"unit": raw["unit"], "value": value, "gpu": raw["gpu"],
+                                        "sm_clock_mhz": clock}
         return ceilings
 
 
@@ -296,19 +308,38 @@ def measured_ceilings_table(ceilings):
     """Caption and table of the ceilings in a ceilings.csv, known ones first."""
     names = sorted(ceilings, key=lambda name: (list(MEASURED_CEILINGS).index(name)
                                                if name in MEASURED_CEILINGS else len(MEASURED_CEILINGS), name))
-    lines = [
-        f"Ceilings measured on **{_joined(ceilings.values(), 'gpu')}** by `./sgemm peak`: each unit "
-        "or memory alone, kept busy by every SM (registers-only or streaming microbenchmarks, "
-        f"the fastest of five launches{SUSTAINED_NOTE if SUSTAINED_CEILING in ceilings else ''}).",
-        "",
-        "| Ceiling | What | Measured |",
-        "| :--- | :--- | ---: |",
-    ]
+    clocks = any(ceiling.get("sm_clock_mhz") is not None for ceiling in ceilings.values())
+    caption = (f"Ceilings measured on **{_joined(ceilings.values(), 'gpu')}** by `./sgemm peak`: each unit "
+               "or memory alone, kept busy by every SM (registers-only or streaming microbenchmarks, "
+               f"the fastest of five launches{SUSTAINED_NOTE if SUSTAINED_CEILING in ceilings else ''}).")
+    if clocks:
+        caption += (" The SM clock is the one the SMs counted over the fastest launch (src/sm_clock.hpp); "
+                    f"`{WARP_LOOP_CEILING}` is also given per clock against `{REGISTER_CEILING}`.")
+    lines = [caption, "", "| Ceiling | What | Measured |" + (" SM clock |" if clocks else ""),
+             "| :--- | :--- | ---: |" + (" ---: |" if clocks else "")]
     for name in names:
         ceiling = ceilings[name]
-        lines.append(_table_line([f"`{name}`", MEASURED_CEILINGS.get(name, ""),
-                                  f"{_ceiling_value(ceiling['value'], ceiling['unit'])} {ceiling['unit']}"]))
+        measured = f"{_ceiling_value(ceiling['value'], ceiling['unit'])} {ceiling['unit']}"
+        per_clock = _per_clock_fraction(ceilings, name, REGISTER_CEILING) if name == WARP_LOOP_CEILING else None
+        if per_clock is not None:
+            measured += f" ({per_clock * 100:.1f} % of `{REGISTER_CEILING}` per clock)"
+        cells = [f"`{name}`", MEASURED_CEILINGS.get(name, ""), measured]
+        if clocks:
+            clock = ceiling.get("sm_clock_mhz")
+            cells.append(f"{clock:.0f} MHz" if clock is not None else MISSING)
+        lines.append(_table_line(cells))
     return "\n".join(lines)
+
+
+def _per_clock_fraction(ceilings, name, reference):
+    """ceilings[name] over ceilings[reference], each divided by the clock it ran at; None
+    unless both and their clocks are there."""
+    if reference not in ceilings:
+        return None
+    clock, reference_clock = ceilings[name].get("sm_clock_mhz"), ceilings[reference].get("sm_clock_mhz")
+    if clock is None or reference_clock is None:
+        return None
+    return (ceilings[name]["value"] / clock) / (ceilings[reference]["value"] / reference_clock)
 
 
 def _ceiling_value(value, unit):

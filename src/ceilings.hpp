@@ -24,6 +24,7 @@ namespace sgemm {
 // the two that stages are measured against.
 inline constexpr std::string_view kFfmaCeiling = "fp32_ffma";
 inline constexpr std::string_view kMmaSyncBf16Ceiling = "mma_sync_bf16";
+inline constexpr std::string_view kMmaSyncBf16WarpLoopCeiling = "mma_sync_bf16_warp_loop";
 inline constexpr std::string_view kMmaSyncBf16SustainedCeiling = "mma_sync_bf16_sustained";
 inline constexpr std::string_view kMmaSyncTf32Ceiling = "mma_sync_tf32";
 inline constexpr std::string_view kWgmmaBf16Ceiling = "wgmma_bf16";
@@ -36,21 +37,23 @@ std::optional<std::string> mma_sync_refusal(const DeviceInfo& device);
 // Launches a probe: whether the binary holds wgmma code for this GPU shows only there.
 std::optional<std::string> wgmma_refusal(const DeviceInfo& device, cudaStream_t stream);
 
-// TFLOPS. The mma.sync ones need mma_sync_refusal() empty, the wgmma one wgmma_refusal().
-double measure_ffma_tflops(const DeviceInfo& device, cudaStream_t stream);
-double measure_mma_sync_bf16_tflops(const DeviceInfo& device, cudaStream_t stream);
-// The two the driver measures at start-up, with the SM clock of the launch each is
-// (microbenchmark.hpp), for fractions of them at another clock.
-struct ClockedTflops {
-    double tflops = 0.0;
+// A ceiling as its fastest launch measured it, with the SM clock that launch ran at
+// (sm_clock.hpp; empty where it could not be read): a fraction of it taken at another
+// clock can be scaled to that one.
+struct ClockedValue {
+    double value = 0.0;
     std::optional<double> clock_mhz;
 };
-ClockedTflops measure_ffma_with_clock(const DeviceInfo& device, cudaStream_t stream);
-ClockedTflops measure_mma_sync_bf16_with_clock(const DeviceInfo& device, cudaStream_t stream);
-// Stage 14's warp loop on random operands from shared memory, after seconds back to back.
+
+// TFLOPS. The mma.sync ones need mma_sync_refusal() empty, the wgmma one wgmma_refusal().
+ClockedValue measure_ffma_tflops(const DeviceInfo& device, cudaStream_t stream);
+ClockedValue measure_mma_sync_bf16_tflops(const DeviceInfo& device, cudaStream_t stream);
+// Stage 14's warp loop on random operands from shared memory: its fastest launch, and the
+// average after seconds back to back.
+ClockedValue measure_mma_sync_bf16_warp_loop_tflops(const DeviceInfo& device, cudaStream_t stream);
 double measure_mma_sync_bf16_sustained_tflops(const DeviceInfo& device, cudaStream_t stream);
-double measure_mma_sync_tf32_tflops(const DeviceInfo& device, cudaStream_t stream);
-double measure_wgmma_bf16_tflops(const DeviceInfo& device, cudaStream_t stream);
+ClockedValue measure_mma_sync_tf32_tflops(const DeviceInfo& device, cudaStream_t stream);
+ClockedValue measure_wgmma_bf16_tflops(const DeviceInfo& device, cudaStream_t stream);
 
 // TB/s (10^12 bytes a second).
 double measure_dram_copy_tbps(const DeviceInfo& device, cudaStream_t stream);  // read + written
@@ -62,6 +65,7 @@ struct MeasuredCeiling {
     std::string_view unit;         // "TFLOPS" or "TB/s"
     std::string description;       // what was measured, in a few words
     std::optional<double> value;   // empty when this GPU or build cannot run it
+    std::optional<double> clock_mhz;  // the SM clock of the launch that measured it, where read
     std::string unavailable;       // then: why
 };
 

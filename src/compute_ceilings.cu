@@ -82,14 +82,14 @@ __global__ void mma_sync_throughput_kernel(float* sink) {
 }
 
 template <class Mma>
-ClockedTflops measure_mma_sync(const DeviceInfo& device, cudaStream_t stream) {
+ClockedValue measure_mma_sync(const DeviceInfo& device, cudaStream_t stream) {
     DeviceBuffer<float> sink(32 * kMmaWarpsPerBlock);
     const int blocks = blocks_filling_gpu(mma_sync_throughput_kernel<Mma>, 32 * kMmaWarpsPerBlock, 0, device.sm_count);
     const double flops = Mma::kFlops * kMmaTiles * double(kMmaIterations) * blocks * kMmaWarpsPerBlock;
     const FastestLaunch fastest = fastest_launch_with_clock(
         [&] { mma_sync_throughput_kernel<Mma><<<blocks, 32 * kMmaWarpsPerBlock, 0, stream>>>(sink.data()); },
         stream);
-    return ClockedTflops{flops / (fastest.ms * 1e-3) / 1e12, fastest.clock_mhz};
+    return ClockedValue{flops / (fastest.ms * 1e-3) / 1e12, fastest.clock_mhz};
 }
 
 // mma.sync sustained: the warp loop of stage 14 (kernels/14_multistage.cuh) without its
@@ -101,6 +101,9 @@ ClockedTflops measure_mma_sync(const DeviceInfo& device, cudaStream_t stream) {
 // cap (the H100 at 700 W) the clock falls until the loop fits under it, so this is
 // timed only after seconds back to back. What it measures is the most a GEMM on
 // mma.sync could sustain on random inputs, before loading any of them from memory.
+// Its fastest launch, with the clock it ran at, is a ceiling too (the warp loop): against
+// the register-only ceiling at the same clock, what feeding the tensor cores through
+// ldmatrix costs eight warps, without the copies and barriers of a GEMM.
 constexpr int kSustainedThreads = 256;
 constexpr int kSustainedMTiles = 4, kSustainedNTiles = 8;  // a 64x64 warp tile
 constexpr int kSustainedSteps = 8;                         // k16 steps of distinct operands
@@ -248,49 +251,59 @@ std::optional<std::string> wgmma_refusal(const DeviceInfo& device, cudaStream_t 
     return std::nullopt;
 }
 
-ClockedTflops measure_ffma_with_clock(const DeviceInfo& device, cudaStream_t stream) {
+ClockedValue measure_ffma_tflops(const DeviceInfo& device, cudaStream_t stream) {
     DeviceBuffer<float> sink(kFfmaThreads);
     const int blocks = blocks_filling_gpu(ffma_throughput_kernel, kFfmaThreads, 0, device.sm_count);
     const double flops = 2.0 * kFfmaChains * kFfmaUnroll * double(kFfmaIterations) * blocks * kFfmaThreads;
     const FastestLaunch fastest = fastest_launch_with_clock(
         [&] { ffma_throughput_kernel<<<blocks, kFfmaThreads, 0, stream>>>(0.999f, 0.001f, sink.data()); }, stream);
-    return ClockedTflops{flops / (fastest.ms * 1e-3) / 1e12, fastest.clock_mhz};
+    return ClockedValue{flops / (fastest.ms * 1e-3) / 1e12, fastest.clock_mhz};
 }
 
-ClockedTflops measure_mma_sync_bf16_with_clock(const DeviceInfo& device, cudaStream_t stream) {
+ClockedValue measure_mma_sync_bf16_tflops(const DeviceInfo& device, cudaStream_t stream) {
     return measure_mma_sync<MmaSyncBf16>(device, stream);
 }
 
-double measure_ffma_tflops(const DeviceInfo& device, cudaStream_t stream) {
-    return measure_ffma_with_clock(device, stream).tflops;
+ClockedValue measure_mma_sync_tf32_tflops(const DeviceInfo& device, cudaStream_t stream) {
+    return measure_mma_sync<MmaSyncTf32>(device, stream);
 }
 
-double measure_mma_sync_bf16_tflops(const DeviceInfo& device, cudaStream_t stream) {
-    return measure_mma_sync<MmaSyncBf16>(device, stream).tflops;
+// The warp loop's grid and the FLOPs of one launch of it.
+struct WarpLoopLaunch {
+    int blocks;
+    double flops;
+};
+
+WarpLoopLaunch warp_loop_launch(const DeviceInfo& device) {
+    const int blocks = blocks_filling_gpu(mma_sync_sustained_kernel, kSustainedThreads, 0, device.sm_count);
+    return WarpLoopLaunch{blocks, MmaSyncBf16::kFlops * kSustainedMTiles * kSustainedNTiles * 2.0 *
+                                      kSustainedIterations * (kSustainedThreads / 32) * blocks};
 }
 
-double measure_mma_sync_tf32_tflops(const DeviceInfo& device, cudaStream_t stream) {
-    return measure_mma_sync<MmaSyncTf32>(device, stream).tflops;
+ClockedValue measure_mma_sync_bf16_warp_loop_tflops(const DeviceInfo& device, cudaStream_t stream) {
+    DeviceBuffer<float> sink(kSustainedThreads);
+    const WarpLoopLaunch loop = warp_loop_launch(device);
+    const FastestLaunch fastest = fastest_launch_with_clock(
+        [&] { mma_sync_sustained_kernel<<<loop.blocks, kSustainedThreads, 0, stream>>>(sink.data()); }, stream);
+    return ClockedValue{loop.flops / (fastest.ms * 1e-3) / 1e12, fastest.clock_mhz};
 }
 
 double measure_mma_sync_bf16_sustained_tflops(const DeviceInfo& device, cudaStream_t stream) {
     DeviceBuffer<float> sink(kSustainedThreads);
-    const int blocks = blocks_filling_gpu(mma_sync_sustained_kernel, kSustainedThreads, 0, device.sm_count);
-    const double flops = MmaSyncBf16::kFlops * kSustainedMTiles * kSustainedNTiles * 2.0 * kSustainedIterations *
-                         (kSustainedThreads / 32) * blocks;
+    const WarpLoopLaunch loop = warp_loop_launch(device);
     const double ms = sustained_launch_ms(
-        [&] { mma_sync_sustained_kernel<<<blocks, kSustainedThreads, 0, stream>>>(sink.data()); }, stream,
+        [&] { mma_sync_sustained_kernel<<<loop.blocks, kSustainedThreads, 0, stream>>>(sink.data()); }, stream,
         kSustainedWarmSeconds, kSustainedMeasuredSeconds);
-    return flops / (ms * 1e-3) / 1e12;
+    return loop.flops / (ms * 1e-3) / 1e12;
 }
 
-double measure_wgmma_bf16_tflops(const DeviceInfo& device, cudaStream_t stream) {
+ClockedValue measure_wgmma_bf16_tflops(const DeviceInfo& device, cudaStream_t stream) {
     DeviceBuffer<float> sink(kWgmmaThreads);
     const int blocks = blocks_filling_gpu(wgmma_throughput_kernel, kWgmmaThreads, 0, device.sm_count);
     const double flops = 2.0 * 64 * 256 * 16 * kWgmmaSteps * double(kWgmmaIterations) * blocks;
-    const double ms = fastest_launch_ms(
+    const FastestLaunch fastest = fastest_launch_with_clock(
         [&] { wgmma_throughput_kernel<<<blocks, kWgmmaThreads, 0, stream>>>(sink.data()); }, stream);
-    return flops / (ms * 1e-3) / 1e12;
+    return ClockedValue{flops / (fastest.ms * 1e-3) / 1e12, fastest.clock_mhz};
 }
 
 }  // namespace sgemm

@@ -52,10 +52,11 @@ void append_csv_rows(const std::filesystem::path& path, std::span<const ResultRo
     if (!file) throw std::runtime_error(fmt::format("error writing {}", path.string()));
 }
 
-std::string ceilings_csv_header() { return "ceiling,unit,value,gpu"; }
+std::string ceilings_csv_header() { return "ceiling,unit,value,gpu,sm_clock_mhz"; }
 
 std::string ceilings_csv_line(const CeilingRow& r) {
-    return fmt::format("{},{},{:.6g},{}", csv_field(r.ceiling), csv_field(r.unit), r.value, csv_field(r.gpu));
+    return fmt::format("{},{},{:.6g},{},{}", csv_field(r.ceiling), csv_field(r.unit), r.value, csv_field(r.gpu),
+                       optional_number(r.sm_clock_mhz));
 }
 
 void write_ceilings_csv(const std::filesystem::path& path, std::span<const CeilingRow> rows) {

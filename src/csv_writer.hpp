@@ -49,6 +49,7 @@ struct CeilingRow {
     std::string unit;     // "TFLOPS" or "TB/s"
     double value = 0.0;
     std::string gpu;
+    std::optional<double> sm_clock_mhz;  // of the launch that measured it; empty where none was read
 };
 
 std::string ceilings_csv_header();

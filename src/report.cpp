@@ -166,10 +166,14 @@ ResultRow to_result_row(const StageResult& r, const DeviceInfo& device) {
 
 std::string ceilings_table(const DeviceInfo& device, std::span<const MeasuredCeiling> ceilings) {
     std::string out = fmt::format("{}\n{:<24} {:>14}  {}\n", device_line(device), "ceiling", "measured", "what");
-    const auto value_of = [&](std::string_view name) {
+    const auto find = [&](std::string_view name) -> const MeasuredCeiling* {
         for (const MeasuredCeiling& c : ceilings)
-            if (c.name == name) return c.value;
-        return std::optional<double>{};
+            if (c.name == name) return &c;
+        return nullptr;
+    };
+    const auto value_of = [&](std::string_view name) {
+        const MeasuredCeiling* const c = find(name);
+        return c ? c->value : std::optional<double>{};
     };
     for (const MeasuredCeiling& c : ceilings) {
         if (!c.value) {
@@ -182,11 +186,19 @@ std::string ceilings_table(const DeviceInfo& device, std::span<const MeasuredCei
         if (c.name == kMmaSyncBf16SustainedCeiling && value_of(kMmaSyncBf16Ceiling))
             note = fmt::format(" ({:.0f} % of {})", 100.0 * *c.value / *value_of(kMmaSyncBf16Ceiling),
                                kMmaSyncBf16Ceiling);
+        if (c.name == kMmaSyncBf16WarpLoopCeiling && c.clock_mhz) {
+            const MeasuredCeiling* const registers = find(kMmaSyncBf16Ceiling);
+            if (registers && registers->value && registers->clock_mhz)
+                note = fmt::format(" ({:.1f} % of {} per clock)",
+                                   100.0 * (*c.value / *c.clock_mhz) / (*registers->value / *registers->clock_mhz),
+                                   kMmaSyncBf16Ceiling);
+        }
         if (c.name == kSharedMemoryCeiling)  // the unit's width: bytes an SM delivers a clock
             note = fmt::format(" ({:.0f} bytes per SM per clock at {:.0f} MHz)",
                                *c.value * 1e12 / (device.sm_count * device.clock_khz * 1e3), device.clock_khz / 1e3);
         const std::string value = fmt::format("{:.{}f} {}", *c.value, c.unit == "TB/s" ? 2 : 1, c.unit);
-        out += fmt::format("{:<24} {:>14}  {}{}\n", c.name, value, c.description, note);
+        const std::string clock = c.clock_mhz ? fmt::format(" at {:.0f} MHz", *c.clock_mhz) : "";
+        out += fmt::format("{:<24} {:>14}  {}{}{}\n", c.name, value, c.description, clock, note);
     }
     return out;
 }
@@ -194,7 +206,8 @@ std::string ceilings_table(const DeviceInfo& device, std::span<const MeasuredCei
 std::vector<CeilingRow> to_ceiling_rows(std::span<const MeasuredCeiling> ceilings, const DeviceInfo& device) {
     std::vector<CeilingRow> rows;
     for (const MeasuredCeiling& c : ceilings)
-        if (c.value) rows.push_back(CeilingRow{std::string(c.name), std::string(c.unit), *c.value, device.name});
+        if (c.value)
+            rows.push_back(CeilingRow{std::string(c.name), std::string(c.unit), *c.value, device.name, c.clock_mhz});
     return rows;
 }
 

@@ -13,7 +13,8 @@
 // whatever ran in between (idle, it counts the idle clock); the reading is their mean
 // over the SMs stamped both times. Not NVML (what nvidia-smi shows), which samples the
 // clock now and then: this count covers exactly the launches between the stamps, so it
-// is the clock the work got.
+// is the clock the work got. It is good to about 1 %: around the FFMA ceiling's 1 ms
+// launch on an H100 whose top clock is 1980 MHz it read 1979-1995.
 #pragma once
 
 #include <cuda_runtime.h>

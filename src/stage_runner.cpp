@@ -43,8 +43,8 @@ std::optional<double> StageResult::fraction_of_ceiling_at_its_clock() const {
 
 namespace {
 
-Ceiling to_ceiling(const char* name, std::string_view key, const ClockedTflops& measured) {
-    return Ceiling{name, key, measured.tflops, measured.clock_mhz};
+Ceiling to_ceiling(const char* name, std::string_view key, const ClockedValue& measured) {
+    return Ceiling{name, key, measured.value, measured.clock_mhz};
 }
 
 }  // namespace
@@ -52,11 +52,11 @@ Ceiling to_ceiling(const char* name, std::string_view key, const ClockedTflops& 
 StageRunner::StageRunner(const DeviceInfo& device)
     : device_(device),
       cublas_(stream_.get()),
-      ffma_ceiling_(to_ceiling("FFMA ceiling", kFfmaCeiling, measure_ffma_with_clock(device, stream_.get()))),
+      ffma_ceiling_(to_ceiling("FFMA ceiling", kFfmaCeiling, measure_ffma_tflops(device, stream_.get()))),
       mma_bf16_ceiling_(to_ceiling("mma.sync ceiling", kMmaSyncBf16Ceiling,
                                    mma_sync_refusal(device)
-                                       ? ClockedTflops{}
-                                       : measure_mma_sync_bf16_with_clock(device, stream_.get()))) {}
+                                       ? ClockedValue{}
+                                       : measure_mma_sync_bf16_tflops(device, stream_.get()))) {}
 
 Ceiling StageRunner::ceiling(Precision precision) const {
     return precision == Precision::bf16 ? mma_bf16_ceiling_ : ffma_ceiling_;

@@ -111,8 +111,12 @@ TEST(Binary, PeakWritesCeilingsCsv) {
     EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
     EXPECT_NE(result.out.find("fp32_ffma"), std::string::npos) << result.out;
     const std::string text = slurp(csv.path());
-    EXPECT_EQ(text.rfind("ceiling,unit,value,gpu\nfp32_ffma,TFLOPS,", 0), 0u) << text;
+    EXPECT_EQ(text.rfind("ceiling,unit,value,gpu,sm_clock_mhz\nfp32_ffma,TFLOPS,", 0), 0u) << text;
     EXPECT_NE(text.find("\ndram,TB/s,"), std::string::npos) << text;
+    // The fastest-launch ceilings carry the clock their launch ran at; the FFMA one first.
+    const std::size_t ffma_start = text.find('\n') + 1;
+    const std::string ffma_line = text.substr(ffma_start, text.find('\n', ffma_start) - ffma_start);
+    EXPECT_FALSE(ffma_line.empty() || ffma_line.back() == ',') << ffma_line;
 }
 
 TEST(Binary, ProblemTooLargeForGpuMemory) {

@@ -153,13 +153,14 @@ TEST(CeilingsCsv, WritesHeaderAndRowsReplacingTheFile) {
     const auto& path = csv.path();
     const std::vector<CeilingRow> first{{"fp32_ffma", "TFLOPS", 63.7, "NVIDIA H100 80GB HBM3"}};
     write_ceilings_csv(path, first);
-    const std::vector<CeilingRow> second{{"fp32_ffma", "TFLOPS", 63.25, "Odd, GPU"}, {"dram", "TB/s", 3.012, "Odd, GPU"}};
+    const std::vector<CeilingRow> second{{"fp32_ffma", "TFLOPS", 63.25, "Odd, GPU", 1979.5},
+                                         {"dram", "TB/s", 3.012, "Odd, GPU", std::nullopt}};
     write_ceilings_csv(path, second);
     const auto lines = read_lines(path);
     ASSERT_EQ(lines.size(), 3u);
-    EXPECT_EQ(lines[0], "ceiling,unit,value,gpu");
-    EXPECT_EQ(lines[1], "fp32_ffma,TFLOPS,63.25,\"Odd, GPU\"");
-    EXPECT_EQ(split_csv(lines[2]), (std::vector<std::string>{"dram", "TB/s", "3.012", "Odd, GPU"}));
+    EXPECT_EQ(lines[0], "ceiling,unit,value,gpu,sm_clock_mhz");
+    EXPECT_EQ(lines[1], "fp32_ffma,TFLOPS,63.25,\"Odd, GPU\",1979.5");
+    EXPECT_EQ(split_csv(lines[2]), (std::vector<std::string>{"dram", "TB/s", "3.012", "Odd, GPU", ""}));
 }
 
 TEST(CeilingsCsv, UnwritablePathThrows) {

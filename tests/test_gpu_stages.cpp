@@ -226,12 +226,12 @@ TEST(SmClock, CeilingsAreMeasuredAtAPlausibleClock) {
     const DeviceInfo device = query_device();
     const CudaStream stream;
     const double max_mhz = device.clock_khz / 1e3;
-    const ClockedTflops ffma = measure_ffma_with_clock(device, stream.get());
+    const ClockedValue ffma = measure_ffma_tflops(device, stream.get());
     ASSERT_TRUE(ffma.clock_mhz);
     EXPECT_GT(*ffma.clock_mhz, 0.2 * max_mhz);
     EXPECT_LE(*ffma.clock_mhz, 1.01 * max_mhz);
     // Against the paper peak at the clock it ran at: an FFMA a lane a clock at most.
-    EXPECT_LE(ffma.tflops, 1.01 * device.fp32_peak_tflops() * *ffma.clock_mhz / max_mhz);
+    EXPECT_LE(ffma.value, 1.01 * device.fp32_peak_tflops() * *ffma.clock_mhz / max_mhz);
 }
 
 // Launch by launch one pair of stamps brackets the stage's launches and cuBLAS's: one
@@ -262,7 +262,7 @@ TEST(MeasuredCeilings, PositiveAndPlausible) {
     if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
     const DeviceInfo device = query_device();
     const CudaStream stream;
-    std::map<std::string_view, double> value;
+    std::map<std::string_view, double> value, per_mhz;
     for (const MeasuredCeiling& ceiling : measure_ceilings(device, stream.get())) {
         if (!ceiling.value) {
             EXPECT_FALSE(ceiling.unavailable.empty()) << ceiling.name;
@@ -271,6 +271,7 @@ TEST(MeasuredCeilings, PositiveAndPlausible) {
         EXPECT_GT(*ceiling.value, 0.0) << ceiling.name;
         EXPECT_TRUE(std::isfinite(*ceiling.value)) << ceiling.name;
         value[ceiling.name] = *ceiling.value;
+        if (ceiling.clock_mhz) per_mhz[ceiling.name] = *ceiling.value / *ceiling.clock_mhz;
     }
     for (const std::string_view always : {kFfmaCeiling, kDramCeiling, kL2Ceiling, kSharedMemoryCeiling})
         ASSERT_TRUE(value.count(always)) << always;
@@ -287,6 +288,10 @@ TEST(MeasuredCeilings, PositiveAndPlausible) {
         ASSERT_TRUE(value.count(kMmaSyncBf16SustainedCeiling));
         EXPECT_LT(value[kMmaSyncBf16SustainedCeiling], 1.05 * value[kMmaSyncBf16Ceiling]);
         EXPECT_GT(value[kMmaSyncBf16SustainedCeiling], 0.5 * value[kMmaSyncBf16Ceiling]);
+        // Its fastest launch, per clock: what ldmatrix costs it, no gain and not most.
+        ASSERT_TRUE(per_mhz.count(kMmaSyncBf16WarpLoopCeiling) && per_mhz.count(kMmaSyncBf16Ceiling));
+        EXPECT_LT(per_mhz[kMmaSyncBf16WarpLoopCeiling], 1.02 * per_mhz[kMmaSyncBf16Ceiling]);
+        EXPECT_GT(per_mhz[kMmaSyncBf16WarpLoopCeiling], 0.5 * per_mhz[kMmaSyncBf16Ceiling]);
     }
     if (device.compute_capability == 90 && std::string_view(SGEMM_ARCH) == "90a") {
         ASSERT_TRUE(value.count(kWgmmaBf16Ceiling)) << "an sm_90a build on an sm_90 GPU must measure wgmma";

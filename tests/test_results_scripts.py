@@ -338,14 +338,26 @@ class CeilingsAndProfileTest(unittest.TestCase):
     def test_ceilings_are_typed_and_keyed_by_name(self):
         ceilings = fixture_ceilings()
         self.assertEqual(list(ceilings)[:2], ["fp32_ffma", "mma_sync_bf16"])
-        self.assertEqual(ceilings["dram"], {"unit": "TB/s", "value": 1.8, "gpu": "Fixture GPU"})
+        self.assertEqual(ceilings["dram"], {"unit": "TB/s", "value": 1.8, "gpu": "Fixture GPU", "sm_clock_mhz": None})
+
+    def test_ceilings_read_the_clock_where_there_is_one(self):
+        with tempfile.TemporaryDirectory() as scratch:
+            path = Path(scratch) / "ceilings.csv"
+            path.write_text("ceiling,unit,value,gpu,sm_clock_mhz\n"
+                            "mma_sync_bf16,TFLOPS,640,G,1815.5\ndram,TB/s,2.8,G,\n", encoding="utf-8")
+            ceilings = sgemm_results.read_ceilings(path)
+        self.assertEqual(ceilings["mma_sync_bf16"]["sm_clock_mhz"], 1815.5)
+        self.assertIsNone(ceilings["dram"]["sm_clock_mhz"])
 
     def test_ceilings_reject_wrong_header_and_values(self):
         assert_rejects(self, sgemm_results.read_ceilings, "ceiling,value\nfp32_ffma,63.7\n",
-                       "header must be exactly ceiling,unit,value,gpu", name="ceilings.csv")
+                       "header must be exactly ceiling,unit,value,gpu,sm_clock_mhz", name="ceilings.csv")
         assert_rejects(self, sgemm_results.read_ceilings,
                        "ceiling,unit,value,gpu\nfp32_ffma,TFLOPS,63.7,G\ndram,TB/s,fast,G\n",
                        r"ceilings\.csv:3: value", name="ceilings.csv")
+        assert_rejects(self, sgemm_results.read_ceilings,
+                       "ceiling,unit,value,gpu,sm_clock_mhz\nfp32_ffma,TFLOPS,63.7,G,fast\n",
+                       r"ceilings\.csv:2: value or sm_clock_mhz", name="ceilings.csv")
 
     def test_profile_keeps_the_profiled_size_only(self):
         profile = sgemm_results.read_profile(PROFILE_FIXTURE)
@@ -374,8 +386,26 @@ class CeilingsAndProfileTest(unittest.TestCase):
         ceilings["mma_sync_bf16_sustained"] = {"unit": "TFLOPS", "value": 270.0, "gpu": "Fixture GPU"}
         lines = sgemm_results.measured_ceilings_table(ceilings).splitlines()
         self.assertIn("`mma_sync_bf16_sustained` is the average once the GPU has run it for seconds", lines[0])
-        self.assertTrue(lines[6].startswith("| `mma_sync_bf16_sustained` | the same with ldmatrix"), lines[6])
+        self.assertTrue(lines[6].startswith("| `mma_sync_bf16_sustained` | the same warp loop"), lines[6])
         self.assertTrue(lines[6].endswith("| 270 TFLOPS |"), lines[6])
+
+    def test_measured_ceilings_table_gives_clocks_and_the_warp_loop_per_clock(self):
+        ceilings = fixture_ceilings()
+        ceilings["mma_sync_bf16"]["sm_clock_mhz"] = 1800.0
+        ceilings["mma_sync_bf16_warp_loop"] = {"unit": "TFLOPS", "value": 279.0, "gpu": "Fixture GPU",
+                                               "sm_clock_mhz": 1700.0}
+        lines = sgemm_results.measured_ceilings_table(ceilings).splitlines()
+        self.assertIn("per clock against `mma_sync_bf16`", lines[0])
+        self.assertEqual(lines[2], "| Ceiling | What | Measured | SM clock |")
+        self.assertEqual(lines[5], "| `mma_sync_bf16` | mma.sync m16n8k16, bf16 in, FP32 accumulate | 310 TFLOPS "
+                                   "| 1800 MHz |")
+        # (279 / 1700) / (310 / 1800) = 95.3 %
+        self.assertTrue(lines[6].startswith("| `mma_sync_bf16_warp_loop` | the same fed by ldmatrix"), lines[6])
+        self.assertTrue(lines[6].endswith("| 279 TFLOPS (95.3 % of `mma_sync_bf16` per clock) | 1700 MHz |"),
+                        lines[6])
+        self.assertTrue(lines[7].endswith("| 155 TFLOPS | – |"), lines[7])
+        del ceilings["mma_sync_bf16"]["sm_clock_mhz"]
+        self.assertNotIn("per clock)", sgemm_results.measured_ceilings_table(ceilings))
 
     def test_results_markdown_adds_the_ceilings_when_there_are_some(self):
         rows = fixture_rows()
