@@ -127,10 +127,10 @@
 //     mma_sync_bf16_warp_loop ceiling of ./sgemm peak, eight warps an SM as here) runs
 //     at 94.2-94.5 % of the register-only rate per clock on the H100, where this
 //     kernel's loop reaches about 87 % (above): the copies and the barrier take 7-8
-//     points of it, feeding through ldmatrix 5.5-6. Nsight Compute at 8192 (--set full, ./sgemm 14 8192
-//     --profile): tensor pipe 83 % busy, shared-memory wavefronts 63 % of peak; per
-//     issued instruction a warp waits 2.6 cycles for the busy tensor pipe, 2.5 on
-//     fixed-latency dependencies, 0.2 on memory and 0.15 at the barrier.
+//     points of it, feeding through ldmatrix 5.5-6. Nsight Compute at 8192 (--set full,
+//     ./sgemm 14 8192 --profile): tensor pipe 83 % busy, shared-memory wavefronts 63 %
+//     of peak; per issued instruction a warp waits 2.6 cycles for the busy tensor pipe,
+//     2.5 on fixed-latency dependencies, 0.2 on memory and 0.15 at the barrier.
 //
 // Tried and dropped (same-run comparisons on the H100):
 //   - Fragments: double-buffering them paid (+4 %); streaming B to avoid spills (-5 %)
