@@ -19,6 +19,13 @@ namespace {
 
 constexpr float kNeverTrue = 1.2345f;  // a sum the kernels below cannot produce in practice
 
+// TFLOPS of the fastest of the timed launches of `launch`, each `flops` of work, with the
+// SM clock that launch ran at.
+ClockedValue fastest_tflops(double flops, const std::function<void()>& launch, cudaStream_t stream) {
+    const FastestLaunch fastest = fastest_launch_with_clock(launch, stream);
+    return ClockedValue{flops / (fastest.ms * 1e-3) / 1e12, fastest.clock_mhz};
+}
+
 // FFMA: eight chains x = x * m + a a thread, each waiting only on itself, so a warp has
 // an FMA ready whenever the pipe (about 4 cycles deep) takes one. m and a are kernel
 // arguments the compiler cannot fold; with m + a = 1 every x stays near 1.
@@ -86,10 +93,9 @@ ClockedValue measure_mma_sync(const DeviceInfo& device, cudaStream_t stream) {
     DeviceBuffer<float> sink(32 * kMmaWarpsPerBlock);
     const int blocks = blocks_filling_gpu(mma_sync_throughput_kernel<Mma>, 32 * kMmaWarpsPerBlock, 0, device.sm_count);
     const double flops = Mma::kFlops * kMmaTiles * double(kMmaIterations) * blocks * kMmaWarpsPerBlock;
-    const FastestLaunch fastest = fastest_launch_with_clock(
-        [&] { mma_sync_throughput_kernel<Mma><<<blocks, 32 * kMmaWarpsPerBlock, 0, stream>>>(sink.data()); },
+    return fastest_tflops(
+        flops, [&] { mma_sync_throughput_kernel<Mma><<<blocks, 32 * kMmaWarpsPerBlock, 0, stream>>>(sink.data()); },
         stream);
-    return ClockedValue{flops / (fastest.ms * 1e-3) / 1e12, fastest.clock_mhz};
 }
 
 // mma.sync sustained: the warp loop of stage 14 (kernels/14_multistage.cuh) without its
@@ -255,9 +261,9 @@ ClockedValue measure_ffma_tflops(const DeviceInfo& device, cudaStream_t stream) 
     DeviceBuffer<float> sink(kFfmaThreads);
     const int blocks = blocks_filling_gpu(ffma_throughput_kernel, kFfmaThreads, 0, device.sm_count);
     const double flops = 2.0 * kFfmaChains * kFfmaUnroll * double(kFfmaIterations) * blocks * kFfmaThreads;
-    const FastestLaunch fastest = fastest_launch_with_clock(
-        [&] { ffma_throughput_kernel<<<blocks, kFfmaThreads, 0, stream>>>(0.999f, 0.001f, sink.data()); }, stream);
-    return ClockedValue{flops / (fastest.ms * 1e-3) / 1e12, fastest.clock_mhz};
+    return fastest_tflops(
+        flops, [&] { ffma_throughput_kernel<<<blocks, kFfmaThreads, 0, stream>>>(0.999f, 0.001f, sink.data()); },
+        stream);
 }
 
 ClockedValue measure_mma_sync_bf16_tflops(const DeviceInfo& device, cudaStream_t stream) {
@@ -283,9 +289,9 @@ WarpLoopLaunch warp_loop_launch(const DeviceInfo& device) {
 ClockedValue measure_mma_sync_bf16_warp_loop_tflops(const DeviceInfo& device, cudaStream_t stream) {
     DeviceBuffer<float> sink(kSustainedThreads);
     const WarpLoopLaunch loop = warp_loop_launch(device);
-    const FastestLaunch fastest = fastest_launch_with_clock(
-        [&] { mma_sync_sustained_kernel<<<loop.blocks, kSustainedThreads, 0, stream>>>(sink.data()); }, stream);
-    return ClockedValue{loop.flops / (fastest.ms * 1e-3) / 1e12, fastest.clock_mhz};
+    return fastest_tflops(
+        loop.flops, [&] { mma_sync_sustained_kernel<<<loop.blocks, kSustainedThreads, 0, stream>>>(sink.data()); },
+        stream);
 }
 
 double measure_mma_sync_bf16_sustained_tflops(const DeviceInfo& device, cudaStream_t stream) {
@@ -301,9 +307,8 @@ ClockedValue measure_wgmma_bf16_tflops(const DeviceInfo& device, cudaStream_t st
     DeviceBuffer<float> sink(kWgmmaThreads);
     const int blocks = blocks_filling_gpu(wgmma_throughput_kernel, kWgmmaThreads, 0, device.sm_count);
     const double flops = 2.0 * 64 * 256 * 16 * kWgmmaSteps * double(kWgmmaIterations) * blocks;
-    const FastestLaunch fastest = fastest_launch_with_clock(
-        [&] { wgmma_throughput_kernel<<<blocks, kWgmmaThreads, 0, stream>>>(sink.data()); }, stream);
-    return ClockedValue{flops / (fastest.ms * 1e-3) / 1e12, fastest.clock_mhz};
+    return fastest_tflops(
+        flops, [&] { wgmma_throughput_kernel<<<blocks, kWgmmaThreads, 0, stream>>>(sink.data()); }, stream);
 }
 
 }  // namespace sgemm
