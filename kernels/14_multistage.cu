@@ -170,14 +170,18 @@
 //     and L2 traffic are not what is left:
 //     what the cp.async pipeline does well (its pieces land while the mma.sync run, and
 //     one barrier keeps the warps together) the bulk copies lose.
-//   - A ninth warp that issues every cp.async, the eight others only ldmatrix and mma.sync,
-//     meeting at named barriers (one "full" and one "empty" per buffer, bar.arrive and
-//     bar.sync), so that the copies leave the loop without TMA: not timed, because it
-//     cannot keep 64x64 warp tiles. The register file is split among the SM's four
-//     schedulers and a block's warps are dealt to them in turn, so the scheduler with
-//     three warps sets the limit: ptxas gives 288 threads at most 168 registers (16384 /
-//     3 / 32, rounded down to 8) where 256 get 255, and the loop spills 376 bytes. Only
-//     Hopper's setmaxnreg, which moves a producer's registers to the consumers, lifts it.
+//   - Copies by warps of their own, the eight others only ldmatrix and mma.sync, meeting
+//     at named barriers (one "full" and one "empty" per buffer, bar.arrive and bar.sync),
+//     so that the copies leave the loop without TMA. One ninth warp cannot keep 64x64
+//     warp tiles: the register file is split among the SM's four schedulers and a
+//     block's warps are dealt to them in turn, so the scheduler with three warps sets the
+//     limit, and ptxas gives 288 threads at most 168 registers (16384 / 3 / 32, rounded
+//     down to 8; the loop spills 376 bytes). A third warpgroup, of producers, with Hopper's
+//     setmaxnreg (sm_90a: 40 registers for them, 232 for the consumers, no spills), each
+//     tile's copies in one go from 128 threads: 54.0-54.2 % of cuBLAS at 4096 and 53.4-53.7
+//     % at 8192 against 61.6-61.8 and 61.5-61.7 % (sgemm_tune, three passes launch by
+//     launch, 3 and 4 stages; in turns, 3 stages, 60.2 and 64.6 % against 65.5 and 67.1 %).
+//     Taking the copies out of the consumers' loop cost more than it saved.
 //   - A persistent grid that starts the next tile's copies before the epilogue: the
 //     same as one tile per block, within noise.
 //   - A persistent grid with one ring of copies running across a block's tiles, and
