@@ -41,6 +41,16 @@ StageResult run_checked(const Stage& stage, const GemmProblem& problem, std::uin
     return runner().run(stage, settings);
 }
 
+// Timing only, no check, on an n x n x n problem.
+StageResult run_timed(const Stage& stage, int n, std::uint64_t seed, const TimingSettings& timing) {
+    RunSettings settings;
+    settings.problem = GemmProblem{GemmShape{n, n, n}, 1.0f, 0.0f};
+    settings.seed = seed;
+    settings.verify = false;
+    settings.timing = timing;
+    return runner().run(stage, settings);
+}
+
 struct Case {
     int stage;
     GemmShape shape;
@@ -199,13 +209,8 @@ TEST(VerificationCatches, ReadingCWhenBetaIsZero) {
 // about two blocks less their settling time, not two whole blocks.
 TEST(TimingInBlocks, CountsOnlyTheSettledPartOfEachBlock) {
     if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
-    RunSettings settings;
-    settings.problem = GemmProblem{GemmShape{4096, 4096, 4096}, 1.0f, 0.0f};
-    settings.seed = 4;
-    settings.verify = false;
-    settings.timing = TimingSettings{0, 1.0, TimingMethod::blocks};
     const auto start = std::chrono::steady_clock::now();
-    const StageResult result = runner().run(*find_stage(10), settings);
+    const StageResult result = run_timed(*find_stage(10), 4096, 4, TimingSettings{0, 1.0, TimingMethod::blocks});
     const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     EXPECT_EQ(result.timing.method, TimingMethod::blocks);
     EXPECT_GE(wall_s, 4 * kBlockSeconds);  // two blocks of each kernel
@@ -238,12 +243,7 @@ TEST(SmClock, CeilingsAreMeasuredAtAPlausibleClock) {
 // clock, and the stage's fraction of its ceiling scaled to it.
 TEST(SmClock, LaunchByLaunchReadsOneClockForBoth) {
     if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
-    RunSettings settings;
-    settings.problem = GemmProblem{GemmShape{2048, 2048, 2048}, 1.0f, 0.0f};
-    settings.seed = 5;
-    settings.verify = false;
-    settings.timing = TimingSettings{0, 0.3};
-    const StageResult result = runner().run(*find_stage(14), settings);
+    const StageResult result = run_timed(*find_stage(14), 2048, 5, TimingSettings{0, 0.3});
     ASSERT_TRUE(result.timing.stage_clock_mhz && result.timing.cublas_clock_mhz && result.ceiling.clock_mhz);
     EXPECT_EQ(*result.timing.stage_clock_mhz, *result.timing.cublas_clock_mhz);
     const double max_mhz = query_device().clock_khz / 1e3;
