@@ -195,7 +195,25 @@
 //     registers, no spills); in turns 62.7, 64.2 and 62.2 % at 4096 against 65.8 %, and
 //     64.1, 66.9 and 65.8 % at 8192 against 70.6 %. The quarter paid a point over the
 //     same persistent kernel, but that kernel lost four to the one-tile blocks it
-//     replaced, for reasons not yet measured (below).
+//     replaced. Why, Nsight Compute showed on a second version (block b takes tiles b,
+//     b + 132, ...; at 4096): the same 7.3 cycles per issued instruction, but 5 % more
+//     instructions (69.8 million against 66.4) and 4 % more cycles. They were the ring's
+//     count of K tiles, tested in every K tile to know when the copies move on to the
+//     next tile. Moved out of the loop (a tile's K loop split in two: the first K / 64 - 2
+//     K tiles copy for this tile, the last two for the next), the persistent ring beats
+//     this kernel by half a point: 62.6-62.7 % of cuBLAS against 61.7-62.2 % at 4096 and
+//     61.9-62.3 % against 61.5-62.0 % at 8192 (244 registers; three sgemm_tune runs of
+//     three passes each), 486 thousand cycles against 491 thousand. Half a point does not
+//     pay for a second kernel beside this one, with its own edges and split tail; not
+//     kept. A quarter of C through shared memory on top of that ring lost 3 points
+//     (59.0-59.2 % and 57.9-58.1 %; half of C, 59.9-60.0 and 58.4-58.5 %): the same
+//     instruction count, 7.9 cycles per issued instruction against 7.4. Tiles handed out
+//     by an atomic counter instead of b + 132 j measured 42 and 47 % (not looked into).
+//   - The other half of that split without the ring: the last two K tiles copy nothing,
+//     and the others skip the test against the last tile. 61.7-61.8 % of cuBLAS at 4096
+//     and 61.0-61.2 % at 8192, against 61.9-62.2 and 61.5-61.7 % (230 registers against
+//     228; sgemm_tune, three passes): what the ring gains is the next tile's copies during
+//     the epilogue, not a shorter loop.
 //   - The ring unrolled by its depth, so that every buffer offset is a constant in the
 //     instruction: 226 instructions from a K tile's first mma.sync to its last, against
 //     239 (SASS), and 232 registers against 228; 60.4-60.5 % of cuBLAS at 4096 and
@@ -235,9 +253,8 @@
 // leave room for it lose more than C costs (sgemm_tune, two passes, % of cuBLAS at 4096
 // and 8192: two buffers of 64-deep K steps 45.2 and 45.2-45.3 %, four of 32-deep
 // 57.3-57.4 and 56.6 %, against 61.6 and 61.5-61.6 %).
-// Next to try: finding what the persistent ring above lost (its K loop is this one;
-// Nsight Compute would tell whether its blocks fall out of step or its loop got slower),
-// then the quarter of C through shared memory on top. Neither reaches the 92 % of
+// What is left: the persistent ring above is worth half a point, and C through shared
+// memory, as tried, costs more than it saves. Nothing here reaches the 92 % of
 // mma.sync's rate per clock that 65 % of cuBLAS needs at 8192 launch by launch: that
 // takes the copies' 7-8 points back inside the loop. Past that, the ldmatrix traffic
 // (128 bytes per mma.sync), which only wgmma removes.
