@@ -207,8 +207,13 @@
 //     pay for a second kernel beside this one, with its own edges and split tail; not
 //     kept. A quarter of C through shared memory on top of that ring lost 3 points
 //     (59.0-59.2 % and 57.9-58.1 %; half of C, 59.9-60.0 and 58.4-58.5 %): the same
-//     instruction count, 7.9 cycles per issued instruction against 7.4. Tiles handed out
-//     by an atomic counter instead of b + 132 j measured 42 and 47 % (not looked into).
+//     instruction count, 7.9 cycles per issued instruction against 7.4. Per issued
+//     instruction the stores' queue (LG throttle) waited 0.17 cycles less, but waits on
+//     memory (long scoreboard, which includes the cp.async waits) rose from 0.18 to 0.60
+//     cycles and dispatch stalls from 0.05 to 0.34 (Nsight Compute at 4096). Not C's
+//     beta path: stores without it measured 58.9-59.1 % at 4096, against 58.6-58.8 %
+//     with it in the same runs. Tiles handed out by an atomic counter instead of
+//     b + 132 j measured 42 and 47 % (not looked into).
 //   - The other half of that split without the ring: the last two K tiles copy nothing,
 //     and the others skip the test against the last tile. 61.7-61.8 % of cuBLAS at 4096
 //     and 61.0-61.2 % at 8192, against 61.9-62.2 and 61.5-61.7 % (230 registers against
