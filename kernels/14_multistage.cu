@@ -213,7 +213,14 @@
 //   - The C stores as streaming stores (st.global.cs), or staged in shared memory and
 //     written as whole 1 KB rows of float4: 61.0-61.1 % at 8192 for both, against
 //     61.1-61.4 %. Staggering the first wave so that every block's C does not leave at
-//     once (sleeps of 0.5-2 us by block): a few tenths of a point at most.
+//     once (sleeps of 0.5-2 us by block): a few tenths of a point at most. C staged in
+//     the freed buffers and written by bulk asynchronous copies (sm_90's
+//     cp.async.bulk, a 1 KB row each), so that a block leaves once they have read
+//     shared memory and the next one starts while the writes drain: 62.3-62.4 % at 4096
+//     and 61.4-61.8 % at 8192, against 61.8-62.0 and 61.4-62.0 % (./sgemm 14, three
+//     rounds, alternating): half a point at 4096 only, not worth a Hopper-only path in
+//     this chapter. The writes and the next blocks' first copies still leave every SM at
+//     once and share the L2.
 //   - The ring unrolled by its depth, every buffer offset a constant: 226 instructions
 //     per K tile against 239, and 60.4-60.5 % at 4096 and 60.1-60.7 % at 8192 against
 //     61.5-61.6 and 61.2-61.8 %: fewer instructions did not make the loop faster.
