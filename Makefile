@@ -1,4 +1,5 @@
-# make            configure (Release) and build; leaves ./sgemm in the repository root
+# make            install what the build needs where it is missing (scripts/install_dependencies.sh),
+#                 configure (Release) and build; leaves ./sgemm in the repository root
 # make test       build, then run the whole test suite through ctest
 # make sanitize   compute-sanitizer (memcheck, racecheck) over every stage at small sizes
 # make results    measure the ceilings and run every stage on this GPU: regenerate results/<gpu>/
@@ -17,14 +18,21 @@ DETECTED_ARCH := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheade
 ARCH ?= $(if $(DETECTED_ARCH),$(DETECTED_ARCH),90a)
 BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
-PYTHON ?= python3
+# nvcc from PATH, or where the toolkit's packages put it without adding it to PATH.
+NVCC ?= $(or $(shell command -v nvcc),$(wildcard /usr/local/cuda/bin/nvcc))
+# The first Python with matplotlib: the python3 on PATH may be a pyenv or venv one
+# without it, where the system's has it.
+PYTHON ?= $(or $(shell for p in python3 /usr/bin/python3; do $$p -c 'import matplotlib' 2>/dev/null && { echo $$p; break; }; done),python3)
 
-.PHONY: all build test sanitize results peak tune survey profile clean
+.PHONY: all dependencies build test sanitize results peak tune survey profile clean
 
 all: build
 
-build:
-	@cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release -DSGEMM_ARCH=$(ARCH) >/dev/null
+dependencies:
+	@scripts/install_dependencies.sh
+
+build: dependencies
+	@cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release -DSGEMM_ARCH=$(ARCH) $(if $(NVCC),-DCMAKE_CUDA_COMPILER=$(NVCC)) >/dev/null
 	@cmake --build $(BUILD_DIR) -j $(JOBS)
 	@cp $(BUILD_DIR)/sgemm ./sgemm
 	@echo "built ./sgemm for sm_$(ARCH)"

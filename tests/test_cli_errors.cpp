@@ -1,5 +1,7 @@
 // The binary as a user meets it: bad input never crashes or hangs, and each mistake
-// gets exactly one line on stderr and a non-zero exit status.
+// gets exactly one line on stderr and a non-zero exit status. The suite BinaryOnGpu runs
+// stages and measures ceilings: CTest gives it the GPU alone (tests/CMakeLists.txt), and
+// without a GPU it reports skipped.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -104,7 +106,7 @@ TEST(Binary, UnknownTimingMethod) { expect_one_line_error(run_sgemm("1 64 --timi
 
 TEST(Binary, PeakWithASize) { expect_one_line_error(run_sgemm("peak 4096"), 2, "peak takes no size"); }
 
-TEST(Binary, PeakWritesCeilingsCsv) {
+TEST(BinaryOnGpu, PeakWritesCeilingsCsv) {
     if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
     const ScratchFile csv("sgemm_cli_ceilings.csv");
     const ProcessResult result = run_sgemm("peak --csv " + csv.path().string());
@@ -119,7 +121,7 @@ TEST(Binary, PeakWritesCeilingsCsv) {
     EXPECT_FALSE(ffma_line.empty() || ffma_line.back() == ',') << ffma_line;
 }
 
-TEST(Binary, ProblemTooLargeForGpuMemory) {
+TEST(BinaryOnGpu, ProblemTooLargeForGpuMemory) {
     if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
     const GemmProblem problem{GemmShape{46000, 46000, 46000}, 1.0f, 0.0f};
     const DeviceInfo device = query_device();
@@ -128,14 +130,14 @@ TEST(Binary, ProblemTooLargeForGpuMemory) {
     expect_one_line_error(run_sgemm("3 46000"), 1, "GiB of GPU memory");
 }
 
-TEST(Binary, ProfileModeLaunchesOnce) {
+TEST(BinaryOnGpu, ProfileModeLaunchesOnce) {
     if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
     const ProcessResult result = run_sgemm("7 256 --profile");
     EXPECT_EQ(result.exit_code, 0) << result.err;
     EXPECT_NE(result.out.find("profiled one launch of stage 7"), std::string::npos) << result.out;
 }
 
-TEST(Binary, RunsAndVerifiesOnAGpu) {
+TEST(BinaryOnGpu, RunsAndVerifiesOnAGpu) {
     if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
     const ScratchFile csv("sgemm_cli_rows.csv");
     const ProcessResult result = run_sgemm("all 256 --reps 2 --beta 0.5 --csv " + csv.path().string());
@@ -146,7 +148,7 @@ TEST(Binary, RunsAndVerifiesOnAGpu) {
         << "header and one row per stage";
 }
 
-TEST(Binary, TimesInBlocksAndSaysSo) {
+TEST(BinaryOnGpu, TimesInBlocksAndSaysSo) {
     if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
     const ScratchFile csv("sgemm_cli_blocks.csv");
     const ProcessResult result = run_sgemm("7 512 --timing blocks --csv " + csv.path().string());
