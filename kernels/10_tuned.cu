@@ -6,7 +6,7 @@
 // Tuning. The kernel (10_tuned.cuh) is stage 9's, written as a template over its
 // tile shapes: block tile, K step, warp tile, thread tile, and the number of blocks
 // __launch_bounds__ asks to fit on an SM (which caps registers). scripts/tune.py
-// builds sgemm_tune (src/tuning_candidates.cu), which instantiates candidate shapes, verifies and
+// builds sgemm_tune (src/tools/tuning_candidates.cu), which instantiates candidate shapes, verifies and
 // times each one against cuBLAS like any stage, and writes everything it tried, with
 // the winner, to results/<gpu>/tuning_stage10.csv and .md. The winner is compiled in below.
 //

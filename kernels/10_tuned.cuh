@@ -1,5 +1,5 @@
 // The kernel of stage 10 as a template over its tile shapes, so that the tuner
-// (src/tuning_candidates.cu, scripts/tune_stage10.py) can instantiate many shapes and the
+// (src/tools/tuning_candidates.cu, scripts/tune.py) can instantiate many shapes and the
 // stage (10_tuned.cu) the winner. Read 10_tuned.cu first.
 #pragma once
 

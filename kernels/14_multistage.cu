@@ -49,9 +49,9 @@
 //
 // Per clock it is closer. Launch by launch this kernel and cuBLAS share one clock, the
 // one their mix sets: the SMs counted 1553 and 1468 MHz over those launches
-// (src/sm_clock.hpp), and 1815 over the ceiling's, so per clock this kernel does 78.6
+// (src/measuring/sm_clock.hpp), and 1815 over the ceiling's, so per clock this kernel does 78.6
 // and 84.3 % of what mma.sync does. Timed in turns of 0.5 s instead (--timing blocks,
-// src/timing.hpp), each runs at the clock its own power draw allows, and cuBLAS, which
+// src/measuring/timing.hpp), each runs at the clock its own power draw allows, and cuBLAS, which
 // draws more per clock, loses more: 447.6 TFLOPS at 4096 (66.1 % of cuBLAS, 69.3 % of
 // the ceiling; 1617 MHz against cuBLAS's 1450) and 471.4 at 8192 (70.2 %, 73.0 %; 1527
 // against 1355 MHz).

@@ -1,5 +1,5 @@
 // The kernel of stage 14 as a template over its tile shapes and pipeline depth, so that
-// the tuner (src/tuning_candidates.cu) can time several and the stage (14_multistage.cu)
+// the tuner (src/tools/tuning_candidates.cu) can time several and the stage (14_multistage.cu)
 // compile the winner. Read 14_multistage.cu first.
 #pragma once
 

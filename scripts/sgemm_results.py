@@ -19,7 +19,7 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator
 
 # The SM clock over the stage's timed launches, over cuBLAS's, and over the ceiling's
-# fastest launch (src/sm_clock.hpp): empty where the binary could not read it, and
+# fastest launch (src/measuring/sm_clock.hpp): empty where the binary could not read it, and
 # absent from files written before it did (read as empty).
 CLOCK_COLUMNS = ("sm_clock_mhz", "cublas_sm_clock_mhz", "ceiling_sm_clock_mhz")
 COLUMNS = (
@@ -43,7 +43,7 @@ VERIFIED_VALUES = ("true", "false", "skipped")
 # writes it, write_outputs() tabulates it.
 TURNS_CSV = "results_in_turns.csv"
 # The `timing` column says how the stage and cuBLAS took turns (`--timing`,
-# src/timing.hpp); for each, how the caption puts it.
+# src/measuring/timing.hpp); for each, how the caption puts it.
 TIMINGS = {
     "launches": "interleaved with cuBLAS launch by launch in the same process, so that "
                 "both run at the one clock their mix sets",
@@ -93,6 +93,11 @@ MEMORY_ROOFS = {"dram": "DRAM", "l2": "L2"}
 
 CUBLAS_STAGE = 0
 PREFERRED_PROGRESSION_SIZE = 4096
+# The README's one table shows these sizes (where the results have them); results.md, all.
+README_SIZES = (4096, 8192)
+# The charts in results/<gpu>/, and their captions; the README shows the first.
+CHARTS = (("progression.png", "GEMM progression at N={size}"), ("tflops_vs_size.png", "GEMM TFLOPS vs size"),
+          ("roofline.png", f"Roofline at N={PROFILE_SIZE}"))
 README_BEGIN = "<!-- results:begin -->"
 README_END = "<!-- results:end -->"
 DPI = 120
@@ -198,12 +203,13 @@ def gpu_slug(gpu_name):
     return slug
 
 
-def markdown_table(rows):
-    """Caption line plus a Markdown table of the square runs, one line per stage."""
+def markdown_table(rows, sizes=None):
+    """Caption line plus a Markdown table of the square runs, one line per stage, at
+    `sizes` (default: every size the rows have)."""
     square = _square_rows(rows)
     if not square:
         raise ValueError("no square (m == n == k) rows to tabulate")
-    sizes = _sizes(square)
+    sizes = sizes or _sizes(square)
     by_size = {size: _latest_by_stage(square, size) for size in sizes}
     header = ["Stage", "Name", "Precision"]
     alignment = ["---:", ":---", ":---"]
@@ -266,7 +272,7 @@ def clock_table(rows):
         header += [f"N={size} SM clock", "% of ceiling at it"]
         alignment += ["---:", "---:"]
     ceiling_clocks = sorted({round(row["ceiling_sm_clock_mhz"]) for row in square})
-    caption = ("The SM clock over each stage's timed launches, counted by the SMs (src/sm_clock.hpp; "
+    caption = ("The SM clock over each stage's timed launches, counted by the SMs (src/measuring/sm_clock.hpp; "
                "launch by launch the stage and cuBLAS share it; it includes the L2 flushes between "
                "launches, which outlast small kernels), and the stage's fraction of its "
                f"ceiling scaled from the clock the ceiling was measured at ({_range(ceiling_clocks)} MHz) "
@@ -313,7 +319,7 @@ def measured_ceilings_table(ceilings):
                "or memory alone, kept busy by every SM (registers-only or streaming microbenchmarks, "
                f"the fastest of five launches{SUSTAINED_NOTE if SUSTAINED_CEILING in ceilings else ''}).")
     if clocks:
-        caption += (" The SM clock is the one the SMs counted over the fastest launch (src/sm_clock.hpp); "
+        caption += (" The SM clock is the one the SMs counted over the fastest launch (src/measuring/sm_clock.hpp); "
                     f"`{WARP_LOOP_CEILING}` is also given per clock against `{REGISTER_CEILING}`.")
     lines = [caption, "", "| Ceiling | What | Measured |" + (" SM clock |" if clocks else ""),
              "| :--- | :--- | ---: |" + (" ---: |" if clocks else "")]
@@ -363,10 +369,34 @@ def results_markdown(rows, ceilings=None, turns_rows=None):
     return "\n\n".join(parts)
 
 
+def readme_sizes(rows):
+    """The sizes of the README's table: README_SIZES where the rows have them, else
+    their two largest."""
+    sizes = _sizes(_square_rows(rows))
+    return [size for size in README_SIZES if size in sizes] or sizes[-2:]
+
+
+def readme_markdown(rows, out_dir, readme_dir):
+    """The README's results block for the results in out_dir: the throughput table at
+    readme_sizes, the progression chart, and links to results.md (every table) and to
+    the other charts there. Links are relative to readme_dir."""
+    out_dir = Path(out_dir)
+    charts = [(alt.format(size=_progression_size(rows)), _relative_link(out_dir / name, readme_dir))
+              for name, alt in CHARTS if (out_dir / name).exists()]
+    links = [f"[every size, each stage's ceiling and SM clock, the timing in turns]"
+             f"({_relative_link(out_dir / 'results.md', readme_dir)})"]
+    links += [f"[{alt}]({link})" for alt, link in charts[1:]]
+    parts = [markdown_table(rows, readme_sizes(rows))]
+    if charts:
+        parts.append(f"![{charts[0][0]}]({charts[0][1]})")
+    parts.append("All the results: " + "; ".join(links) + ".")
+    return "\n\n".join(parts)
+
+
 def turns_table(turns_rows, launch_rows):
     """The tensor-core stages timed in turns with cuBLAS (`--timing blocks`), beside the
     same stages' launch-by-launch ratio from the main table: on a power-capped GPU the
-    two differ (src/timing.hpp). Only the precisions whose ratio moves are shown; the
+    two differ (src/measuring/timing.hpp). Only the precisions whose ratio moves are shown; the
     CSV keeps every row."""
     square = [row for row in _square_rows(turns_rows) if row["precision"] != "fp32"]
     if not square:
@@ -737,22 +767,15 @@ def write_outputs(rows, out_dir, readme_path=None):
     plot_progression(rows, progression_size, progression_path)
     plot_tflops_vs_size(rows, scaling_path)
     written = [csv_path, table_path, progression_path, scaling_path]
-    images = [
-        (f"GEMM progression at N={progression_size}", progression_path),
-        ("GEMM TFLOPS vs size", scaling_path),
-    ]
     missing = [path.name for path in (ceilings_path, profile_path) if not path.exists()]
     if missing:
         print(f"roofline skipped: no {' and no '.join(missing)} in {out_dir}")
+        roofline_path.unlink(missing_ok=True)  # drawn from results that are gone
     else:
         plot_roofline(rows, read_profile(profile_path), ceilings, roofline_path)
         written.append(roofline_path)
-        images.append((f"Roofline at N={PROFILE_SIZE}", roofline_path))
     if readme_path is not None:
-        readme_dir = Path(readme_path).parent
-        image_lines = [f"![{alt}]({_relative_link(image, readme_dir)})"
-                       for alt, image in images]
-        refresh_readme(readme_path, "\n\n".join([table, *image_lines]))
+        refresh_readme(readme_path, readme_markdown(rows, out_dir, Path(readme_path).parent))
         written.append(Path(readme_path))
     return written
 

@@ -11,7 +11,7 @@ up at every size, not win one by a margin and lose another. The candidates are t
 --passes passes over the whole list (3 by default) and each ratio is the median over the
 passes: on a power-limited GPU one timing moves by a few percent from run to run, as
 much as the best candidates differ, and a single pass would crown whichever got lucky.
---timing says how each candidate and cuBLAS take turns, as in sgemm (src/timing.hpp).
+--timing says how each candidate and cuBLAS take turns, as in sgemm (src/measuring/timing.hpp).
 """
 import argparse
 import csv

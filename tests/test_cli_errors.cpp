@@ -12,10 +12,10 @@
 #include <sstream>
 #include <string>
 
-#include "device_info.hpp"
+#include "driver/stage_registry.hpp"
+#include "driver/stage_runner.hpp"
+#include "gpu/device_info.hpp"
 #include "scratch_file.hpp"
-#include "stage_registry.hpp"
-#include "stage_runner.hpp"
 
 namespace sgemm {
 namespace {

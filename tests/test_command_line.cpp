@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "command_line.hpp"
+#include "driver/command_line.hpp"
 
 namespace sgemm {
 namespace {

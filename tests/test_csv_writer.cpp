@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "csv_writer.hpp"
+#include "driver/csv_writer.hpp"
 #include "scratch_file.hpp"
 
 namespace sgemm {

@@ -1,7 +1,7 @@
 // sgemm_survey sorts cuBLASLt's kernels into two families by their names alone.
 #include <gtest/gtest.h>
 
-#include "cublaslt_kernels.hpp"
+#include "tools/cublaslt_kernels.hpp"
 
 namespace sgemm {
 namespace {

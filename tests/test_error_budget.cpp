@@ -8,7 +8,7 @@
 #include <random>
 #include <vector>
 
-#include "error_budget.hpp"
+#include "verification/error_budget.hpp"
 
 namespace sgemm {
 namespace {

@@ -14,9 +14,9 @@
 #include <string_view>
 #include <vector>
 
-#include "ceilings.hpp"
-#include "stage_registry.hpp"
-#include "stage_runner.hpp"
+#include "driver/stage_registry.hpp"
+#include "driver/stage_runner.hpp"
+#include "measuring/ceilings.hpp"
 
 namespace sgemm {
 namespace {

@@ -551,9 +551,17 @@ class WriteOutputsTest(unittest.TestCase):
         self.assertNotIn("stale results", text)
         self.assertIn("Intro that must survive.", text)
         self.assertIn("Outro that must survive.", text)
-        self.assertIn(sgemm_results.markdown_table(fixture_rows()), text)
-        self.assertIn("](results/fixture-gpu/progression.png)", text)
-        self.assertIn("](results/fixture-gpu/tflops_vs_size.png)", text)
+        # One table, at the README's sizes that the results have (4096 of 1024 and 4096).
+        self.assertEqual(sgemm_results.readme_sizes(fixture_rows()), [4096])
+        self.assertIn(sgemm_results.markdown_table(fixture_rows(), [4096]), text)
+        self.assertNotIn("N=1024", text)
+        self.assertIn("![GEMM progression at N=4096](results/fixture-gpu/progression.png)", text)
+        self.assertIn("](results/fixture-gpu/results.md)", text)
+        self.assertIn("[GEMM TFLOPS vs size](results/fixture-gpu/tflops_vs_size.png)", text)
+
+    def test_readme_sizes_fall_back_to_the_two_largest(self):
+        rows = [dict(row, m=size, n=size, k=size) for size in (512, 1024, 2048) for row in fixture_rows()[:1]]
+        self.assertEqual(sgemm_results.readme_sizes(rows), [1024, 2048])
 
 
 class WriteOutputsWithCeilingsAndProfileTest(unittest.TestCase):
@@ -670,7 +678,7 @@ class RegenerateResultsTest(unittest.TestCase):
         readme = self.readme.read_text(encoding="utf-8")
         self.assertIn("Intro that must survive.", readme)
         self.assertNotIn("stale results", readme)
-        self.assertIn("| 5 | `2d_blocktiling` | fp32 | 16.9 | 71.9% | 25.1 | 52.4% | ✓ |", readme)
+        self.assertIn("| 5 | `2d_blocktiling` | fp32 | 25.1 | 52.4% | ✓ |", readme)
         self.assertIn("](../results/fixture-gpu/progression.png)", readme)
 
         # The worklog is regenerated beside the README, with the same results.

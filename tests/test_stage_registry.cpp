@@ -7,7 +7,7 @@
 #include <map>
 #include <regex>
 
-#include "stage_registry.hpp"
+#include "driver/stage_registry.hpp"
 
 namespace sgemm {
 namespace {

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "stage_runner.hpp"
-#include "timing.hpp"
+#include "driver/stage_runner.hpp"
+#include "measuring/timing.hpp"
 
 namespace sgemm {
 namespace {

@@ -37,10 +37,10 @@ class GeneratedFilesMatchTheCsvs(unittest.TestCase):
         blocks = []
         for results_dir in results_dirs():
             rows = sgemm_results.read_rows(results_dir / "results.csv")
-            block = sgemm_results.results_markdown(rows, *sgemm_results.read_companions(results_dir, rows))
-            self.assertEqual((results_dir / "results.md").read_text(), block + "\n",
+            tables = sgemm_results.results_markdown(rows, *sgemm_results.read_companions(results_dir, rows))
+            self.assertEqual((results_dir / "results.md").read_text(), tables + "\n",
                              f"{results_dir.name}/results.md is stale")
-            blocks.append(block)
+            blocks.append(sgemm_results.readme_markdown(rows, results_dir, REPO))
         # The README shows the GPU whose results were regenerated last.
         self.assertTrue(any(block in readme_block for block in blocks), "README table is stale: run make results")
 

@@ -17,7 +17,7 @@
 // wgmma is in sm_90a's instruction set but not in sm_90's, whose code must also run on
 // later GPUs: everything here compiles to nothing unless nvcc targets sm_90a
 // (__CUDA_ARCH_FEAT_SM90_ALL). Callers check that at run time (wgmma_compiled_in() in
-// src/ceilings.hpp) before they trust a result.
+// src/measuring/ceilings.hpp) before they trust a result.
 #pragma once
 
 #include <cstdint>

@@ -1,0 +1,164 @@
+#include "driver/command_line.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <charconv>
+#include <optional>
+#include <random>
+
+#include "driver/report.hpp"
+#include "driver/stage_registry.hpp"
+
+namespace sgemm {
+namespace {
+
+class UsageError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+int parse_positive(const std::string& text, const char* what) {
+    long long value = 0;
+    const char* end = text.data() + text.size();
+    const auto [ptr, error] = std::from_chars(text.data(), end, value);
+    if (error == std::errc::result_out_of_range || (error == std::errc{} && ptr == end && value > kMaxMatrixElements))
+        throw UsageError(fmt::format("{} '{}' is too large", what, text));
+    if (error != std::errc{} || ptr != end || value < 1)
+        throw UsageError(fmt::format("{} must be a positive integer, got '{}'", what, text));
+    return static_cast<int>(value);
+}
+
+const Stage& parse_stage(const std::string& text) {
+    int number = -1;
+    const auto [ptr, error] = std::from_chars(text.data(), text.data() + text.size(), number);
+    const Stage* stage = (error == std::errc{} && ptr == text.data() + text.size()) ? find_stage(number) : nullptr;
+    if (stage == nullptr)
+        throw UsageError(fmt::format("unknown stage '{}' (./sgemm --list shows the stages)", text));
+    return *stage;
+}
+
+GemmShape parse_shape(const std::string& size, const std::string& m, const std::string& n,
+                      const std::string& k) {
+    const std::optional<int> square = size.empty() ? std::nullopt : std::optional(parse_positive(size, "size"));
+    const auto dimension = [&](const std::string& text, const char* name) {
+        if (!text.empty()) return parse_positive(text, name);
+        if (square) return *square;
+        throw UsageError(fmt::format("give a size (./sgemm <stage> <size>) or all of -m, -n, -k; {} is missing", name));
+    };
+    const GemmShape shape{dimension(m, "M"), dimension(n, "N"), dimension(k, "K")};
+    const auto check = [](long long rows, long long cols, const char* name) {
+        if (rows * cols > kMaxMatrixElements)
+            throw UsageError(fmt::format("{} would have {}x{} elements; the kernels index with 32-bit "
+                                         "integers, so each matrix must have fewer than 2^31",
+                                         name, rows, cols));
+    };
+    check(shape.m, shape.k, "A");
+    check(shape.k, shape.n, "B");
+    check(shape.m, shape.n, "C");
+    return shape;
+}
+
+std::string help_footer() {
+    return "\nExamples:\n"
+           "  ./sgemm 5 4096            stage 5 on a 4096x4096x4096 problem\n"
+           "  ./sgemm all 4096          every stage, then a table\n"
+           "  ./sgemm 3 -m 1000 -n 300 -k 77 --alpha 2 --beta 0.5\n"
+           "  ./sgemm peak --csv c.csv  measure this GPU's FFMA, tensor-core and memory ceilings\n\n"
+           "Stages:\n" + stage_list(nullptr, 0);
+}
+
+}  // namespace
+
+ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
+    CLI::App app("sgemm: a runnable worklog of GEMM optimization. Runs a stage on "
+                 "C = alpha*A*B + beta*C, checks it against a float64 reference and cuBLAS, and "
+                 "times it against cuBLAS.",
+                 "sgemm");
+    app.footer(help_footer());
+
+    std::string stage_text, size_text, m_text, n_text, k_text, csv_path;
+    bool list = false;
+    bool no_verify = false;
+    bool profile = false;
+    int reps = 0;
+    double time_budget = 1.0;
+    std::string timing = "launches";
+    std::optional<std::uint64_t> seed;
+    float alpha = 1.0f;
+    float beta = 0.0f;
+
+    app.add_option("stage", stage_text, "stage number (0 = cuBLAS), 'all', or 'peak' (measure this GPU's ceilings)");
+    app.add_option("size", size_text, "N for an N x N x N problem");
+    app.add_option("-m", m_text, "rows of A and C (overrides size)");
+    app.add_option("-n", n_text, "columns of B and C (overrides size)");
+    app.add_option("-k", k_text, "columns of A, rows of B (overrides size)");
+    app.add_flag("--list", list, "list the stages and exit");
+    app.add_option("--reps", reps, "timed repetitions (default: as many as fit --time-budget)")
+        ->check(CLI::Range(1, 100000));
+    app.add_option("--time-budget", time_budget, "seconds per timing measurement (default 1)")
+        ->check(CLI::Range(0.001, 3600.0));
+    app.add_option("--timing", timing,
+                   fmt::format("how the stage and cuBLAS take turns: 'launches' (default: launch by "
+                               "launch, at one shared clock) or 'blocks' ({} s of each in turn, each "
+                               "at its own clock; see src/measuring/timing.hpp)", kBlockSeconds))
+        ->check(CLI::IsMember(timing_method_names()));
+    app.add_option("--seed", seed, "seed of the random inputs (default: random, printed)");
+    app.add_option("--alpha", alpha, "alpha (default 1)");
+    app.add_option("--beta", beta, "beta (default 0; non-zero makes C an input)");
+    app.add_flag("--no-verify", no_verify, "skip verification, only time");
+    app.add_option("--csv", csv_path, "append one row per stage to this CSV file (with peak: write the ceilings to it)");
+    app.add_flag("--profile", profile,
+                 "launch the stage once more between cudaProfilerStart and cudaProfilerStop, "
+                 "for ncu --profile-from-start off; no check, no timing");
+
+    ParsedCommandLine parsed;
+    if (argc <= 1) {
+        parsed.outcome = ParsedCommandLine::Outcome::print_and_exit;
+        parsed.text = app.help();
+        return parsed;
+    }
+    try {
+        app.parse(argc, argv);
+        Request& request = parsed.request;
+        request.list_stages = list;
+        if (list) return parsed;
+        if (stage_text.empty()) throw UsageError("no stage given (./sgemm --list shows the stages)");
+        if (stage_text == "peak") {
+            if (!size_text.empty() || !m_text.empty() || !n_text.empty() || !k_text.empty())
+                throw UsageError("peak takes no size: it measures the GPU, not a problem");
+            if (profile) throw UsageError("--profile takes one stage, not 'peak'");
+            request.peak = true;
+            request.csv_path = csv_path;
+            return parsed;
+        }
+        request.run_all = stage_text == "all";
+        request.profile = profile;
+        if (profile && request.run_all) throw UsageError("--profile takes one stage, not 'all'");
+        if (!request.run_all) request.stage = &parse_stage(stage_text);
+        RunSettings& settings = request.settings;
+        settings.problem = GemmProblem{parse_shape(size_text, m_text, n_text, k_text), alpha, beta};
+        settings.seed = seed ? *seed : std::random_device{}() % 1000000;
+        settings.verify = !no_verify;
+        const TimingMethod method = timing_method_named(timing);
+        if (method == TimingMethod::blocks && reps > 0)
+            throw UsageError("--reps counts launch-by-launch repetitions; --timing blocks is paced by --time-budget");
+        settings.timing = TimingSettings{reps, time_budget, method};
+        request.csv_path = csv_path;
+        if (request.stage != nullptr)
+            if (const auto refusal = shape_refusal(*request.stage, settings.problem.shape))
+                throw UsageError(*refusal);
+    } catch (const CLI::CallForHelp&) {
+        parsed.outcome = ParsedCommandLine::Outcome::print_and_exit;
+        parsed.text = app.help();
+    } catch (const CLI::ParseError& error) {
+        parsed.outcome = ParsedCommandLine::Outcome::usage_error;
+        parsed.text = fmt::format("{} (./sgemm --help for usage)", error.what());
+    } catch (const UsageError& error) {
+        parsed.outcome = ParsedCommandLine::Outcome::usage_error;
+        parsed.text = error.what();
+    }
+    return parsed;
+}
+
+}  // namespace sgemm

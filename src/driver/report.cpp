@@ -1,0 +1,214 @@
+#include "driver/report.hpp"
+
+#include <fmt/format.h>
+
+#include "driver/stage_registry.hpp"
+
+namespace sgemm {
+namespace {
+
+double ratio_to_cublas(const StageResult& r) {
+    return r.timing.cublas_median_ms / r.timing.stage_median_ms;
+}
+
+std::string verdict(const StageResult& r) {
+    if (!r.verification) return "skipped";
+    return r.verification->stage.passed() ? "PASS" : "FAIL";
+}
+
+std::string describe_element(const ElementError& e, int n) {
+    return fmt::format("C[{}][{}] = {:.9g}, float64 reference {:.9g}, error {:.3g} > budget {:.3g}",
+                       e.index / n, e.index % n, e.value, e.reference, e.error, e.budget);
+}
+
+// The SM clock over the timed launches, and the ceiling's fraction at that clock; empty
+// where the clock could not be read.
+std::string clock_report(const StageResult& r) {
+    const InterleavedTiming& t = r.timing;
+    if (!t.stage_clock_mhz) return "";
+    std::string out =
+        t.method == TimingMethod::blocks && t.cublas_clock_mhz
+            ? fmt::format("  clock   SM {:.0f} MHz over the stage's timed turns, {:.0f} MHz over cuBLAS's",
+                          *t.stage_clock_mhz, *t.cublas_clock_mhz)
+            : fmt::format("  clock   SM {:.0f} MHz over the timed launches (the stage's and cuBLAS's)",
+                          *t.stage_clock_mhz);
+    if (const auto fraction = r.fraction_of_ceiling_at_its_clock())
+        out += fmt::format("; the {} was measured at {:.0f} MHz: {:.1f} % of it scaled to the stage's clock",
+                           r.ceiling.name, *r.ceiling.clock_mhz, 100.0 * *fraction);
+    return out + "\n";
+}
+
+}  // namespace
+
+std::string stage_list(const DeviceInfo* device, int build_cc) {
+    std::string out = fmt::format("{:>5}  {:<22} {:<9} {:<8} {:<16} {}\n", "stage", "name",
+                                  "precision", "min arch", "shape", "what it changes");
+    for (const Stage& stage : all_stages()) {
+        const std::string arch =
+            stage.min_compute_capability > 0 ? fmt::format("sm_{}", stage.min_compute_capability) : "any";
+        out += fmt::format("{:>5}  {:<22} {:<9} {:<8} {:<16} {}\n", stage.number, stage.name,
+                           to_string(stage.precision), arch, stage.shape_rule.describe(), stage.summary);
+        if (device == nullptr) continue;
+        if (const auto refusal = architecture_refusal(stage, device->compute_capability, build_cc))
+            out += fmt::format("{:>5}  unavailable: {}\n", "", *refusal);
+    }
+    return out;
+}
+
+std::string device_line(const DeviceInfo& device) {
+    return fmt::format("{} (sm_{}, {} SMs, {:.0f} MHz, FP32 paper peak {:.1f} TFLOPS), driver {}, CUDA {}\n",
+                       device.name, device.compute_capability, device.sm_count, device.clock_khz / 1e3,
+                       device.fp32_peak_tflops(), device.driver_version, device.cuda_version);
+}
+
+std::string run_header(const DeviceInfo& device, const Ceiling& fp32, const Ceiling& bf16, const RunSettings& s) {
+    const auto [m, n, k] = s.problem.shape;
+    const std::string mma = bf16.tflops > 0.0 ? fmt::format(", mma.sync bf16 {:.0f} TFLOPS", bf16.tflops) : "";
+    return fmt::format(
+        "{}measured ceilings: FFMA {:.1f} TFLOPS{}\n"
+        "problem M={} N={} K={}  alpha={:g} beta={:g}  seed {}  {}\n",
+        device_line(device), fp32.tflops, mma, m, n, k, s.problem.alpha, s.problem.beta, s.seed,
+        s.verify ? "(replay with --seed)" : "(verification skipped)");
+}
+
+std::string stage_started(const Stage& stage) {
+    return fmt::format("stage {} {} ...\n", stage.number, stage.name);
+}
+
+std::string stage_skipped(const Stage& stage, const std::string& reason) {
+    return fmt::format("stage {} {}: skipped, {}\n", stage.number, stage.name, reason);
+}
+
+std::string stage_report(const StageResult& r) {
+    const GemmShape& shape = r.problem.shape;
+    std::string out;
+    if (r.verification) {
+        const Verification& v = *r.verification;
+        out += fmt::format(
+            "  check   vs float64: normwise {:.2e} (budget {:.2e}), worst element {:.3f} of its "
+            "budget; vs cuBLAS: normwise {:.2e}; cuBLAS vs float64: {:.2e}  {}\n",
+            v.stage.normwise_relative_error, v.stage.normwise_relative_budget,
+            v.stage.worst_error_over_budget, v.difference_from_cublas,
+            v.cublas.normwise_relative_error, verdict(r));
+    }
+    out += fmt::format(
+        "  time    {:.3f} ms  {:.2f} TFLOPS  | cuBLAS {} {:.3f} ms  {:.2f} TFLOPS | {:.1f} % of cuBLAS, "
+        "{:.1f} % of {} ({:.0f} TFLOPS)  (median of {}, {})\n",
+        r.timing.stage_median_ms, tflops(shape, r.timing.stage_median_ms), to_string(r.stage->precision),
+        r.timing.cublas_median_ms, tflops(shape, r.timing.cublas_median_ms), 100.0 * ratio_to_cublas(r),
+        100.0 * tflops(shape, r.timing.stage_median_ms) / r.ceiling.tflops, r.ceiling.name,
+        r.ceiling.tflops, r.timing.reps,
+        r.timing.method == TimingMethod::blocks ? fmt::format("in turns of {} s", kBlockSeconds)
+                                                : std::string("launch by launch"));
+    return out + clock_report(r);
+}
+
+std::string summary_table(std::span<const StageResult> results) {
+    std::string out = fmt::format("\n{:>5}  {:<22} {:>5} {:>10} {:>8} {:>11} {:>11} {:>11}  {}\n", "stage",
+                                  "name", "prec", "ms", "TFLOPS", "% cuBLAS", "% ceiling", "rel error", "check");
+    for (const StageResult& r : results) {
+        const double stage_tflops = tflops(r.problem.shape, r.timing.stage_median_ms);
+        const std::string error =
+            r.verification ? fmt::format("{:.2e}", r.verification->stage.normwise_relative_error) : "-";
+        out += fmt::format("{:>5}  {:<22} {:>5} {:>10.3f} {:>8.2f} {:>10.1f}% {:>10.1f}% {:>11}  {}\n",
+                           r.stage->number, r.stage->name, to_string(r.stage->precision),
+                           r.timing.stage_median_ms, stage_tflops, 100.0 * ratio_to_cublas(r),
+                           100.0 * stage_tflops / r.ceiling.tflops, error, verdict(r));
+    }
+    return out;
+}
+
+std::string first_bad_element(const StageResult& r) {
+    const Verification& v = *r.verification;
+    const std::string where = fmt::format("stage {} ({}) failed verification (seed {})",
+                                          r.stage->number, r.stage->name, r.seed);
+    if (v.stage.first_bad) return fmt::format("{}: first bad element {}", where,
+                                              describe_element(*v.stage.first_bad, r.problem.shape.n));
+    return fmt::format("{}: normwise error {:.3e} exceeds budget {:.3e}", where,
+                       v.stage.normwise_relative_error, v.stage.normwise_relative_budget);
+}
+
+ResultRow to_result_row(const StageResult& r, const DeviceInfo& device) {
+    ResultRow row;
+    row.stage = r.stage->number;
+    row.name = r.stage->name;
+    row.precision = to_string(r.stage->precision);
+    row.m = r.problem.shape.m;
+    row.n = r.problem.shape.n;
+    row.k = r.problem.shape.k;
+    row.alpha = r.problem.alpha;
+    row.beta = r.problem.beta;
+    row.median_ms = r.timing.stage_median_ms;
+    row.tflops = tflops(r.problem.shape, r.timing.stage_median_ms);
+    row.cublas_median_ms = r.timing.cublas_median_ms;
+    row.cublas_tflops = tflops(r.problem.shape, r.timing.cublas_median_ms);
+    row.ratio_to_cublas = ratio_to_cublas(r);
+    row.fraction_of_peak = row.tflops / r.ceiling.tflops;
+    row.ceiling = r.ceiling.key;
+    if (r.verification) {
+        row.rel_error_fp64 = r.verification->stage.normwise_relative_error;
+        row.worst_error_over_budget = r.verification->stage.worst_error_over_budget;
+        row.verified = r.verification->stage.passed() ? "true" : "false";
+    } else {
+        row.verified = "skipped";
+    }
+    row.gpu = device.name;
+    row.driver = device.driver_version;
+    row.cuda = device.cuda_version;
+    row.timing = to_string(r.timing.method);
+    row.reps = r.timing.reps;
+    row.seed = r.seed;
+    row.sm_clock_mhz = r.timing.stage_clock_mhz;
+    row.cublas_sm_clock_mhz = r.timing.cublas_clock_mhz;
+    row.ceiling_sm_clock_mhz = r.ceiling.clock_mhz;
+    return row;
+}
+
+std::string ceilings_table(const DeviceInfo& device, std::span<const MeasuredCeiling> ceilings) {
+    std::string out = fmt::format("{}\n{:<24} {:>14}  {}\n", device_line(device), "ceiling", "measured", "what");
+    const auto find = [&](std::string_view name) -> const MeasuredCeiling* {
+        for (const MeasuredCeiling& c : ceilings)
+            if (c.name == name) return &c;
+        return nullptr;
+    };
+    const auto value_of = [&](std::string_view name) {
+        const MeasuredCeiling* const c = find(name);
+        return c ? c->value : std::optional<double>{};
+    };
+    for (const MeasuredCeiling& c : ceilings) {
+        if (!c.value) {
+            out += fmt::format("{:<24} {:>14}  {}: not available, {}\n", c.name, "-", c.description, c.unavailable);
+            continue;
+        }
+        std::string note;
+        if (c.name == kFfmaCeiling)
+            note = fmt::format(" ({:.0f} % of the paper peak)", 100.0 * *c.value / device.fp32_peak_tflops());
+        if (c.name == kMmaSyncBf16SustainedCeiling && value_of(kMmaSyncBf16Ceiling))
+            note = fmt::format(" ({:.0f} % of {})", 100.0 * *c.value / *value_of(kMmaSyncBf16Ceiling),
+                               kMmaSyncBf16Ceiling);
+        if (c.name == kMmaSyncBf16WarpLoopCeiling && c.clock_mhz) {
+            const MeasuredCeiling* const registers = find(kMmaSyncBf16Ceiling);
+            if (registers && registers->value && registers->clock_mhz)
+                note = fmt::format(" ({:.1f} % of {} per clock)",
+                                   100.0 * (*c.value / *c.clock_mhz) / (*registers->value / *registers->clock_mhz),
+                                   kMmaSyncBf16Ceiling);
+        }
+        if (c.name == kSharedMemoryCeiling)  // the unit's width: bytes an SM delivers a clock
+            note = fmt::format(" ({:.0f} bytes per SM per clock at {:.0f} MHz)",
+                               *c.value * 1e12 / (device.sm_count * device.clock_khz * 1e3), device.clock_khz / 1e3);
+        const std::string value = fmt::format("{:.{}f} {}", *c.value, c.unit == "TB/s" ? 2 : 1, c.unit);
+        const std::string clock = c.clock_mhz ? fmt::format(" at {:.0f} MHz", *c.clock_mhz) : "";
+        out += fmt::format("{:<24} {:>14}  {}{}{}\n", c.name, value, c.description, clock, note);
+    }
+    return out;
+}
+
+std::vector<CeilingRow> to_ceiling_rows(std::span<const MeasuredCeiling> ceilings, const DeviceInfo& device) {
+    std::vector<CeilingRow> rows;
+    for (const MeasuredCeiling& c : ceilings)
+        if (c.value)
+            rows.push_back(CeilingRow{std::string(c.name), std::string(c.unit), *c.value, device.name, c.clock_mhz});
+    return rows;
+}
+
+}  // namespace sgemm

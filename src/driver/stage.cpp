@@ -1,0 +1,71 @@
+#include "driver/stage.hpp"
+
+#include <fmt/format.h>
+
+#include <limits>
+
+namespace sgemm {
+
+std::string_view to_string(Precision precision) {
+    switch (precision) {
+        case Precision::fp32:
+            return "fp32";
+        case Precision::bf16:
+            return "bf16";
+    }
+    return "?";
+}
+
+double accumulator_unit_roundoff(Precision precision) {
+    switch (precision) {
+        case Precision::fp32:
+            return std::numeric_limits<float>::epsilon() / 2;  // 2^-24, round to nearest
+        case Precision::bf16:
+            // Tensor cores add into their FP32 accumulators with truncation, not
+            // rounding to nearest (Fasi et al., "Numerical behavior of NVIDIA tensor
+            // cores", 2021): twice the unit roundoff.
+            return std::numeric_limits<float>::epsilon();  // 2^-23
+    }
+    return 0.0;
+}
+
+bool ShapeRule::accepts(const GemmShape& shape) const {
+    return shape.m % m_multiple == 0 && shape.n % n_multiple == 0 && shape.k % k_multiple == 0;
+}
+
+std::string ShapeRule::describe() const {
+    std::string text;
+    const auto add = [&](char dim, int multiple) {
+        if (multiple > 1) text += fmt::format("{}{}%{}", text.empty() ? "" : " ", dim, multiple);
+    };
+    add('M', m_multiple);
+    add('N', n_multiple);
+    add('K', k_multiple);
+    return text.empty() ? "any" : text;
+}
+
+std::optional<std::string> shape_refusal(const Stage& stage, const GemmShape& shape) {
+    if (stage.shape_rule.accepts(shape)) return std::nullopt;
+    std::string needs;
+    const auto add = [&](char dim, int multiple) {
+        if (multiple > 1) needs += fmt::format("{}{} a multiple of {}", needs.empty() ? "" : ", ", dim, multiple);
+    };
+    add('M', stage.shape_rule.m_multiple);
+    add('N', stage.shape_rule.n_multiple);
+    add('K', stage.shape_rule.k_multiple);
+    return fmt::format("stage {} ({}) needs {}; got M={} N={} K={}", stage.number, stage.name, needs,
+                       shape.m, shape.n, shape.k);
+}
+
+std::optional<std::string> architecture_refusal(const Stage& stage, int device_cc, int build_cc) {
+    if (device_cc < stage.min_compute_capability)
+        return fmt::format("stage {} ({}) needs sm_{} or newer; this GPU is sm_{}", stage.number,
+                           stage.name, stage.min_compute_capability, device_cc);
+    if (build_cc < stage.min_compute_capability)
+        return fmt::format("stage {} ({}) needs sm_{} code; this binary was built for sm_{} "
+                           "(rebuild with make ARCH=...)",
+                           stage.number, stage.name, stage.min_compute_capability, build_cc);
+    return std::nullopt;
+}
+
+}  // namespace sgemm

@@ -1,0 +1,60 @@
+// Adding a stage: write kernels/<NN>_<name>.cu with its launcher, declare the launcher
+// below, and add one line to the table. A test checks that the table and the files in
+// kernels/ agree.
+#include "driver/stage_registry.hpp"
+
+#include <algorithm>
+
+namespace sgemm {
+
+void launch_naive(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
+void launch_global_coalescing(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
+void launch_shared_memory_tiling(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
+void launch_1d_blocktiling(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
+void launch_2d_blocktiling(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
+void launch_vectorized(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
+void launch_bank_conflict_free(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
+void launch_warptiling(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
+void launch_double_buffering(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
+void launch_tuned(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
+void launch_wmma_naive(const GemmProblem&, const __nv_bfloat16*, const __nv_bfloat16*, float*, cudaStream_t);
+void launch_wmma_tiled(const GemmProblem&, const __nv_bfloat16*, const __nv_bfloat16*, float*, cudaStream_t);
+void launch_mma_ldmatrix(const GemmProblem&, const __nv_bfloat16*, const __nv_bfloat16*, float*, cudaStream_t);
+void launch_multistage(const GemmProblem&, const __nv_bfloat16*, const __nv_bfloat16*, float*, cudaStream_t);
+
+namespace {
+
+constexpr ShapeRule kAnyShape{};
+
+// clang-format off
+constexpr Stage kStages[] = {
+    {0, "cublas",               Precision::fp32, 0, kAnyShape,     "cuBLAS SGEMM: the reference every stage is timed against", nullptr},
+    {1, "naive",                Precision::fp32, 0, kAnyShape,     "one thread per output, warps walk down columns (uncoalesced)", launch_naive},
+    {2, "global_coalescing",    Precision::fp32, 0, kAnyShape,     "threads of a warp take consecutive columns: coalesced loads", launch_global_coalescing},
+    {3, "shared_memory_tiling", Precision::fp32, 0, kAnyShape,     "32x32 tiles of A and B staged in shared memory", launch_shared_memory_tiling},
+    {4, "1d_blocktiling",       Precision::fp32, 0, {64, 64, 8},   "each thread computes 8 outputs of a column from registers", launch_1d_blocktiling},
+    {5, "2d_blocktiling",       Precision::fp32, 0, {128, 128, 8}, "each thread computes an 8x8 tile: outer products in registers", launch_2d_blocktiling},
+    {6, "vectorized",           Precision::fp32, 0, {128, 128, 8}, "128-bit loads and stores; A transposed in shared memory", launch_vectorized},
+    {7, "bank_conflict_free",   Precision::fp32, 0, {128, 128, 8}, "thread tile split into quads 64 apart, padded A tile: no bank conflicts", launch_bank_conflict_free},
+    {8, "warptiling",           Precision::fp32, 0, {128, 128, 8}, "block tile -> 32x64 warp tiles -> 8x8 thread tiles", launch_warptiling},
+    {9, "double_buffering",     Precision::fp32, 0, {128, 128, 8}, "next tile's global loads overlap this tile's math; two shared buffers", launch_double_buffering},
+    {10, "tuned",               Precision::fp32, 80, kAnyShape,     "tile shapes chosen by the tuner, rasterized block order, any shape", launch_tuned},
+    {11, "wmma_naive",          Precision::bf16, 80, kAnyShape,    "tensor cores via wmma: one warp per 16x16 tile, straight from global", nullptr, launch_wmma_naive},
+    {12, "wmma_tiled",          Precision::bf16, 80, {128, 128, 32}, "wmma with shared-memory block tiles and 4x2 fragments per warp", nullptr, launch_wmma_tiled},
+    {13, "mma_ldmatrix",        Precision::bf16, 80, {128, 128, 32}, "mma.sync m16n8k16 fed by ldmatrix from XOR-swizzled shared memory", nullptr, launch_mma_ldmatrix},
+    {14, "multistage",          Precision::bf16, 80, kAnyShape,    "cp.async pipeline several tiles deep, rasterized, float2 epilogue, any shape", nullptr, launch_multistage},
+};
+// clang-format on
+
+}  // namespace
+
+std::span<const Stage> all_stages() { return kStages; }
+
+const Stage* find_stage(int number) {
+    const auto stages = all_stages();
+    const auto it = std::find_if(stages.begin(), stages.end(),
+                                 [number](const Stage& stage) { return stage.number == number; });
+    return it == stages.end() ? nullptr : &*it;
+}
+
+}  // namespace sgemm

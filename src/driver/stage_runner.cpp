@@ -1,0 +1,144 @@
+#include "driver/stage_runner.hpp"
+
+#include <cuda_profiler_api.h>
+
+#include <stdexcept>
+
+#include "measuring/ceilings.hpp"
+
+namespace sgemm {
+
+double tflops(const GemmShape& shape, double milliseconds) {
+    return 2.0 * shape.m * double(shape.n) * shape.k / (milliseconds * 1e-3) / 1e12;
+}
+
+std::size_t device_bytes_needed(const GemmProblem& problem, bool verify, std::size_t l2_bytes) {
+    const std::size_t a = element_count_a(problem.shape);
+    const std::size_t b = element_count_b(problem.shape);
+    const std::size_t c = element_count_c(problem.shape);
+    const std::size_t c_copies = problem.beta != 0.0f ? 2 : 1;  // output (+ initial C)
+    // (+ bf16 copies of A and B for bf16 stages)
+    std::size_t bytes = sizeof(float) * (a + b + c_copies * c) + sizeof(__nv_bfloat16) * (a + b) + 2 * l2_bytes;
+    // Verification: stage and cuBLAS results one after the other, then A, B, C in float64.
+    if (verify) bytes += sizeof(float) * c + sizeof(double) * (a + b + c);
+    return bytes;
+}
+
+std::size_t host_bytes_needed(const GemmProblem& problem, bool verify) {
+    // Two float results and two float64 references (value and magnitude) of C.
+    return verify ? element_count_c(problem.shape) * (2 * sizeof(float) + 2 * sizeof(double)) : 0;
+}
+
+// The stage's launch and cuBLAS's at the stage's precision, both on the same inputs.
+struct StageRunner::Launches {
+    GemmLaunch stage;
+    GemmLaunch cublas;
+};
+
+std::optional<double> StageResult::fraction_of_ceiling_at_its_clock() const {
+    if (!timing.stage_clock_mhz || !ceiling.clock_mhz || ceiling.tflops <= 0.0) return std::nullopt;
+    const double ceiling_at_clock = ceiling.tflops * *timing.stage_clock_mhz / *ceiling.clock_mhz;
+    return tflops(problem.shape, timing.stage_median_ms) / ceiling_at_clock;
+}
+
+namespace {
+
+Ceiling to_ceiling(const char* name, std::string_view key, const ClockedValue& measured) {
+    return Ceiling{name, key, measured.value, measured.clock_mhz};
+}
+
+}  // namespace
+
+StageRunner::StageRunner(const DeviceInfo& device)
+    : device_(device),
+      cublas_(stream_.get()),
+      ffma_ceiling_(to_ceiling("FFMA ceiling", kFfmaCeiling, measure_ffma_tflops(device, stream_.get()))),
+      mma_bf16_ceiling_(to_ceiling("mma.sync ceiling", kMmaSyncBf16Ceiling,
+                                   mma_sync_refusal(device)
+                                       ? ClockedValue{}
+                                       : measure_mma_sync_bf16_tflops(device, stream_.get()))) {}
+
+Ceiling StageRunner::ceiling(Precision precision) const {
+    return precision == Precision::bf16 ? mma_bf16_ceiling_ : ffma_ceiling_;
+}
+
+// `gemm`, when given, replaces the stage's launcher.
+StageRunner::Launches StageRunner::launches(const Stage& stage, const Bf16Gemm& gemm, const GemmProblem& problem,
+                                            const GemmInputs& inputs) const {
+    const cudaStream_t stream = stream_.get();
+    // cuBLAS at the stage's precision, and the stage itself (stage 0 is cuBLAS).
+    GemmLaunch launch_cublas = [this, &stage, problem, &inputs](float* c) {
+        if (stage.precision == Precision::bf16)
+            cublas_.gemm_bf16(problem, inputs.a_bf16(), inputs.b_bf16(), c);
+        else
+            cublas_.sgemm(problem, inputs.a(), inputs.b(), c);
+    };
+    GemmLaunch launch = [&stage, gemm, problem, &inputs, stream, launch_cublas](float* c) {
+        if (gemm)
+            gemm(problem, inputs.a_bf16(), inputs.b_bf16(), c, stream);
+        else if (stage.launch_bf16 != nullptr)
+            stage.launch_bf16(problem, inputs.a_bf16(), inputs.b_bf16(), c, stream);
+        else if (stage.launch != nullptr)
+            stage.launch(problem, inputs.a(), inputs.b(), c, stream);
+        else
+            launch_cublas(c);
+    };
+    return Launches{std::move(launch), std::move(launch_cublas)};
+}
+
+void StageRunner::profile_once(const Stage& stage, const RunSettings& settings) const {
+    const cudaStream_t stream = stream_.get();
+    const GemmInputs inputs(settings.problem, stage.precision, settings.seed, stream);
+    const Launches launch = launches(stage, {}, settings.problem, inputs);
+    DeviceBuffer<float> c(element_count_c(settings.problem.shape));
+    inputs.reset_output(c.data(), stream);
+    launch.stage(c.data());  // warm-up: module loading, cuBLAS heuristics
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    inputs.reset_output(c.data(), stream);
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    CUDA_CHECK(cudaProfilerStart());
+    launch.stage(c.data());
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    CUDA_CHECK(cudaProfilerStop());
+}
+
+StageResult StageRunner::run(const Stage& stage, const RunSettings& settings) const {
+    return run(stage, {}, settings);
+}
+
+StageResult StageRunner::run(const Stage& stage, const Bf16Gemm& gemm, const RunSettings& settings) const {
+    if (gemm && stage.precision != Precision::bf16)
+        throw std::invalid_argument("a replacement GEMM needs a bf16 stage to stand in for");
+    const GemmProblem& problem = settings.problem;
+    const cudaStream_t stream = stream_.get();
+    const GemmInputs inputs(problem, stage.precision, settings.seed, stream);
+    const Launches launches_of_run = launches(stage, gemm, problem, inputs);
+    const GemmLaunch& launch = launches_of_run.stage;
+    const GemmLaunch& launch_cublas = launches_of_run.cublas;
+
+    StageResult result{&stage, problem, settings.seed, std::nullopt, {}, ceiling(stage.precision)};
+    if (settings.verify)
+        result.verification = verify_against_references(problem, stage.precision, inputs, launch,
+                                                        launch_cublas, cublas_, stream);
+
+    DeviceBuffer<float> stage_c(element_count_c(problem.shape));
+    DeviceBuffer<float> cublas_c(element_count_c(problem.shape));
+    inputs.reset_output(stage_c.data(), stream);
+    inputs.reset_output(cublas_c.data(), stream);
+    // With beta != 0 every launch must start from the same C (restored outside the
+    // timed region); with beta == 0 C is not read and needs no reset.
+    const bool restore_c = problem.beta != 0.0f;
+    result.timing = time_interleaved(
+        [&] { launch(stage_c.data()); },
+        [&] { launch_cublas(cublas_c.data()); },
+        [&] {
+            if (!restore_c) return;
+            inputs.reset_output(stage_c.data(), stream);
+            inputs.reset_output(cublas_c.data(), stream);
+        },
+        settings.timing, device_.l2_bytes, stream, &clock_);
+    return result;
+}
+
+}  // namespace sgemm

@@ -1,0 +1,90 @@
+// Runs one stage on one problem: memory check, inputs, verification, timing.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string_view>
+
+#include "driver/stage.hpp"
+#include "gpu/cublas_gemm.hpp"
+#include "gpu/device_buffer.hpp"
+#include "gpu/device_info.hpp"
+#include "measuring/sm_clock.hpp"
+#include "measuring/timing.hpp"
+#include "verification/verification.hpp"
+
+namespace sgemm {
+
+struct RunSettings {
+    GemmProblem problem;
+    std::uint64_t seed = 0;
+    bool verify = true;
+    TimingSettings timing;
+};
+
+// The throughput a stage is measured against besides cuBLAS: the ceiling of the unit it
+// runs on, measured at start-up (ceilings.hpp): FFMA for fp32 stages, mma.sync for bf16.
+struct Ceiling {
+    const char* name = "";   // for the reader: "FFMA ceiling"
+    std::string_view key;    // its name in ceilings.csv and results.csv: kFfmaCeiling
+    double tflops = 0.0;     // 0 where it cannot be measured
+    std::optional<double> clock_mhz;  // the SM clock of its fastest launch (sm_clock.hpp)
+};
+
+struct StageResult {
+    const Stage* stage = nullptr;
+    GemmProblem problem;
+    std::uint64_t seed = 0;
+    std::optional<Verification> verification;  // empty when verification was skipped
+    InterleavedTiming timing;
+    Ceiling ceiling;  // of the unit the stage runs on
+
+    bool passed() const { return !verification || verification->stage.passed(); }
+
+    // The stage's fraction of its ceiling scaled to the clock the stage ran at: what it
+    // does per clock against what the unit does per clock. Empty unless both clocks were read.
+    std::optional<double> fraction_of_ceiling_at_its_clock() const;
+};
+
+double tflops(const GemmShape& shape, double milliseconds);
+
+// Device memory one run needs, in bytes (inputs, outputs, the float64 reference when
+// verifying, and the L2 flush buffer).
+std::size_t device_bytes_needed(const GemmProblem& problem, bool verify, std::size_t l2_bytes);
+// Host memory the verification copies need.
+std::size_t host_bytes_needed(const GemmProblem& problem, bool verify);
+
+// A bf16 GEMM that is not one of the stages (sgemm_survey's cuBLASLt kernels), with the
+// stages' signature but state of its own.
+using Bf16Gemm = std::function<void(const GemmProblem& problem, const __nv_bfloat16* a,
+                                    const __nv_bfloat16* b, float* c, cudaStream_t stream)>;
+
+class StageRunner {
+public:
+    explicit StageRunner(const DeviceInfo& device);
+
+    StageResult run(const Stage& stage, const RunSettings& settings) const;
+    // `gemm` in place of the bf16 stage's own launcher, verified and timed as the stage is.
+    StageResult run(const Stage& stage, const Bf16Gemm& gemm, const RunSettings& settings) const;
+
+    // Launches the stage once to warm up, then once between cudaProfilerStart and
+    // cudaProfilerStop, so that a profiler started with profiling off sees that launch alone.
+    void profile_once(const Stage& stage, const RunSettings& settings) const;
+
+    Ceiling ceiling(Precision precision) const;
+
+private:
+    struct Launches;
+    Launches launches(const Stage& stage, const Bf16Gemm& gemm, const GemmProblem& problem,
+                      const GemmInputs& inputs) const;
+
+    DeviceInfo device_;
+    CudaStream stream_;
+    Cublas cublas_;
+    SmClockStamps clock_{2};    // around every run's timed launches
+    Ceiling ffma_ceiling_;      // measured at construction
+    Ceiling mma_bf16_ceiling_;  // measured at construction where mma.sync runs (else 0 TFLOPS)
+};
+
+}  // namespace sgemm

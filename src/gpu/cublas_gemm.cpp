@@ -1,0 +1,35 @@
+#include "gpu/cublas_gemm.hpp"
+
+#include "gpu/cuda_check.hpp"
+
+namespace sgemm {
+
+Cublas::Cublas(cudaStream_t stream) {
+    CUBLAS_CHECK(cublasCreate(&handle_));
+    CUBLAS_CHECK(cublasSetStream(handle_, stream));
+}
+
+Cublas::~Cublas() { cublasDestroy(handle_); }
+
+void Cublas::sgemm(const GemmProblem& problem, const float* a, const float* b, float* c) const {
+    const auto [m, n, k] = problem.shape;
+    CUBLAS_CHECK(cublasSgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &problem.alpha, b, n, a, k,
+                             &problem.beta, c, n));
+}
+
+void Cublas::gemm_bf16(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b,
+                       float* c) const {
+    const auto [m, n, k] = problem.shape;
+    CUBLAS_CHECK(cublasGemmEx(handle_, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &problem.alpha, b,
+                              CUDA_R_16BF, n, a, CUDA_R_16BF, k, &problem.beta, c, CUDA_R_32F, n,
+                              CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
+void Cublas::dgemm(const GemmShape& shape, double alpha, const double* a, const double* b,
+                   double beta, double* c) const {
+    const auto [m, n, k] = shape;
+    CUBLAS_CHECK(
+        cublasDgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, b, n, a, k, &beta, c, n));
+}
+
+}  // namespace sgemm

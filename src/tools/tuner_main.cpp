@@ -1,0 +1,75 @@
+// sgemm_tune: verifies and times candidate tile shapes of stage 10's or 14's kernel
+// against cuBLAS at the stage's precision, like any stage, and writes one CSV row per
+// candidate and size. scripts/tune.py runs it and picks the winner.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "driver/report.hpp"
+#include "driver/stage_registry.hpp"
+#include "driver/stage_runner.hpp"
+#include "gpu/device_info.hpp"
+#include "measuring/timing.hpp"
+#include "tools/tool_main.hpp"
+#include "tools/tuning_candidates.hpp"
+
+namespace sgemm {
+namespace {
+
+int run(int argc, char** argv) {
+    CLI::App app("sgemm_tune: time candidate tile shapes of stage 10 or 14 against cuBLAS", "sgemm_tune");
+    std::vector<int> sizes{4096, 8192};
+    std::string csv_path;
+    double time_budget = 1.0;
+    std::string timing = "launches";
+    int stage_number = 10;
+    app.add_option("--stage", stage_number, "the stage whose shapes to time (10 or 14)")->check(CLI::IsMember({10, 14}));
+    app.add_option("--sizes", sizes, "square sizes to time (multiples of 256)");
+    app.add_option("--csv", csv_path, "write the rows to this file")->required();
+    app.add_option("--time-budget", time_budget, "seconds per measurement");
+    app.add_option("--timing", timing,
+                   "how each candidate and cuBLAS take turns, as in sgemm: 'launches' (default) or 'blocks'")
+        ->check(CLI::IsMember(timing_method_names()));
+    CLI11_PARSE(app, argc, argv);
+
+    const DeviceInfo device = query_device();
+    const StageRunner runner(device);
+    std::ofstream csv(csv_path);
+    csv << "config,group_rows,threads,shared_bytes,registers,size,median_ms,tflops,cublas_tflops,"
+           "ratio_to_cublas,timing,verified,gpu\n";
+    int failures = 0;
+    const std::vector<TuningCandidate> candidates = tuning_candidates(stage_number);
+    const Stage& tuned = *find_stage(stage_number);
+    for (const int size : sizes) {
+        for (std::size_t i = 0; i < candidates.size(); ++i) {
+            const TuningCandidate& c = candidates[i];
+            Stage stage = tuned;
+            stage.launch = c.launch;
+            stage.launch_bf16 = c.launch_bf16;
+            RunSettings settings;
+            settings.problem = GemmProblem{GemmShape{size, size, size}, 1.0f, 0.0f};
+            settings.seed = 1000 + i;
+            settings.timing = TimingSettings{0, time_budget, timing_method_named(timing)};
+            const ResultRow row = to_result_row(runner.run(stage, settings), device);
+            failures += row.verified != "true";
+            fmt::print("N={} [{:2}/{}] {} group {:2}: {:6.2f} TFLOPS, {:5.1f} % of cuBLAS, {} registers, {}\n",
+                       size, i + 1, candidates.size(), c.name, c.group_rows, row.tflops,
+                       100 * row.ratio_to_cublas, c.registers, row.verified == "true" ? "PASS" : "FAIL");
+            std::fflush(stdout);
+            csv << fmt::format("\"{}\",{},{},{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{},{},\"{}\"\n", c.name,
+                               c.group_rows, c.threads, c.shared_bytes, c.registers, size,
+                               row.median_ms, row.tflops, row.cublas_tflops, row.ratio_to_cublas,
+                               row.timing, row.verified, row.gpu);
+        }
+    }
+    return failures == 0 ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace sgemm
+
+int main(int argc, char** argv) { return sgemm::run_reporting_errors("sgemm_tune", sgemm::run, argc, argv); }

@@ -1,0 +1,37 @@
+#include "verification/gemm_inputs.hpp"
+
+#include "gpu/device_fill.hpp"
+
+namespace sgemm {
+
+std::size_t element_count_a(const GemmShape& s) { return std::size_t(s.m) * std::size_t(s.k); }
+std::size_t element_count_b(const GemmShape& s) { return std::size_t(s.k) * std::size_t(s.n); }
+std::size_t element_count_c(const GemmShape& s) { return std::size_t(s.m) * std::size_t(s.n); }
+
+GemmInputs::GemmInputs(const GemmProblem& problem, Precision precision, std::uint64_t seed,
+                       cudaStream_t stream)
+    : shape_(problem.shape),
+      a_(element_count_a(problem.shape)),
+      b_(element_count_b(problem.shape)),
+      c_initial_(problem.beta != 0.0f ? element_count_c(problem.shape) : 0) {
+    // Distinct streams of random numbers for A, B and C from one seed.
+    fill_uniform(a_.data(), a_.size(), seed * 3 + 0, stream);
+    fill_uniform(b_.data(), b_.size(), seed * 3 + 1, stream);
+    if (c_initial_.size() > 0) fill_uniform(c_initial_.data(), c_initial_.size(), seed * 3 + 2, stream);
+    if (precision == Precision::bf16) {
+        a_bf16_ = DeviceBuffer<__nv_bfloat16>(a_.size());
+        b_bf16_ = DeviceBuffer<__nv_bfloat16>(b_.size());
+        round_to_bf16(a_.data(), a_bf16_.data(), a_.size(), stream);
+        round_to_bf16(b_.data(), b_bf16_.data(), b_.size(), stream);
+    }
+}
+
+void GemmInputs::reset_output(float* c, cudaStream_t stream) const {
+    if (c_initial_.size() > 0)
+        CUDA_CHECK(cudaMemcpyAsync(c, c_initial_.data(), c_initial_.bytes(), cudaMemcpyDeviceToDevice,
+                                   stream));
+    else
+        fill_nan(c, element_count_c(shape_), stream);
+}
+
+}  // namespace sgemm

@@ -1,0 +1,74 @@
+#include "verification/verification.hpp"
+
+#include <cmath>
+#include <vector>
+
+#include "gpu/device_fill.hpp"
+
+namespace sgemm {
+namespace {
+
+template <class T>
+std::vector<T> copy_to_host(const DeviceBuffer<T>& buffer, cudaStream_t stream) {
+    std::vector<T> host(buffer.size());
+    CUDA_CHECK(cudaMemcpyAsync(host.data(), buffer.data(), buffer.bytes(), cudaMemcpyDeviceToHost,
+                               stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    return host;
+}
+
+std::vector<float> run_once(const GemmShape& shape, const GemmInputs& inputs,
+                            const GemmLaunch& launch, cudaStream_t stream) {
+    DeviceBuffer<float> c(element_count_c(shape));
+    inputs.reset_output(c.data(), stream);
+    launch(c.data());
+    CUDA_CHECK(cudaGetLastError());
+    return copy_to_host(c, stream);
+}
+
+struct Reference {
+    std::vector<double> value;      // alpha A B + beta C0
+    std::vector<double> magnitude;  // |alpha| |A| |B| + |beta| |C0|
+};
+
+// Both in float64: `absolute` selects |A| |B| |C0| with |alpha| and |beta|.
+std::vector<double> float64_gemm(const GemmProblem& problem, const GemmInputs& inputs,
+                                 bool absolute, const Cublas& cublas, cudaStream_t stream) {
+    const GemmShape& shape = problem.shape;
+    DeviceBuffer<double> a(element_count_a(shape));
+    DeviceBuffer<double> b(element_count_b(shape));
+    DeviceBuffer<double> c(element_count_c(shape));
+    widen_to_double(inputs.a(), a.data(), a.size(), absolute, stream);
+    widen_to_double(inputs.b(), b.data(), b.size(), absolute, stream);
+    double alpha = problem.alpha;
+    double beta = problem.beta;
+    if (absolute) {
+        alpha = std::abs(alpha);
+        beta = std::abs(beta);
+    }
+    if (inputs.c_initial() != nullptr) widen_to_double(inputs.c_initial(), c.data(), c.size(), absolute, stream);
+    else beta = 0.0;  // DGEMM then does not read c
+    cublas.dgemm(shape, alpha, a.data(), b.data(), beta, c.data());
+    return copy_to_host(c, stream);
+}
+
+}  // namespace
+
+Verification verify_against_references(const GemmProblem& problem, Precision precision,
+                                       const GemmInputs& inputs, const GemmLaunch& launch_stage,
+                                       const GemmLaunch& launch_cublas, const Cublas& cublas,
+                                       cudaStream_t stream) {
+    const std::vector<float> stage_c = run_once(problem.shape, inputs, launch_stage, stream);
+    const std::vector<float> cublas_c = run_once(problem.shape, inputs, launch_cublas, stream);
+    const std::vector<double> reference = float64_gemm(problem, inputs, false, cublas, stream);
+    const std::vector<double> magnitude = float64_gemm(problem, inputs, true, cublas, stream);
+
+    const ErrorBudget budget{accumulator_unit_roundoff(precision), problem.shape.k};
+    return Verification{
+        check_against_reference(stage_c, reference, magnitude, budget),
+        check_against_reference(cublas_c, reference, magnitude, budget),
+        normwise_relative_difference(stage_c, cublas_c),
+    };
+}
+
+}  // namespace sgemm
