@@ -6,9 +6,10 @@
 // Tuning. The kernel (10_tuned.cuh) is stage 9's, written as a template over its
 // tile shapes: block tile, K step, warp tile, thread tile, and the number of blocks
 // __launch_bounds__ asks to fit on an SM (which caps registers). scripts/tune.py
-// builds sgemm_tune (src/tools/tuning_candidates.cu), which instantiates candidate shapes, verifies and
-// times each one against cuBLAS like any stage, and writes everything it tried, with
-// the winner, to results/<gpu>/tuning_stage10.csv and .md. The winner is compiled in below.
+// builds sgemm_tune (src/tools/tuning_candidates.cu), which instantiates candidate
+// shapes, verifies and times each one against cuBLAS like any stage, and writes
+// everything it tried, with the winner, to results/<gpu>/tuning_stage10.csv and .md.
+// The winner is compiled in below.
 //
 // Block rasterization. Blocks are numbered so that consecutive blocks walk down a
 // group of block-rows before moving to the next column: blocks running at the same
@@ -39,19 +40,9 @@
 // threads own 8x16 outputs, 3 stages, uses 253 registers and 24.4 KB of shared memory;
 // a thread's six 128-bit shared loads now feed 128 FMAs per step, where stage 9's four
 // fed 64.
-// What the tuning runs showed (scripts/tune.py on the H100):
-//   - With stage 9's shape (8x8 per thread) this kernel reached 87.5–88.3 %, no better
-//     than stage 9: the larger thread tile, not the barrier trick alone, is the gain.
-//   - Copying A by 4-byte cp.async (to transpose it on the way) ran 69–76 %: each warp
-//     then makes four times the memory requests of one 128-bit load. A stays in registers.
-//   - Stage 9's register prefetch for both operands plus fragment double-buffering
-//     spilled (28–32 bytes at the 128-register cap of two 256-thread blocks per SM).
-//   - Raster group height (1, 4, 8, 16): within 0.2 points at 4096, up to 1.2 at 8192.
-//   - A 16-deep K step, 4 stages, 128x256 blocks, 64-wide blocks: all slower.
-//   - Moving this kernel's slice loads and epilogue to the shared helpers of
-//     kernels/common/register_tile.cuh (as stages 5-9 use them) changed its code
-//     generation (251 instead of 253 registers) and cost 5 % (46.0 TFLOPS at 8192), so
-//     10_tuned.cuh keeps its own copy of those few lines.
+// 10_tuned.cuh keeps its own slice loads and epilogue: through the shared helpers of
+// kernels/common/register_tile.cuh, as stages 5-9 use them, it lost 5 %. What the tuning
+// runs showed and what was dropped, with figures: docs/notes/10_tuned.md.
 // Shapes off the tile go through the checked kernel: M=4095 N=4097 K=4093 ran 39.6
 // TFLOPS (82 % of cuBLAS), M=1000 N=3000 K=777 with beta = 0.5 ran 23.1 (63 %);
 // ./sgemm 10 -m 4095 -n 4097 -k 4093 on the H100.

@@ -2,6 +2,7 @@
 them from the committed stage files and CSVs must change nothing."""
 import re
 import sys
+import tempfile
 import unittest
 from pathlib import Path
 
@@ -19,11 +20,36 @@ class GeneratedFilesMatchTheCsvs(unittest.TestCase):
     def test_worklog_regenerates_unchanged(self):
         text = (REPO / "WORKLOG.md").read_text()
         # The header names the results folder it was generated from.
-        source = re.search(r"opening comments and (results/[^/]+)/;", text)
+        source = re.search(r" and (results/[^/]+)/;", text)
         self.assertIsNotNone(source, "WORKLOG.md does not name its results folder")
         expected = worklog.worklog(REPO / "kernels", REPO / source.group(1))
         self.assertEqual(text, expected,
                          "WORKLOG.md is stale: run python3 scripts/worklog.py")
+
+    def test_every_chapter_can_be_finished(self):
+        for number, path in worklog.stage_files(REPO / "kernels").items():
+            with self.subTest(stage=number):
+                self.assertLessEqual(worklog.chapter_lines(path), worklog.MAX_CHAPTER_LINES,
+                                     f"{path.name}: move what was tried and dropped to docs/notes/{path.stem}.md")
+
+    def test_every_notes_file_belongs_to_a_stage_and_reaches_the_worklog(self):
+        text = (REPO / "WORKLOG.md").read_text()
+        stems = {path.stem for path in worklog.stage_files(REPO / "kernels").values()}
+        for notes in sorted(worklog.NOTES_DIR.glob("*.md")):
+            with self.subTest(notes=notes.name):
+                self.assertIn(notes.stem, stems, "a notes file is named after its stage file")
+                self.assertIn(f"[`docs/notes/{notes.name}`]", text)
+
+    def test_notes_go_one_heading_down_and_their_links_follow(self):
+        with tempfile.TemporaryDirectory() as scratch:
+            notes_dir = Path(scratch) / "docs" / "notes"
+            notes_dir.mkdir(parents=True)
+            path = notes_dir / "14_multistage.md"
+            path.write_text("# Title\n\nIntroduction.\n\n## Tried\n\n- one, [code](../../kernels/x.cu#L3)\n"
+                            "```\n# not a heading\n```\n### Deeper, [site](https://example.com)\n")
+            self.assertEqual(worklog.notes(path, Path(scratch)),
+                             "### Tried\n\n- one, [code](kernels/x.cu#L3)\n```\n# not a heading\n```\n"
+                             "#### Deeper, [site](https://example.com)")
 
     def test_every_stage_file_has_a_section(self):
         text = (REPO / "WORKLOG.md").read_text()
