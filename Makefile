@@ -20,9 +20,9 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 # nvcc from PATH, or where the toolkit's packages put it without adding it to PATH.
 NVCC ?= $(or $(shell command -v nvcc),$(wildcard /usr/local/cuda/bin/nvcc))
-# The first Python with matplotlib: the python3 on PATH may be a pyenv or venv one
-# without it, where the system's has it.
-PYTHON ?= $(or $(shell for p in python3 /usr/bin/python3; do $$p -c 'import matplotlib' 2>/dev/null && { echo $$p; break; }; done),python3)
+# The Python with matplotlib that the build found (tests/CMakeLists.txt): the python3 on
+# PATH may be a pyenv or venv one without it, where the system's has it.
+PYTHON ?= $(or $(shell sed -n 's/^SGEMM_PYTHON:FILEPATH=//p' $(BUILD_DIR)/CMakeCache.txt 2>/dev/null),python3)
 
 .PHONY: all dependencies build test sanitize results peak tune survey profile clean
 

@@ -52,25 +52,26 @@ def stage_files(kernels_dir):
     return files
 
 
-def opening_comment(path):
-    """(title, paragraphs) of the comment block a stage file opens with."""
+def _comment_block(path):
+    """The lines of the comment block a stage file opens with, without their //."""
     lines = []
     for line in Path(path).read_text().splitlines():
         if not line.startswith("//"):
             break
         lines.append(line[2:].removeprefix(" "))
+    return lines
+
+
+def opening_comment(path):
+    """(title, paragraphs) of the comment block a stage file opens with."""
+    lines = _comment_block(path)
     title = re.sub(r"^Stage \d+ — ", "", lines[0]).strip().rstrip(".")
     return title, "\n".join(lines[1:]).strip()
 
 
 def chapter_lines(path):
     """The number of lines of the comment block a stage file opens with."""
-    count = 0
-    for line in Path(path).read_text().splitlines():
-        if not line.startswith("//"):
-            break
-        count += 1
-    return count
+    return len(_comment_block(path))
 
 
 def notes(path, base):
