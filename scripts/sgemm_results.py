@@ -58,6 +58,9 @@ CEILINGS = {
     "mma_sync_bf16": ("mma.sync (measured)",
                       "the mma.sync m16n8k16 bf16 throughput measured on this GPU as the run started "
                       "(registers only)"),
+    "wgmma_bf16": ("wgmma (measured)",
+                   "the wgmma m64n256k16 bf16 throughput (operands in shared memory) for the Hopper "
+                   "stages (15 on), measured on this GPU as the run started"),
 }
 
 # ceilings.csv, from `sgemm peak --csv`: one row per ceiling measured, with the SM clock

@@ -81,13 +81,27 @@ TEST(ShapeRule, DescribesAndRefuses) {
 TEST(ArchitectureRefusal, NamesWhatIsMissing) {
     Stage hopper_only = *find_stage(1);
     hopper_only.min_compute_capability = 90;
-    EXPECT_FALSE(architecture_refusal(hopper_only, 90, 90).has_value());
-    const auto old_gpu = architecture_refusal(hopper_only, 80, 90);
+    EXPECT_FALSE(architecture_refusal(hopper_only, 90, BuildTarget{90, false}).has_value());
+    const auto old_gpu = architecture_refusal(hopper_only, 80, BuildTarget{90, false});
     ASSERT_TRUE(old_gpu.has_value());
     EXPECT_NE(old_gpu->find("this GPU is sm_80"), std::string::npos);
-    const auto old_build = architecture_refusal(hopper_only, 90, 80);
+    const auto old_build = architecture_refusal(hopper_only, 90, BuildTarget{80, false});
     ASSERT_TRUE(old_build.has_value());
     EXPECT_NE(old_build->find("built for sm_80"), std::string::npos);
+}
+
+TEST(ArchitectureRefusal, Sm90aStagesNeedHopperAndAnSm90aBuild) {
+    for (const Stage& stage : all_stages()) {
+        if (!stage.needs_sm90a) continue;
+        EXPECT_FALSE(architecture_refusal(stage, 90, BuildTarget{90, true}).has_value()) << stage.number;
+        const auto plain_sm90 = architecture_refusal(stage, 90, BuildTarget{90, false});
+        ASSERT_TRUE(plain_sm90.has_value());
+        EXPECT_NE(plain_sm90->find("make ARCH=90a"), std::string::npos);
+        const auto blackwell = architecture_refusal(stage, 100, BuildTarget{90, true});
+        ASSERT_TRUE(blackwell.has_value());
+        EXPECT_NE(blackwell->find("only on Hopper"), std::string::npos);
+        EXPECT_TRUE(architecture_refusal(stage, 80, BuildTarget{80, false}).has_value());
+    }
 }
 
 }  // namespace

@@ -7,7 +7,7 @@
 //   wgmma_fence()           before the first wgmma, and after any other instruction
 //                           wrote the accumulators (wgmmas of one shape that chain on
 //                           the same accumulators are ordered without it)
-//   wgmma_m64n256k16_bf16() issue one; it returns before the hardware is done
+//   wgmma_m64k16_bf16<N>()  issue one; it returns before the hardware is done
 //   wgmma_commit_group()    close the wgmmas issued since the last commit into a group
 //   wgmma_wait_group<N>()   wait until at most N groups are still running
 //   wgmma_fence_accumulators() then keep the compiler from reading them any earlier
@@ -93,46 +93,115 @@ __device__ __forceinline__ void wgmma_fence_accumulators(float (&d)[kCount]) {
     for (int i = 0; i < kCount; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 
-// d += A * B: A 64x16 bf16, B 16x256 bf16 (stored 256 x 16, K-major), both in shared
-// memory; d is the warpgroup's 64x256 FP32 tile, 128 registers a thread (thread t of
-// warp w holds rows 16w + t/4 and 16w + t/4 + 8, the column pairs 8i + 2(t%4) + {0,1};
-// d[4i..4i+3] for column block i: the m16n8 C layout of mma.cuh, once per block).
-// scale-d = 1 (accumulate), no negation, both operands K-major (trans = 0).
-__device__ __forceinline__ void wgmma_m64n256k16_bf16(float (&d)[128], std::uint64_t a_descriptor,
-                                                      std::uint64_t b_descriptor) {
+// d += A * B for one m64nNk16 step: A 64x16 bf16, K-major; B 16xN bf16, K-major (stored
+// N x 16, kBMnMajor = false) or MN-major (stored 16 x N, row-major, kBMnMajor = true:
+// wgmma transposes 16-bit operands as it reads them); d is the warpgroup's 64xN FP32
+// tile, N/2 registers a thread: thread t of warp w holds rows 16w + t/4 and 16w + t/4 + 8,
+// the column pairs 8i + 2(t%4) + {0,1}, as d[4i..4i+1] and d[4i+2..4i+3] (the m16n8 C
+// layout of mma.cuh, once per 8 columns). The instruction is
+//   wgmma.mma_async.sync.aligned.m64nNk16.f32.bf16.bf16 d, a-desc, b-desc, p, 1, 1, 0, tB
+// with p true (scale-d: accumulate), no negation, A not transposed, B transposed (tB = 1)
+// when MN-major.
+template <int N>
+struct Wgmma;
+
+#define SGEMM_WGMMA_D8(i)                                                                              \
+    "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
+        "+f"(d[i + 6]), "+f"(d[i + 7])
+
+template <>
+struct Wgmma<128> {
+    template <bool kBMnMajor>
+    __device__ __forceinline__ static void bf16(float (&d)[64], std::uint64_t a, std::uint64_t b) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    asm volatile(
-        "{\n"
-        ".reg .pred accumulate;\n"
-        "setp.ne.b32 accumulate, 1, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 "
-        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
-        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
-        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
-        "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
-        "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
-        "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
-        "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, "
-        "%128, %129, accumulate, 1, 1, 0, 0;\n"
-        "}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
-          "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
-          "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
-          "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
-          "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
-          "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
-          "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
-          "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
-          "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-        : "l"(a_descriptor), "l"(b_descriptor));
+        asm volatile(
+            "{\n.reg .pred accumulate;\nsetp.ne.b32 accumulate, 1, 0;\n"
+            "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
+            "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+            "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+            "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+            "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
+            "%64, %65, accumulate, 1, 1, 0, %66;\n}\n"
+            : SGEMM_WGMMA_D8(0), SGEMM_WGMMA_D8(8), SGEMM_WGMMA_D8(16), SGEMM_WGMMA_D8(24),
+              SGEMM_WGMMA_D8(32), SGEMM_WGMMA_D8(40), SGEMM_WGMMA_D8(48), SGEMM_WGMMA_D8(56)
+            : "l"(a), "l"(b), "n"(kBMnMajor ? 1 : 0));
+#endif
+    }
+};
+
+template <>
+struct Wgmma<192> {
+    template <bool kBMnMajor>
+    __device__ __forceinline__ static void bf16(float (&d)[96], std::uint64_t a, std::uint64_t b) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+        asm volatile(
+            "{\n.reg .pred accumulate;\nsetp.ne.b32 accumulate, 1, 0;\n"
+            "wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16 {"
+            "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+            "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+            "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+            "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+            "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+            "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95}, "
+            "%96, %97, accumulate, 1, 1, 0, %98;\n}\n"
+            : SGEMM_WGMMA_D8(0), SGEMM_WGMMA_D8(8), SGEMM_WGMMA_D8(16), SGEMM_WGMMA_D8(24),
+              SGEMM_WGMMA_D8(32), SGEMM_WGMMA_D8(40), SGEMM_WGMMA_D8(48), SGEMM_WGMMA_D8(56),
+              SGEMM_WGMMA_D8(64), SGEMM_WGMMA_D8(72), SGEMM_WGMMA_D8(80), SGEMM_WGMMA_D8(88)
+            : "l"(a), "l"(b), "n"(kBMnMajor ? 1 : 0));
+#endif
+    }
+};
+
+template <>
+struct Wgmma<256> {
+    template <bool kBMnMajor>
+    __device__ __forceinline__ static void bf16(float (&d)[128], std::uint64_t a, std::uint64_t b) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+        asm volatile(
+            "{\n.reg .pred accumulate;\nsetp.ne.b32 accumulate, 1, 0;\n"
+            "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {"
+            "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+            "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+            "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+            "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+            "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+            "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+            "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
+            "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, "
+            "%128, %129, accumulate, 1, 1, 0, %130;\n}\n"
+            : SGEMM_WGMMA_D8(0), SGEMM_WGMMA_D8(8), SGEMM_WGMMA_D8(16), SGEMM_WGMMA_D8(24),
+              SGEMM_WGMMA_D8(32), SGEMM_WGMMA_D8(40), SGEMM_WGMMA_D8(48), SGEMM_WGMMA_D8(56),
+              SGEMM_WGMMA_D8(64), SGEMM_WGMMA_D8(72), SGEMM_WGMMA_D8(80), SGEMM_WGMMA_D8(88),
+              SGEMM_WGMMA_D8(96), SGEMM_WGMMA_D8(104), SGEMM_WGMMA_D8(112), SGEMM_WGMMA_D8(120)
+            : "l"(a), "l"(b), "n"(kBMnMajor ? 1 : 0));
+#endif
+    }
+};
+
+#undef SGEMM_WGMMA_D8
+
+template <int N, bool kBMnMajor>
+__device__ __forceinline__ void wgmma_m64k16_bf16(float (&d)[N / 2], std::uint64_t a_descriptor,
+                                                  std::uint64_t b_descriptor) {
+    Wgmma<N>::template bf16<kBMnMajor>(d, a_descriptor, b_descriptor);
+}
+
+// setmaxnreg.dec/inc.sync.aligned.u32 (sm_90a): the warpgroup that runs it gives back
+// registers to, or takes them from, the SM's pool, so that a producer warpgroup that
+// only issues copies can leave its registers to the warpgroups that hold accumulators.
+// Every warp of the warpgroup must run it; it takes effect only in a kernel compiled with
+// a register limit (__launch_bounds__(threads, 1)).
+template <int kRegisters>
+__device__ __forceinline__ void warpgroup_release_registers() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegisters));
+#endif
+}
+
+template <int kRegisters>
+__device__ __forceinline__ void warpgroup_claim_registers() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegisters));
 #endif
 }
 

@@ -65,7 +65,7 @@ std::string help_footer() {
            "  ./sgemm all 4096          every stage, then a table\n"
            "  ./sgemm 3 -m 1000 -n 300 -k 77 --alpha 2 --beta 0.5\n"
            "  ./sgemm peak --csv c.csv  measure this GPU's FFMA, tensor-core and memory ceilings\n\n"
-           "Stages:\n" + stage_list(nullptr, 0);
+           "Stages:\n" + stage_list(nullptr, BuildTarget{});
 }
 
 }  // namespace

@@ -42,7 +42,7 @@ void check_memory(const RunSettings& settings, const DeviceInfo& device) {
 std::vector<const Stage*> stages_to_run(const Request& request, const DeviceInfo& device) {
     if (!request.run_all) {
         if (const auto refusal = architecture_refusal(*request.stage, device.compute_capability,
-                                                      build_compute_capability()))
+                                                      build_target()))
             throw FatalError(*refusal);
         return {request.stage};
     }
@@ -53,7 +53,7 @@ std::vector<const Stage*> stages_to_run(const Request& request, const DeviceInfo
 
 // The reason `stage` is left out of an "all" run, if it is.
 std::optional<std::string> skip_reason(const Stage& stage, const Request& request, const DeviceInfo& device) {
-    if (auto refusal = architecture_refusal(stage, device.compute_capability, build_compute_capability()))
+    if (auto refusal = architecture_refusal(stage, device.compute_capability, build_target()))
         return refusal;
     return shape_refusal(stage, request.settings.problem.shape);
 }
@@ -73,9 +73,9 @@ int run(const Request& request) {
     if (request.list_stages) {
         try {
             const DeviceInfo device = query_device();
-            fmt::print("{}", stage_list(&device, build_compute_capability()));
+            fmt::print("{}", stage_list(&device, build_target()));
         } catch (const NoGpuError&) {
-            fmt::print("{}", stage_list(nullptr, build_compute_capability()));
+            fmt::print("{}", stage_list(nullptr, build_target()));
         }
         return 0;
     }

@@ -40,16 +40,18 @@ std::string clock_report(const StageResult& r) {
 
 }  // namespace
 
-std::string stage_list(const DeviceInfo* device, int build_cc) {
+std::string stage_list(const DeviceInfo* device, const BuildTarget& build) {
     std::string out = fmt::format("{:>5}  {:<22} {:<9} {:<8} {:<16} {}\n", "stage", "name",
                                   "precision", "min arch", "shape", "what it changes");
     for (const Stage& stage : all_stages()) {
-        const std::string arch =
-            stage.min_compute_capability > 0 ? fmt::format("sm_{}", stage.min_compute_capability) : "any";
+        const std::string arch = stage.needs_sm90a ? "sm_90a"
+                                 : stage.min_compute_capability > 0
+                                     ? fmt::format("sm_{}", stage.min_compute_capability)
+                                     : "any";
         out += fmt::format("{:>5}  {:<22} {:<9} {:<8} {:<16} {}\n", stage.number, stage.name,
                            to_string(stage.precision), arch, stage.shape_rule.describe(), stage.summary);
         if (device == nullptr) continue;
-        if (const auto refusal = architecture_refusal(stage, device->compute_capability, build_cc))
+        if (const auto refusal = architecture_refusal(stage, device->compute_capability, build))
             out += fmt::format("{:>5}  unavailable: {}\n", "", *refusal);
     }
     return out;

@@ -14,7 +14,7 @@
 namespace sgemm {
 
 // `device` may be null (no GPU): availability is then left out.
-std::string stage_list(const DeviceInfo* device, int build_cc);
+std::string stage_list(const DeviceInfo* device, const BuildTarget& build);
 
 // The ceilings the stages are measured against; a bf16 ceiling of 0 TFLOPS is left out.
 std::string run_header(const DeviceInfo& device, const Ceiling& fp32, const Ceiling& bf16,

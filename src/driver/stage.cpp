@@ -57,14 +57,21 @@ std::optional<std::string> shape_refusal(const Stage& stage, const GemmShape& sh
                        shape.m, shape.n, shape.k);
 }
 
-std::optional<std::string> architecture_refusal(const Stage& stage, int device_cc, int build_cc) {
+std::optional<std::string> architecture_refusal(const Stage& stage, int device_cc, const BuildTarget& build) {
+    if (stage.needs_sm90a && device_cc != 90)
+        return fmt::format("stage {} ({}) runs only on Hopper (sm_90a: wgmma, setmaxnreg); this GPU is sm_{}",
+                           stage.number, stage.name, device_cc);
     if (device_cc < stage.min_compute_capability)
         return fmt::format("stage {} ({}) needs sm_{} or newer; this GPU is sm_{}", stage.number,
                            stage.name, stage.min_compute_capability, device_cc);
-    if (build_cc < stage.min_compute_capability)
+    if (build.compute_capability < stage.min_compute_capability)
         return fmt::format("stage {} ({}) needs sm_{} code; this binary was built for sm_{} "
                            "(rebuild with make ARCH=...)",
-                           stage.number, stage.name, stage.min_compute_capability, build_cc);
+                           stage.number, stage.name, stage.min_compute_capability, build.compute_capability);
+    if (stage.needs_sm90a && !build.sm90a)
+        return fmt::format("stage {} ({}) needs sm_90a code; this binary was built for sm_{} "
+                           "(rebuild with make ARCH=90a)",
+                           stage.number, stage.name, build.compute_capability);
     return std::nullopt;
 }
 

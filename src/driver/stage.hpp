@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "gpu/build_target.hpp"
 #include "kernels/common/gemm_problem.hpp"
 
 namespace sgemm {
@@ -38,6 +39,7 @@ struct Stage {
     std::string_view summary;  // one line: what this stage changes
     Fp32Launcher launch = nullptr;        // fp32 stages
     Bf16Launcher launch_bf16 = nullptr;   // bf16 stages
+    bool needs_sm90a = false;  // Hopper's own instructions (wgmma, setmaxnreg): sm_90 only
     // Stage 0, cuBLAS itself, has neither.
     bool is_cublas() const { return launch == nullptr && launch_bf16 == nullptr; }
 };
@@ -45,7 +47,7 @@ struct Stage {
 // Why `stage` cannot run `shape`, in one line; nullopt if it can.
 std::optional<std::string> shape_refusal(const Stage& stage, const GemmShape& shape);
 
-// Why `stage` cannot run on a GPU of `device_cc` with a binary built for `build_cc`.
-std::optional<std::string> architecture_refusal(const Stage& stage, int device_cc, int build_cc);
+// Why `stage` cannot run on a GPU of `device_cc` with a binary built for `build`.
+std::optional<std::string> architecture_refusal(const Stage& stage, int device_cc, const BuildTarget& build);
 
 }  // namespace sgemm

@@ -62,6 +62,16 @@ Ceiling StageRunner::ceiling(Precision precision) const {
     return precision == Precision::bf16 ? mma_bf16_ceiling_ : ffma_ceiling_;
 }
 
+Ceiling StageRunner::ceiling(const Stage& stage) const {
+    if (!stage.needs_sm90a) return ceiling(stage.precision);
+    if (!wgmma_ceiling_)
+        wgmma_ceiling_ = to_ceiling("wgmma ceiling", kWgmmaBf16Ceiling,
+                                    wgmma_refusal(device_, stream_.get())
+                                        ? ClockedValue{}
+                                        : measure_wgmma_bf16_tflops(device_, stream_.get()));
+    return *wgmma_ceiling_;
+}
+
 // `gemm`, when given, replaces the stage's launcher.
 StageRunner::Launches StageRunner::launches(const Stage& stage, const Bf16Gemm& gemm, const GemmProblem& problem,
                                             const GemmInputs& inputs) const {
@@ -117,7 +127,7 @@ StageResult StageRunner::run(const Stage& stage, const Bf16Gemm& gemm, const Run
     const GemmLaunch& launch = launches_of_run.stage;
     const GemmLaunch& launch_cublas = launches_of_run.cublas;
 
-    StageResult result{&stage, problem, settings.seed, std::nullopt, {}, ceiling(stage.precision)};
+    StageResult result{&stage, problem, settings.seed, std::nullopt, {}, ceiling(stage)};
     if (settings.verify)
         result.verification = verify_against_references(problem, stage.precision, inputs, launch,
                                                         launch_cublas, cublas_, stream);

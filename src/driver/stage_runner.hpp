@@ -24,7 +24,8 @@ struct RunSettings {
 };
 
 // The throughput a stage is measured against besides cuBLAS: the ceiling of the unit it
-// runs on, measured at start-up (ceilings.hpp): FFMA for fp32 stages, mma.sync for bf16.
+// runs on, measured at start-up (ceilings.hpp): FFMA for fp32 stages, mma.sync for bf16,
+// wgmma for the Hopper stages (measured when the first of them runs).
 struct Ceiling {
     const char* name = "";   // for the reader: "FFMA ceiling"
     std::string_view key;    // its name in ceilings.csv and results.csv: kFfmaCeiling
@@ -73,6 +74,8 @@ public:
     void profile_once(const Stage& stage, const RunSettings& settings) const;
 
     Ceiling ceiling(Precision precision) const;
+    // The ceiling of the unit `stage` runs on: the wgmma one for the Hopper stages.
+    Ceiling ceiling(const Stage& stage) const;
 
 private:
     struct Launches;
@@ -85,6 +88,7 @@ private:
     SmClockStamps clock_{2};    // around every run's timed launches
     Ceiling ffma_ceiling_;      // measured at construction
     Ceiling mma_bf16_ceiling_;  // measured at construction where mma.sync runs (else 0 TFLOPS)
+    mutable std::optional<Ceiling> wgmma_ceiling_;  // measured when a Hopper stage first runs
 };
 
 }  // namespace sgemm

@@ -11,6 +11,8 @@ __global__ void probe_kernel() {}
 
 }  // namespace
 
+BuildTarget build_target() { return BuildTarget{SGEMM_BUILD_CC, SGEMM_BUILD_SM90A != 0}; }
+
 int build_compute_capability() { return SGEMM_BUILD_CC; }
 
 std::optional<std::string> build_mismatch(const DeviceInfo& device) {

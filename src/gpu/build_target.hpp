@@ -9,7 +9,15 @@
 
 namespace sgemm {
 
-// The compute capability the build targets (CMake passes SGEMM_BUILD_CC), e.g. 90.
+// What the build targets: the compute capability (CMake passes SGEMM_BUILD_CC), e.g.
+// 90, and whether it is the architecture-specific sm_90a, whose wgmma and setmaxnreg
+// the Hopper stages need (SGEMM_BUILD_SM90A).
+struct BuildTarget {
+    int compute_capability = 0;
+    bool sm90a = false;
+};
+
+BuildTarget build_target();
 int build_compute_capability();
 
 // Why this binary cannot run kernels on `device`, or nullopt when it can.

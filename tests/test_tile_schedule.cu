@@ -1,0 +1,87 @@
+// The Hopper stages' tile schedule (kernels/common/tile_schedule.cuh): every K tile of
+// every stack is computed exactly once, and each finishing stream-K piece waits for
+// exactly the clusters that left partial sums in its stack.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <vector>
+
+#include "common/tile_schedule.cuh"
+
+namespace sgemm {
+namespace {
+
+struct Case {
+    int stacks, k_tiles, clusters;
+};
+
+std::vector<WorkPiece> pieces_of(const TileSchedule& schedule, int cluster) {
+    std::vector<WorkPiece> pieces;
+    WorkPiece piece{};
+    for (int index = 0; schedule.piece(cluster, index, piece); ++index) pieces.push_back(piece);
+    return pieces;
+}
+
+void expect_every_k_tile_once(const TileSchedule& schedule) {
+    std::map<int, std::vector<int>> times_computed;  // stack -> count per K tile
+    for (int cluster = 0; cluster < schedule.clusters; ++cluster)
+        for (const WorkPiece& piece : pieces_of(schedule, cluster)) {
+            ASSERT_GE(piece.stack, 0);
+            ASSERT_LT(piece.stack, schedule.stacks);
+            ASSERT_LT(piece.k_begin, piece.k_end);
+            auto& counts = times_computed[piece.stack];
+            counts.resize(schedule.k_tiles);
+            for (int kt = piece.k_begin; kt < piece.k_end; ++kt) ++counts[kt];
+        }
+    ASSERT_EQ(static_cast<int>(times_computed.size()), schedule.stacks);
+    for (const auto& [stack, counts] : times_computed)
+        for (int kt = 0; kt < schedule.k_tiles; ++kt) EXPECT_EQ(counts[kt], 1) << "stack " << stack << " K tile " << kt;
+}
+
+TEST(TileSchedule, WholeStacksCoverEveryKTileOnce) {
+    for (const Case c : {Case{256, 64, 66}, Case{7, 3, 7}, Case{1, 1, 1}, Case{130, 5, 66}})
+        for (const Schedule kind : {Schedule::kPersistent, Schedule::kPersistentStreamK}) {
+            const TileSchedule schedule = make_tile_schedule(kind, c.stacks, c.k_tiles, std::min(c.stacks, c.clusters));
+            expect_every_k_tile_once(schedule);
+        }
+}
+
+TEST(TileSchedule, StreamKOnlyWhereItSparesEnough) {
+    // N = 4096 and 8192 with 128x256 tiles in clusters of two on the H100's 66 clusters.
+    EXPECT_FALSE(make_tile_schedule(Schedule::kPersistentStreamK, 256, 64, 66).split_tail);
+    EXPECT_TRUE(make_tile_schedule(Schedule::kPersistentStreamK, 1024, 128, 66).split_tail);
+    EXPECT_FALSE(make_tile_schedule(Schedule::kPersistent, 1024, 128, 66).split_tail);
+    EXPECT_FALSE(make_tile_schedule(Schedule::kPersistentStreamK, 1056, 128, 66).split_tail);  // no leftover
+}
+
+TEST(TileSchedule, StreamKCoversEveryKTileOnceAndNamesEachStacksContributors) {
+    for (const Case c : {Case{1024, 128, 66}, Case{4096, 256, 66}, Case{72, 32, 66}, Case{100, 80, 66}, Case{3, 64, 2}}) {
+        const TileSchedule schedule = make_tile_schedule(Schedule::kPersistentStreamK, c.stacks, c.k_tiles, c.clusters);
+        ASSERT_TRUE(schedule.split_tail) << c.stacks;
+        expect_every_k_tile_once(schedule);
+        // Who leaves partial sums where: at most one piece a cluster, its first of the tail.
+        std::map<int, std::vector<int>> contributors;  // stack -> clusters, in the order found
+        for (int cluster = 0; cluster < schedule.clusters; ++cluster) {
+            const std::vector<WorkPiece> pieces = pieces_of(schedule, cluster);
+            for (std::size_t i = 0; i < pieces.size(); ++i)
+                if (pieces[i].k_end < schedule.k_tiles) {
+                    EXPECT_EQ(static_cast<int>(i), schedule.whole_rounds) << "cluster " << cluster;
+                    contributors[pieces[i].stack].insert(contributors[pieces[i].stack].begin(), cluster);
+                }
+        }
+        // The kernel's walk from a finishing piece back over the earlier clusters finds them.
+        for (int cluster = 0; cluster < schedule.clusters; ++cluster)
+            for (const WorkPiece& piece : pieces_of(schedule, cluster)) {
+                if (piece.k_end < schedule.k_tiles || piece.k_begin == 0) continue;
+                const long long tile_start =
+                    static_cast<long long>(piece.stack - schedule.tail_first_stack()) * schedule.k_tiles;
+                std::vector<int> found;
+                for (int earlier = cluster - 1; earlier >= 0 && schedule.run_begin(earlier + 1) > tile_start; --earlier)
+                    found.push_back(earlier);
+                EXPECT_EQ(found, contributors[piece.stack]) << "stack " << piece.stack;
+            }
+    }
+}
+
+}  // namespace
+}  // namespace sgemm
