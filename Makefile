@@ -8,7 +8,7 @@
 #                 the tables and the roofline from the results already there
 # make tune       search the tile shapes of stages 10 and 14 on this GPU (results/<gpu>/tuning_stage*.md)
 # make survey     cuBLASLt's own bf16 kernels on this GPU, the fastest written before Hopper (mma.sync)
-#                 and for it (wgmma) timed beside stage 14 -> results/<gpu>/cublaslt_survey.md
+#                 and for it (wgmma) timed beside stages 14 and 20 -> results/<gpu>/cublaslt_survey.md
 # make profile    Nsight Compute counters of every stage at N=4096 (STAGE=7 for one) -> results/<gpu>/profile.csv
 #
 # ARCH selects the GPU architecture: by default the GPU that is present (sm_90 becomes

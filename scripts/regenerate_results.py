@@ -4,12 +4,16 @@ then rebuild results/<gpu>/ (results and ceilings CSVs, tables, charts, the roof
 the README block and WORKLOG.md.
 
     python3 scripts/regenerate_results.py [--sizes 1024 2048 4096 8192]
-        [--turns-sizes 4096 8192] [--binary ./sgemm] [--results-dir results] [--readme README.md]
-        [--no-readme] [--ceilings-only | --no-run [--gpu SLUG]] [--extra-args ARG ...]
+        [--turns-sizes 4096 8192] [--stages S ...] [--binary ./sgemm] [--results-dir results]
+        [--readme README.md] [--no-readme] [--ceilings-only | --no-run [--gpu SLUG]] [--extra-args ARG ...]
 
 Every stage runs launch by launch with cuBLAS at each of --sizes (results.csv), then
 again in turns (--timing blocks) at each of --turns-sizes (results_in_turns.csv, whose
 table shows the tensor-core stages, where the two timings differ).
+
+--stages runs only those stages (each on its own, `sgemm <stage> N`) and replaces their
+rows at those sizes in the CSVs already in results/<gpu>/, keeping every other row: the
+Hopper stages add N = 16384 this way, where the early stages would take minutes.
 
 --ceilings-only measures the ceilings but runs no stage; --no-run runs nothing and
 rebuilds everything from the CSVs already in results/<gpu>/ (no GPU needed). Both
@@ -46,6 +50,8 @@ def parse_args(argv):
                         metavar="N", help="square problem sizes, run in this order")
     parser.add_argument("--turns-sizes", type=int, nargs="*", default=list(DEFAULT_TURNS_SIZES),
                         metavar="N", help="sizes run again with --timing blocks (none: skip)")
+    parser.add_argument("--stages", type=int, nargs="+", metavar="S",
+                        help="run only these stages and merge their rows into the CSVs already there")
     parser.add_argument("--binary", default="./sgemm",
                         help="sgemm executable (default: ./sgemm)")
     parser.add_argument("--results-dir", default="results",
@@ -75,20 +81,33 @@ def repo_path(path):
     return path if path.is_absolute() else REPO_ROOT / path
 
 
-def run_sizes(binary, sizes, extra_args, scratch_dir, timing="launches"):
-    """Run the binary once per size; return (label, exit code, rows) for each."""
+def run_sizes(binary, sizes, extra_args, scratch_dir, timing="launches", stages=None):
+    """Run the binary once per size (`all`, or once per stage of `stages`); return
+    (label, exit code, rows) for each run."""
     runs = []
     in_turns = " in turns" if timing == "blocks" else ""
     for index, size in enumerate(sizes, start=1):
-        label = f"N={size}{in_turns}"
-        print(f"[size {index}/{len(sizes)}{in_turns}] N={size}", flush=True)
-        # One file per size, so a crash mid-run cannot corrupt the other sizes' rows.
-        csv_path = scratch_dir / f"sgemm_{size}_{timing}.csv"
-        command = [str(binary), "all", str(size), "--csv", str(csv_path), *extra_args]
-        # stdout and stderr are inherited so progress reaches the user as it is printed.
-        exit_code = subprocess.run(command, cwd=REPO_ROOT, check=False).returncode
-        runs.append((label, exit_code, rows_if_written(csv_path)))
+        for stage in stages or ["all"]:
+            label = f"N={size}{in_turns}" + (f" stage {stage}" if stages else "")
+            print(f"[size {index}/{len(sizes)}{in_turns}] N={size}" + (f" stage {stage}" if stages else ""),
+                  flush=True)
+            # One file per run, so a crash mid-run cannot corrupt the other runs' rows.
+            csv_path = scratch_dir / f"sgemm_{size}_{stage}_{timing}.csv"
+            command = [str(binary), str(stage), str(size), "--csv", str(csv_path), *extra_args]
+            # stdout and stderr are inherited so progress reaches the user as it is printed.
+            exit_code = subprocess.run(command, cwd=REPO_ROOT, check=False).returncode
+            runs.append((label, exit_code, rows_if_written(csv_path)))
     return runs
+
+
+def merged(new_rows, old_path):
+    """new_rows, and the rows of old_path (if it exists) of other stages or sizes."""
+    if not old_path.exists():
+        return new_rows
+    replaced = {(row["stage"], row["m"], row["n"], row["k"]) for row in new_rows}
+    kept = [row for row in sgemm_results.read_rows(old_path)
+            if (row["stage"], row["m"], row["n"], row["k"]) not in replaced]
+    return kept + new_rows
 
 
 def measure_ceilings(binary, scratch_dir):
@@ -157,9 +176,10 @@ def main(argv=None):
     with tempfile.TemporaryDirectory(prefix="sgemm-results-") as scratch:
         ceilings_exit_code, ceilings = (0, None) if args.no_run else measure_ceilings(binary, Path(scratch))
         measuring = not (args.no_run or args.ceilings_only)
-        runs = run_sizes(binary, args.sizes, args.extra_args, Path(scratch)) if measuring else []
+        runs = run_sizes(binary, args.sizes, args.extra_args, Path(scratch),
+                         stages=args.stages) if measuring else []
         turns_runs = run_sizes(binary, args.turns_sizes, ["--timing", "blocks"], Path(scratch),
-                               "blocks") if measuring else []
+                               "blocks", stages=args.stages) if measuring else []
         rows = [row for _, _, size_rows in runs for row in size_rows]
         turns_rows = [row for _, _, size_rows in turns_runs for row in size_rows]
         if runs and not rows:
@@ -177,6 +197,9 @@ def main(argv=None):
             if ceilings is not None:
                 out_dir.mkdir(parents=True, exist_ok=True)
                 written.append(Path(shutil.copyfile(ceilings, out_dir / "ceilings.csv")))
+            if args.stages:
+                rows = merged(rows, out_dir / "results.csv")
+                turns_rows = merged(turns_rows, out_dir / sgemm_results.TURNS_CSV)
             if turns_rows:
                 out_dir.mkdir(parents=True, exist_ok=True)
                 turns_path = out_dir / sgemm_results.TURNS_CSV

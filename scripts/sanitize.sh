@@ -12,28 +12,51 @@
 # tuned tiles split with rows aligned: 2176 x 2048 x 512 and 520, 3072 x 3072 x 512,
 # 3000 x 3000 x 520, 4352 x 1024 x 512); racecheck told to skip that kernel fails itself.
 # (Those were split by a first rule; the problems below are split by the current one.)
+#
+# The Hopper stages (15-20) under memcheck and synccheck, at an odd and an aligned shape,
+# and stage 20 where it shares the leftover tiles out by K (stream-K); only their own
+# kernels are instrumented (the ones that take a CUtensorMap). Not under racecheck, which
+# leaves them out of the runs above too: on the H100 (CUDA 13.0, driver 580) it stops at
+# the first of their launches with "Internal Sanitizer Error: The Sanitizer failed to
+# handle a hardware exception", at 256 x 512 x 128 as well, with or without
+# --racecheck-memcpy-async. `scripts/sanitize.sh ./sgemm hopper` runs only these.
 set -euo pipefail
 binary=${1:-./sgemm}
+only=${2:-}
 command -v compute-sanitizer >/dev/null || { echo "compute-sanitizer not found (it ships with the CUDA toolkit)"; exit 1; }
 
 runs=("all 256" "all -m 127 -n 129 -k 67" "all -m 128 -n 384 -k 24 --beta 0.5" "all -m 200 -n 264 -k 136"
       "14 -m 1200 -n 1400 -k 200 --beta 0.5" "14 -m 2048 -n 2048 -k 72 --beta 0.5"
       "14 -m 2048 -n 2048 -k 67 --beta 0.5" "14 -m 2099 -n 2041 -k 2039 --beta 0.5")
 memcheck_only_runs=("14 -m 2176 -n 2048 -k 2048 --beta 0.5" "14 -m 2100 -n 2040 -k 2040 --beta 0.5")
+hopper_runs=()
+for stage in 15 16 17 18 19 20; do
+  hopper_runs+=("$stage -m 200 -n 264 -k 136 --beta 0.5" "$stage -m 256 -n 512 -k 128")
+done
+hopper_runs+=("20 -m 2304 -n 2048 -k 1024 --beta 0.5")
 failed=0
+# sanitize TOOL RUN [compute-sanitizer options]: one run, "clean" or "REPORT" and its log.
+sanitize() {
+  local tool=$1 run=$2
+  shift 2
+  # shellcheck disable=SC2086  # the stages and shape are several words on purpose
+  if compute-sanitizer --tool "$tool" "$@" --error-exitcode 97 "$binary" $run --reps 1 --seed 1 \
+      >"/tmp/sgemm-sanitize.log" 2>&1; then
+    echo "clean   $tool  $run"
+  else
+    echo "REPORT  $tool  $run"
+    cat /tmp/sgemm-sanitize.log
+    failed=1
+  fi
+}
+for tool in memcheck synccheck; do
+  for run in "${hopper_runs[@]}"; do sanitize "$tool" "$run" --kernel-name kns=CUtensorMap; done
+done
+[[ $only == hopper ]] && exit $failed
 for tool in memcheck racecheck; do
   tool_runs=("${runs[@]}")
   if [[ $tool == memcheck ]]; then tool_runs+=("${memcheck_only_runs[@]}"); fi
-  for run in "${tool_runs[@]}"; do
-    # shellcheck disable=SC2086  # the stages and shape are several words on purpose
-    if compute-sanitizer --tool "$tool" --error-exitcode 97 "$binary" $run --reps 1 --seed 1 \
-        >"/tmp/sgemm-sanitize.log" 2>&1; then
-      echo "clean   $tool  $run"
-    else
-      echo "REPORT  $tool  $run"
-      cat /tmp/sgemm-sanitize.log
-      failed=1
-    fi
-  done
+  if [[ $tool == racecheck ]]; then exclude=(--kernel-name-exclude kns=CUtensorMap); else exclude=(); fi
+  for run in "${tool_runs[@]}"; do sanitize "$tool" "$run" "${exclude[@]}"; done
 done
 exit $failed

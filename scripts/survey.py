@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
-"""Survey cuBLASLt's own bf16 kernels on this GPU beside a stage: run sgemm_survey and
+"""Survey cuBLASLt's own bf16 kernels on this GPU beside stages: run sgemm_survey and
 write results/<gpu>/cublaslt_survey.csv and .md (cublaslt_survey_in_turns.* with
 --timing blocks).
 
-    python3 scripts/survey.py [--stage 14] [--sizes 4096 8192] [--timing blocks]
+    python3 scripts/survey.py [--stage 14 20] [--sizes 4096 8192] [--timing blocks]
 
 The library's kernels written before Hopper use mma.sync, as stages 11-14 do: the fastest
 of them is what NVIDIA's own code reaches on this path, the mark that stage 14 is set
-beside; its wgmma kernels are what cublasGemmEx runs.
+beside; its wgmma kernels are what cublasGemmEx runs, and what stage 20 is set beside (a
+stage the GPU or build cannot run is left out).
 """
 import argparse
 import csv
@@ -71,7 +72,8 @@ def survey_markdown(rows):
     sizes = sorted({r["size"] for r in rows})
     screened = [r for r in rows if r["kind"] == "screen"]
     judged = [r for r in rows if r["kind"] == "judged"]
-    stage = next(r["kernel"] for r in judged if r["family"] == "stage")
+    stage_names = list(dict.fromkeys(r["kernel"] for r in judged if r["family"] == "stage"))
+    stage = " and ".join(stage_names)
     counts = ", ".join(f"{sum(r['size'] == s for r in screened)} at N = {s}" for s in sizes)
     lines = [
         f"cuBLASLt's own kernels for bf16 A and B with FP32 compute and C on **{rows[0]['gpu']}** "
@@ -129,7 +131,8 @@ def output_stem(timing):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--binary", default=str(REPO / "build" / "sgemm_survey"))
-    parser.add_argument("--stage", type=int, default=14)
+    parser.add_argument("--stage", type=int, nargs="+", default=[14, 20],
+                        help="the stages set beside the library's kernels (the first one's ceiling is the table's)")
     parser.add_argument("--sizes", type=int, nargs="+", default=[4096, 8192])
     parser.add_argument("--results-dir", default=str(REPO / "results"))
     parser.add_argument("--timing", choices=sorted(TIMINGS), default="launches",
@@ -139,7 +142,7 @@ def main():
         sys.exit(f"survey: {args.binary} not found: run make first")
     with tempfile.TemporaryDirectory() as tmp:
         csv_path = Path(tmp) / "survey.csv"
-        status = subprocess.run([args.binary, "--stage", str(args.stage), "--csv", str(csv_path),
+        status = subprocess.run([args.binary, "--stage", *map(str, args.stage), "--csv", str(csv_path),
                                  "--sizes", *map(str, args.sizes), "--timing", args.timing]).returncode
         rows = read_rows(csv_path) if csv_path.exists() else []
         if not any(r["kind"] == "judged" for r in rows):

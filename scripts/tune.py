@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tune stage 10 or 14 on this GPU: run sgemm_tune over the stage's candidate tile
+"""Tune stage 10, 14 or 20 on this GPU: run sgemm_tune over the stage's candidate tile
 shapes, rank them, write what was tried and the winner to
 results/<gpu>/tuning_stage<N>.csv and .md (tuning_stage<N>_in_turns.* with --timing
 blocks), and with --apply compile the winner into the stage's file.
@@ -26,7 +26,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
 from sgemm_results import TIMINGS, gpu_slug, single_timing  # noqa: E402
 
-STAGE_FILES = {10: REPO / "kernels" / "10_tuned.cu", 14: REPO / "kernels" / "14_multistage.cu"}
+STAGE_FILES = {10: REPO / "kernels" / "10_tuned.cu", 14: REPO / "kernels" / "14_multistage.cu",
+               20: REPO / "kernels" / "20_hopper_tuned.cu"}
 
 
 def read_rows(path):

@@ -44,7 +44,8 @@ README_TEMPLATE = textwrap.dedent("""\
     Outro that must survive.
     """)
 
-# Mimics `sgemm all <N> --csv FILE [extra...]`: prints progress, appends the
+# Mimics `sgemm all <N> --csv FILE [extra...]` (or `sgemm <stage> <N> ...`, that stage's
+# rows only, in which $FAKE_SGEMM_TFLOPS replaces the TFLOPS when set): prints progress, appends the
 # fixture rows for N (header first if FILE is new; timed as --timing says), logs its argv, and fails
 # verification of stage $FAKE_SGEMM_FAIL_STAGE when that is set. Mimics
 # `sgemm peak --csv FILE` by copying the ceilings fixture, or failing without
@@ -63,10 +64,10 @@ FAKE_BINARY = textwrap.dedent("""\
         shutil.copyfile(ceilings, sys.argv[3])
         sys.exit(0)
     _, mode, size, flag, out, *extra = sys.argv
-    assert (mode, flag) == ("all", "--csv"), sys.argv
+    assert flag == "--csv" and (mode == "all" or mode.isdigit()), sys.argv
     with open(fixture, newline="") as f:
         header, *rows = list(csv.reader(f))
-    stage, name, m, verified, timing = (header.index(c) for c in ("stage", "name", "m", "verified", "timing"))
+    stage, name, m, verified, timing, tflops = (header.index(c) for c in ("stage", "name", "m", "verified", "timing", "tflops"))
     fail_stage = os.environ.get("FAKE_SGEMM_FAIL_STAGE")
     failed = False
     new_file = not os.path.exists(out) or os.path.getsize(out) == 0
@@ -75,8 +76,10 @@ FAKE_BINARY = textwrap.dedent("""\
         if new_file:
             writer.writerow(header)
         for row in rows:
-            if row[m] != size:
+            if row[m] != size or mode not in ("all", row[stage]):
                 continue
+            if mode != "all" and os.environ.get("FAKE_SGEMM_TFLOPS"):
+                row[tflops] = os.environ["FAKE_SGEMM_TFLOPS"]
             if "--timing" in extra:
                 row[timing] = extra[extra.index("--timing") + 1]
             if row[stage] == fail_stage:
@@ -639,6 +642,24 @@ class RegenerateResultsTest(unittest.TestCase):
         # Run from the temp dir to show the script does not depend on the cwd.
         return subprocess.run(command, cwd=self.root, capture_output=True, text=True,
                               env={**base_env, **(env or {})}, timeout=120)
+
+    def test_stages_replace_only_their_own_rows(self):
+        self.assertEqual(self.regenerate().returncode, 0)
+        before = sgemm_results.read_rows(self.out_dir / "results.csv")
+        result = self.regenerate("--stages", "5", env={"FAKE_SGEMM_TFLOPS": "123.5"})
+        self.assertEqual(result.returncode, 0, result.stderr)
+        calls = self.argv_log.read_text().splitlines()[-4:]
+        self.assertEqual([call.split()[:2] for call in calls],
+                         [["peak", "--csv"], ["5", "1024"], ["5", "4096"], ["5", "4096"]])
+        after = sgemm_results.read_rows(self.out_dir / "results.csv")
+        self.assertEqual(len(after), len(before))
+        key = lambda row: (row["stage"], row["m"])  # noqa: E731
+        for old, new in zip(sorted(before, key=key), sorted(after, key=key)):
+            self.assertEqual(key(old), key(new))
+            if new["stage"] == 5:
+                self.assertEqual(new["tflops"], 123.5)
+            else:
+                self.assertEqual(new, old)
 
     def test_full_flow(self):
         result = self.regenerate("--extra-args", "--reps", "3")

@@ -21,10 +21,19 @@ void launch_wmma_naive(const GemmProblem&, const __nv_bfloat16*, const __nv_bflo
 void launch_wmma_tiled(const GemmProblem&, const __nv_bfloat16*, const __nv_bfloat16*, float*, cudaStream_t);
 void launch_mma_ldmatrix(const GemmProblem&, const __nv_bfloat16*, const __nv_bfloat16*, float*, cudaStream_t);
 void launch_multistage(const GemmProblem&, const __nv_bfloat16*, const __nv_bfloat16*, float*, cudaStream_t);
+void launch_tma_wgmma(const GemmProblem&, const __nv_bfloat16*, const __nv_bfloat16*, float*, cudaStream_t);
+void launch_two_warpgroups(const GemmProblem&, const __nv_bfloat16*, const __nv_bfloat16*, float*, cudaStream_t);
+void launch_warp_specialized(const GemmProblem&, const __nv_bfloat16*, const __nv_bfloat16*, float*, cudaStream_t);
+void launch_clusters(const GemmProblem&, const __nv_bfloat16*, const __nv_bfloat16*, float*, cudaStream_t);
+void launch_persistent(const GemmProblem&, const __nv_bfloat16*, const __nv_bfloat16*, float*, cudaStream_t);
+void launch_hopper_tuned(const GemmProblem&, const __nv_bfloat16*, const __nv_bfloat16*, float*, cudaStream_t);
 
 namespace {
 
 constexpr ShapeRule kAnyShape{};
+// TMA reads rows that start 16-byte aligned: bf16 rows of K (A) and N (B) values.
+constexpr ShapeRule kTmaRows{1, 8, 8};
+constexpr bool kSm90a = true;
 
 // clang-format off
 constexpr Stage kStages[] = {
@@ -43,6 +52,12 @@ constexpr Stage kStages[] = {
     {12, "wmma_tiled",          Precision::bf16, 80, {128, 128, 32}, "wmma with shared-memory block tiles and 4x2 fragments per warp", nullptr, launch_wmma_tiled},
     {13, "mma_ldmatrix",        Precision::bf16, 80, {128, 128, 32}, "mma.sync m16n8k16 fed by ldmatrix from XOR-swizzled shared memory", nullptr, launch_mma_ldmatrix},
     {14, "multistage",          Precision::bf16, 80, kAnyShape,    "cp.async pipeline several tiles deep, rasterized, float2 epilogue, any shape", nullptr, launch_multistage},
+    {15, "tma_wgmma",           Precision::bf16, 90, kTmaRows,     "TMA copies into an mbarrier ring, wgmma from shared memory, one warpgroup", nullptr, launch_tma_wgmma, kSm90a},
+    {16, "two_warpgroups",      Precision::bf16, 90, kTmaRows,     "two warpgroups, 128x256 tiles, m64n256k16: more math per byte", nullptr, launch_two_warpgroups, kSm90a},
+    {17, "warp_specialized",    Precision::bf16, 90, kTmaRows,     "a producer warpgroup, two consumers, full/empty barriers, setmaxnreg", nullptr, launch_warp_specialized, kSm90a},
+    {18, "clusters",            Precision::bf16, 90, kTmaRows,     "clusters of two CTAs share B's tile through TMA multicast", nullptr, launch_clusters, kSm90a},
+    {19, "persistent",          Precision::bf16, 90, kTmaRows,     "one CTA per SM loops over the tiles; loads run ahead through epilogues", nullptr, launch_persistent, kSm90a},
+    {20, "hopper_tuned",        Precision::bf16, 90, kTmaRows,     "tile, pipeline depth, cluster and raster order chosen by the tuner", nullptr, launch_hopper_tuned, kSm90a},
 };
 // clang-format on
 

@@ -1,10 +1,10 @@
 // sgemm_survey: what NVIDIA's own kernels reach on this GPU for the bf16 problem, beside
-// a bf16 stage. It lists every cuBLASLt configuration for bf16 A and B with FP32 compute
+// bf16 stages (14 and 20 by default). It lists every cuBLASLt configuration for bf16 A and B with FP32 compute
 // and C, names the kernel each launches, and screens them all (the mean launch over
 // kScreenSeconds, after as long back to back, so that no kernel is screened in a burst
 // before the power cap settles). Then the fastest few of each family, by name
 // written for Hopper or later (wgmma) or before it (mma.sync, as stages 11-14), and the
-// stage are verified and timed against cublasGemmEx exactly as sgemm runs a stage. scripts/survey.py
+// stages are verified and timed against cublasGemmEx exactly as sgemm runs a stage. scripts/survey.py
 // runs it and writes the tables.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -55,22 +55,29 @@ int run(int argc, char** argv) {
                  "verified and timed beside a stage",
                  "sgemm_survey");
     std::vector<int> sizes{4096, 8192};
-    int stage_number = 14;
+    std::vector<int> stage_numbers{14, 20};
     std::string csv_path;
     double time_budget = 1.0;
     std::string timing = "launches";
     app.add_option("--sizes", sizes, "square sizes")->check(CLI::PositiveNumber);
-    app.add_option("--stage", stage_number, "the bf16 stage to set beside them (default 14)");
+    app.add_option("--stage", stage_numbers,
+                   "the bf16 stages to set beside them (default 14 20); the first one's ceiling is the "
+                   "table's, and a stage this GPU or build cannot run is left out");
     app.add_option("--csv", csv_path, "write the rows to this file")->required();
     app.add_option("--time-budget", time_budget, "seconds per measurement, as in sgemm");
     app.add_option("--timing", timing, "how each kernel and cuBLAS take turns, as in sgemm: 'launches' or 'blocks'")
         ->check(CLI::IsMember(timing_method_names()));
     CLI11_PARSE(app, argc, argv);
-    const Stage* stage = find_stage(stage_number);
-    if (stage == nullptr || stage->precision != Precision::bf16) {
-        fmt::print(stderr, "sgemm_survey: stage {} is not a bf16 stage\n", stage_number);
-        return 2;
+    std::vector<const Stage*> stages;
+    for (const int number : stage_numbers) {
+        const Stage* stage = find_stage(number);
+        if (stage == nullptr || stage->precision != Precision::bf16) {
+            fmt::print(stderr, "sgemm_survey: stage {} is not a bf16 stage\n", number);
+            return 2;
+        }
+        stages.push_back(stage);
     }
+    const Stage* const stage = stages.front();  // whose ceiling every row is a fraction of
 
     const DeviceInfo device = query_device();
     const StageRunner runner(device);
@@ -120,8 +127,14 @@ int run(int argc, char** argv) {
                                row.fraction_of_peak, row.verified, row.timing, quoted(device.name), cublas_version);
             return row.verified == "true";
         };
-        failures += !judged("stage", fmt::format("stage {} {}", stage->number, stage->name), "",
-                            runner.run(*stage, settings));
+        for (const Stage* beside : stages) {
+            if (const auto refusal = architecture_refusal(*beside, device.compute_capability, build_target())) {
+                fmt::print("N={} left out: {}\n", size, *refusal);
+                continue;
+            }
+            failures += !judged("stage", fmt::format("stage {} {}", beside->number, beside->name), "",
+                                runner.run(*stage, beside->launch_bf16, settings));
+        }
         for (const auto& [family, count] : kJudgedPerFamily) {
             std::set<std::string> judged_kernels;  // each kernel once, at its best configuration
             bool any_passed = false;

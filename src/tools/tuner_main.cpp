@@ -1,4 +1,4 @@
-// sgemm_tune: verifies and times candidate tile shapes of stage 10's or 14's kernel
+// sgemm_tune: verifies and times candidate tile shapes of stage 10's, 14's or 20's kernel
 // against cuBLAS at the stage's precision, like any stage, and writes one CSV row per
 // candidate and size. scripts/tune.py runs it and picks the winner.
 #include <CLI/CLI.hpp>
@@ -21,13 +21,14 @@ namespace sgemm {
 namespace {
 
 int run(int argc, char** argv) {
-    CLI::App app("sgemm_tune: time candidate tile shapes of stage 10 or 14 against cuBLAS", "sgemm_tune");
+    CLI::App app("sgemm_tune: time candidate tile shapes of stage 10, 14 or 20 against cuBLAS", "sgemm_tune");
     std::vector<int> sizes{4096, 8192};
     std::string csv_path;
     double time_budget = 1.0;
     std::string timing = "launches";
     int stage_number = 10;
-    app.add_option("--stage", stage_number, "the stage whose shapes to time (10 or 14)")->check(CLI::IsMember({10, 14}));
+    app.add_option("--stage", stage_number, "the stage whose shapes to time (10, 14 or 20)")
+        ->check(CLI::IsMember({10, 14, 20}));
     app.add_option("--sizes", sizes, "square sizes to time (multiples of 256)");
     app.add_option("--csv", csv_path, "write the rows to this file")->required();
     app.add_option("--time-budget", time_budget, "seconds per measurement");

@@ -2,6 +2,7 @@
 
 #include "10_tuned.cuh"
 #include "14_multistage.cuh"
+#include "17_warp_specialized.cuh"
 #include "gpu/cuda_check.hpp"
 #include "tools/tuning_candidates.hpp"
 
@@ -46,6 +47,41 @@ TuningCandidate bf16_candidate() {
                            GroupRows, T::kThreads, T::kSharedBytes,
                            registers_of(multistage_kernel<Config, Edges::kWholeTiles, false>), nullptr,
                            launch_bf16_candidate<Config, GroupRows>};
+}
+
+template <class Config, int GroupRows>
+void launch_hopper_candidate(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b, float* c,
+                             cudaStream_t stream) {
+    launch_warp_specialized_kernel<Config>(problem, a, b, c, GroupRows, stream);
+}
+
+template <class Config, int GroupRows>
+TuningCandidate hopper_candidate() {
+    using T = Config;
+    return TuningCandidate{fmt::format("WarpSpecializedConfig<{}, {}, {}, {}, {}, {}>", T::kBlockM, T::kBlockN, T::kStages, T::kClusterM,
+                                       T::kStores == CStores::kThroughTma ? "CStores::kThroughTma" : "CStores::kFromRegisters",
+                                       T::kSchedule == Schedule::kPersistentStreamK ? "Schedule::kPersistentStreamK" : "Schedule::kPersistent"),
+                           GroupRows, T::kThreads, T::kSharedBytes, registers_of(warp_specialized_kernel<Config>),
+                           nullptr, launch_hopper_candidate<Config, GroupRows>};
+}
+
+// Stage 20 (the kernel of stages 17-19, persistent, the leftover tiles shared out by K
+// where that pays): 128x256 tiles (each consumer an m64n256 block) against 256x128 (each
+// two m64n128, C from registers); clusters of one and two CTAs; 3-4 stages; raster groups
+// of 4-16 tile rows; C through TMA, and once from registers; and once without stream-K.
+std::vector<TuningCandidate> stage20_candidates() {
+    constexpr Schedule StreamK = Schedule::kPersistentStreamK;
+    using Wide = WarpSpecializedConfig<128, 256, 4, 2, CStores::kThroughTma, StreamK>;
+    return {
+        hopper_candidate<Wide, 4>(),
+        hopper_candidate<Wide, 8>(),
+        hopper_candidate<Wide, 16>(),
+        hopper_candidate<WarpSpecializedConfig<128, 256, 3, 2, CStores::kThroughTma, StreamK>, 8>(),
+        hopper_candidate<WarpSpecializedConfig<128, 256, 4, 1, CStores::kThroughTma, StreamK>, 16>(),
+        hopper_candidate<WarpSpecializedConfig<256, 128, 4, 2, CStores::kFromRegisters, StreamK>, 8>(),
+        hopper_candidate<WarpSpecializedConfig<128, 256, 4, 2, CStores::kFromRegisters, StreamK>, 8>(),
+        hopper_candidate<WarpSpecializedConfig<128, 256, 4, 2, CStores::kThroughTma, Schedule::kPersistent>, 8>(),
+    };
 }
 
 // Stage 14: 128x128 blocks, two per SM, against 128x256 and 256x128 blocks of eight
@@ -98,6 +134,7 @@ std::vector<TuningCandidate> stage10_candidates() {
 std::vector<TuningCandidate> tuning_candidates(int stage) {
     if (stage == 10) return stage10_candidates();
     if (stage == 14) return stage14_candidates();
+    if (stage == 20) return stage20_candidates();
     return {};
 }
 

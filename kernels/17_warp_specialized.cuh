@@ -1,0 +1,240 @@
+// The kernel of stages 17-20 as a template: a producer warpgroup feeds a ring of
+// shared-memory stages through TMA, two consumer warpgroups multiply them with wgmma.
+// ClusterM > 1 (stage 18) shares B's tile between the CTAs of a cluster; C through TMA
+// and a persistent schedule (stage 19) keep each CTA on its SM over many tiles; stream-K
+// (stage 20) shares the leftover tiles out by K. Read 17_warp_specialized.cu first.
+#pragma once
+
+#include <cuda.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "common/cluster.cuh"
+#include "common/gemm_problem.hpp"
+#include "common/hopper_tiles.cuh"
+#include "common/launch.cuh"
+#include "common/mbarrier.cuh"
+#include "common/tile_schedule.cuh"
+#include "common/tma.cuh"
+
+namespace sgemm {
+
+// How the consumers write C: straight from registers (stages 17, 18), or through shared
+// memory and TMA stores (stage 19 on), which leaves them free for the next tile sooner.
+enum class CStores { kFromRegisters, kThroughTma };
+
+// A BlockM x BlockN block tile split between two consumer warpgroups (BlockM / 2 rows
+// each), Stages K tiles in the ring, clusters of ClusterM CTAs that take vertically
+// adjacent tiles and so share B's, the way C is written, and how CTAs take their tiles
+// (common/tile_schedule.cuh).
+template <int BlockM, int BlockN, int Stages, int ClusterM, CStores Stores, Schedule Scheduling>
+struct WarpSpecializedConfig {
+    static constexpr Schedule kSchedule = Scheduling;
+    static constexpr int kCBuffers = 2;  // C chunk buffers per consumer (kThroughTma)
+    using Tiles = HopperStageTiles<BlockM, BlockN>;
+    static constexpr int kBlockM = BlockM, kBlockN = BlockN, kStages = Stages, kClusterM = ClusterM;
+    static constexpr CStores kStores = Stores;
+    static constexpr int kConsumers = 2;
+    static constexpr int kThreads = 128 * (1 + kConsumers);
+    static constexpr int kRowsPerConsumer = BlockM / kConsumers;
+    static constexpr int kMBlocks = kRowsPerConsumer / 64;
+    // Registers after setmaxnreg: the producer keeps few, the consumers hold the
+    // accumulators (128 x 40 + 256 x 232 fits the SM's 65536).
+    static constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;
+    // The ring; two C chunk buffers per consumer (kThroughTma); the barriers; alignment.
+    static constexpr int kCBufferBytes = Stores == CStores::kThroughTma ? kCBuffers * kCChunkBytes : 0;
+    static constexpr int kSharedBytes =
+        Stages * Tiles::kBytes + kConsumers * kCBufferBytes + 2 * Stages * 8 + Tiles::kSwizzleBytes;
+    static_assert(kRowsPerConsumer % 64 == 0, "each consumer takes whole m64 blocks");
+    static_assert(BlockN <= 256, "one wgmma spans the tile's columns");
+    static_assert(Stores == CStores::kFromRegisters || kMBlocks == 1, "TMA stores: one m64 block per consumer");
+    static_assert(kSharedBytes <= 227 * 1024, "an H100 block has at most 227 KB of shared memory");
+    static_assert(Tiles::kBSlabs % ClusterM == 0, "the cluster's CTAs load B's slabs in equal shares");
+};
+
+template <class Config>
+__global__ void __launch_bounds__(Config::kThreads, 1)
+    warp_specialized_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
+                            const __grid_constant__ CUtensorMap c_map, float* c, GemmProblem problem,
+                            int group_rows, const __grid_constant__ TileSchedule schedule, float* partial_sums,
+                            int* partial_flags) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    using Tiles = typename Config::Tiles;
+    constexpr int kStages = Config::kStages, kClusterM = Config::kClusterM;
+    extern __shared__ std::uint8_t shared_bytes[];
+    std::uint8_t* const ring = reinterpret_cast<std::uint8_t*>(
+        (reinterpret_cast<std::uintptr_t>(shared_bytes) + Tiles::kSwizzleBytes - 1) & ~std::uintptr_t(Tiles::kSwizzleBytes - 1));
+    // full[s]: stage s holds its K tile (the copy engine's bytes have landed).
+    // empty[s]: every consumer of the cluster is done with stage s.
+    std::uint8_t* const c_buffers = ring + kStages * Tiles::kBytes;
+    std::uint64_t* const full = reinterpret_cast<std::uint64_t*>(c_buffers + Config::kConsumers * Config::kCBufferBytes);
+    std::uint64_t* const empty = full + kStages;
+
+    if (threadIdx.x == 0) {
+        for (int stage = 0; stage < kStages; ++stage) {
+            mbarrier_init(&full[stage], 1);
+            mbarrier_init(&empty[stage], Config::kConsumers * (kClusterM));
+        }
+        fence_mbarrier_init();
+    }
+    if constexpr (kClusterM > 1) cluster_sync(); else __syncthreads();
+
+    // The cluster takes a ClusterM BlockM x BlockN stack of tiles at a time, in raster
+    // order; CTA `rank` of the cluster takes the rank-th tile of the stack.
+    const unsigned rank = kClusterM > 1 ? cluster_cta_rank() : 0;
+    const int cluster = blockIdx.x / kClusterM;
+    const auto tile_of = [&](int stack) {
+        TileOrigin origin = rasterized_tile_origin<kClusterM * Config::kBlockM, Config::kBlockN>(
+            stack, problem.shape.m, problem.shape.n, group_rows);
+        origin.row += rank * Config::kBlockM;
+        return origin;
+    };
+    WorkPiece piece{};
+
+    const int warpgroup = threadIdx.x / 128;
+    if (warpgroup == 0) {
+        warpgroup_release_registers<Config::kProducerRegisters>();
+        if (threadIdx.x == 0) {
+            int round = 0;  // K tiles loaded so far, over all this CTA's tiles
+            for (int index = 0; schedule.piece(cluster, index, piece); ++index) {
+                const TileOrigin tile = tile_of(piece.stack);
+                for (int kt = piece.k_begin; kt < piece.k_end; ++kt, ++round) {
+                    const int stage = round % kStages;
+                    mbarrier_wait(&empty[stage], round / kStages % 2 ^ 1);
+                    mbarrier_arrive_expect_tx(&full[stage], Tiles::kBytes);
+                    tma_load_2d(Tiles::a_tile(ring, stage), &a_map, kt * Tiles::kBlockK, tile.row, &full[stage]);
+                    // Each CTA of the cluster loads its share of B's slabs into every CTA.
+                    for (int slab = rank; slab < Tiles::kBSlabs; slab += kClusterM) {
+                        std::uint8_t* const slab_tile = Tiles::b_tile(ring, stage) + slab * Tiles::kBSlabBytes;
+                        const int column = tile.col + slab * Tiles::kBSlabColumns;
+                        if constexpr (kClusterM > 1)
+                            tma_load_2d_multicast(slab_tile, &b_map, column, kt * Tiles::kBlockK, &full[stage],
+                                                  (1u << kClusterM) - 1);
+                        else
+                            tma_load_2d(slab_tile, &b_map, column, kt * Tiles::kBlockK, &full[stage]);
+                    }
+                }
+            }
+        }
+    } else {
+        warpgroup_claim_registers<Config::kConsumerRegisters>();
+        const int first_row = (warpgroup - 1) * Config::kRowsPerConsumer;
+        const bool signals = threadIdx.x % 128 == 0;
+        // A stage is free once this warpgroup's wgmmas that read it are done: tell every
+        // CTA of the cluster, whose producers all write into it.
+        const auto release = [&](int stage) {
+            if (!signals) return;
+            if constexpr (kClusterM > 1) {
+                for (int cta = 0; cta < kClusterM; ++cta) mbarrier_arrive_in_cta(&empty[stage], cta);
+            } else {
+                mbarrier_arrive(&empty[stage]);
+            }
+        };
+        WarpgroupAccumulators<Config::kMBlocks, Config::kBlockN> acc;
+        int round = 0, c_chunks = 0;
+        const int consumer_thread = threadIdx.x - 128, consumer_threads = Config::kConsumers * 128;
+        constexpr int kConsumersBarrier = 1 + Config::kConsumers;  // 1, 2: each consumer's own
+        constexpr int kTileValues = Config::kBlockM * Config::kBlockN;
+        for (int index = 0; schedule.piece(cluster, index, piece); ++index) {
+            const TileOrigin tile = tile_of(piece.stack);
+            zero_accumulators<Config::kMBlocks, Config::kBlockN>(acc);
+            for (int kt = piece.k_begin; kt < piece.k_end; ++kt, ++round) {
+                const int stage = round % kStages;
+                mbarrier_wait(&full[stage], round / kStages % 2);
+                warpgroup_multiply_k_tile<Config::kMBlocks, Config::kBlockN>(acc, Tiles::a_tile(ring, stage),
+                                                                             Tiles::b_tile(ring, stage), first_row);
+                wgmma_wait_group<1>();
+                if (kt > piece.k_begin) release((round - 1) % kStages);
+            }
+            warpgroup_finish<Config::kMBlocks, Config::kBlockN>(acc);
+            release((round - 1) % kStages);
+            constexpr bool kStreamK = Config::kSchedule == Schedule::kPersistentStreamK;
+            if (kStreamK && piece.k_end < schedule.k_tiles) {  // a piece that leaves its tile unfinished
+                publish_partial_sums<Config::kMBlocks, Config::kBlockN>(
+                    acc, partial_sums + static_cast<std::size_t>(blockIdx.x) * kTileValues, &partial_flags[blockIdx.x],
+                    consumer_thread, consumer_threads, kConsumersBarrier);
+                continue;
+            }
+            if (kStreamK && piece.k_begin > 0) {  // it finishes a tile that earlier clusters started
+                const long long tile_start = static_cast<long long>(piece.stack - schedule.tail_first_stack()) * schedule.k_tiles;
+                for (int earlier = cluster - 1; earlier >= 0 && schedule.run_begin(earlier + 1) > tile_start; --earlier) {
+                    const int slot = earlier * kClusterM + rank;
+                    add_partial_sums<Config::kMBlocks, Config::kBlockN>(
+                        acc, partial_sums + static_cast<std::size_t>(slot) * kTileValues, &partial_flags[slot],
+                        consumer_thread, consumer_threads, kConsumersBarrier);
+                }
+            }
+            if constexpr (Config::kStores == CStores::kThroughTma) {
+#pragma unroll
+                for (int chunk = 0; chunk < Config::kBlockN / kCChunkColumns; ++chunk)
+                    store_c_chunk_through_tma<Config::kCBuffers>(
+                        acc[0] + chunk * kCChunkValues, problem, c, &c_map,
+                        c_buffers + (warpgroup - 1) * Config::kCBufferBytes, c_chunks++, tile.row + first_row,
+                        tile.col + chunk * kCChunkColumns, warpgroup);
+            } else {
+                store_warpgroup_tile<Config::kMBlocks, Config::kBlockN>(acc, problem, c, tile.row + first_row, tile.col);
+            }
+        }
+        // Shared memory must outlive the copy engine's reads of it.
+        if (Config::kStores == CStores::kThroughTma && signals) tma_store_wait<0>();
+    }
+    // No CTA may leave while another of its cluster can still write to its shared memory.
+    if constexpr (kClusterM > 1) {
+        __syncwarp();
+        cluster_sync();
+    }
+#endif
+}
+
+// The stream-K workspace: a partial tile and a flag for each CTA of the largest grid
+// asked for so far, kept for the life of the process as cuBLAS keeps its workspace. The
+// flags are zero between launches (whoever reads a partial tile lowers its flag), so
+// launches on one stream may share it.
+struct StreamKWorkspace {
+    float* partial_sums = nullptr;
+    int* flags = nullptr;
+};
+
+inline StreamKWorkspace stream_k_workspace(int ctas, int tile_values) {
+    static StreamKWorkspace workspace;
+    static std::size_t capacity = 0;  // values per CTA x CTAs
+    const std::size_t needed = static_cast<std::size_t>(ctas) * tile_values;
+    if (needed > capacity) {
+        cudaFree(workspace.partial_sums);
+        cudaFree(workspace.flags);
+        cudaMalloc(&workspace.partial_sums, needed * sizeof(float));
+        cudaMalloc(&workspace.flags, static_cast<std::size_t>(ctas) * sizeof(int));
+        cudaMemset(workspace.flags, 0, static_cast<std::size_t>(ctas) * sizeof(int));
+        capacity = needed;
+    }
+    return workspace;
+}
+
+template <class Config>
+void launch_warp_specialized_kernel(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b,
+                                    float* c, int group_rows, cudaStream_t stream) {
+    using Tiles = typename Config::Tiles;
+    const GemmShape& shape = problem.shape;
+    const CUtensorMap a_map = make_bf16_tensor_map(a, shape.m, shape.k, Config::kBlockM, Tiles::kBlockK);
+    const CUtensorMap b_map = make_bf16_tensor_map(b, shape.k, shape.n, Tiles::kBlockK, Tiles::kBSlabColumns);
+    const CUtensorMap c_map = make_fp32_tensor_map(c, shape.m, shape.n, kCChunkRows, kCChunkColumns);
+    const auto kernel = warp_specialized_kernel<Config>;
+    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Config::kSharedBytes);
+    const int stacks = ceil_div(shape.m, Config::kClusterM * Config::kBlockM) * ceil_div(shape.n, Config::kBlockN);
+    int clusters = stacks;
+    if (Config::kSchedule != Schedule::kOneTilePerCta) {
+        const int resident = max_active_clusters(kernel, Config::kThreads, Config::kClusterM, Config::kSharedBytes);
+        if (resident > 0) clusters = std::min(stacks, resident);
+    }
+    const TileSchedule schedule =
+        make_tile_schedule(Config::kSchedule, stacks, ceil_div(shape.k, Tiles::kBlockK), clusters);
+    StreamKWorkspace workspace;
+    if (schedule.split_tail)
+        workspace = stream_k_workspace(clusters * Config::kClusterM, Config::kBlockM * Config::kBlockN);
+    launch_with_cluster(kernel, clusters * Config::kClusterM, Config::kThreads, Config::kClusterM,
+                        Config::kSharedBytes, stream, a_map, b_map, c_map, c, problem, group_rows, schedule,
+                        workspace.partial_sums, workspace.flags);
+}
+
+}  // namespace sgemm
