@@ -16,6 +16,7 @@
 
 #include "driver/stage_registry.hpp"
 #include "driver/stage_runner.hpp"
+#include "gpu/build_target.hpp"
 #include "measuring/ceilings.hpp"
 
 namespace sgemm {
@@ -26,10 +27,14 @@ bool gpu_present() {
     return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
 }
 
+const DeviceInfo& device() {
+    static const DeviceInfo instance = query_device();
+    return instance;
+}
+
 // One runner per process: the cuBLAS handle and stream are costly to make.
 const StageRunner& runner() {
-    static const DeviceInfo device = query_device();
-    static const StageRunner instance(device);
+    static const StageRunner instance(device());
     return instance;
 }
 
@@ -117,6 +122,9 @@ TEST_P(StageCorrectness, MatchesFloat64Reference) {
     if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
     const Case& c = GetParam();
     const Stage& stage = *find_stage(c.stage);
+    // The Hopper stages on another GPU, or from a build for another architecture.
+    if (const auto refusal = architecture_refusal(stage, device().compute_capability, build_target()))
+        GTEST_SKIP() << *refusal;
     ASSERT_FALSE(shape_refusal(stage, c.shape).has_value());
     const StageResult result = run_checked(stage, GemmProblem{c.shape, c.alpha, c.beta}, 1000 + c.stage);
     ASSERT_TRUE(result.verification.has_value());
