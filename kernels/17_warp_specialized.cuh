@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <stdexcept>
 
 #include "common/cluster.cuh"
 #include "common/gemm_problem.hpp"
@@ -74,7 +75,7 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
     if (threadIdx.x == 0) {
         for (int stage = 0; stage < kStages; ++stage) {
             mbarrier_init(&full[stage], 1);
-            mbarrier_init(&empty[stage], Config::kConsumers * (kClusterM));
+            mbarrier_init(&empty[stage], Config::kConsumers * kClusterM);
         }
         fence_mbarrier_init();
     }
@@ -101,7 +102,7 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
                 const TileOrigin tile = tile_of(piece.stack);
                 for (int kt = piece.k_begin; kt < piece.k_end; ++kt, ++round) {
                     const int stage = round % kStages;
-                    mbarrier_wait(&empty[stage], round / kStages % 2 ^ 1);
+                    mbarrier_wait(&empty[stage], (round / kStages % 2) ^ 1);  // parity 1 first: free
                     mbarrier_arrive_expect_tx(&full[stage], Tiles::kBytes);
                     tma_load_2d(Tiles::a_tile(ring, stage), &a_map, kt * Tiles::kBlockK, tile.row, &full[stage]);
                     // Each CTA of the cluster loads its share of B's slabs into every CTA.
@@ -134,7 +135,8 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
         WarpgroupAccumulators<Config::kMBlocks, Config::kBlockN> acc;
         int round = 0, c_chunks = 0;
         const int consumer_thread = threadIdx.x - 128, consumer_threads = Config::kConsumers * 128;
-        constexpr int kConsumersBarrier = 1 + Config::kConsumers;  // 1, 2: each consumer's own
+        // Named barriers: 1 and 2 each consumer's own (the C chunks), 3 both (stream-K).
+        constexpr int kConsumersBarrier = 1 + Config::kConsumers;
         constexpr int kTileValues = Config::kBlockM * Config::kBlockN;
         for (int index = 0; schedule.piece(cluster, index, piece); ++index) {
             const TileOrigin tile = tile_of(piece.stack);
@@ -203,9 +205,13 @@ inline StreamKWorkspace stream_k_workspace(int ctas, int tile_values) {
     if (needed > capacity) {
         cudaFree(workspace.partial_sums);
         cudaFree(workspace.flags);
-        cudaMalloc(&workspace.partial_sums, needed * sizeof(float));
-        cudaMalloc(&workspace.flags, static_cast<std::size_t>(ctas) * sizeof(int));
-        cudaMemset(workspace.flags, 0, static_cast<std::size_t>(ctas) * sizeof(int));
+        if (cudaMalloc(&workspace.partial_sums, needed * sizeof(float)) != cudaSuccess ||
+            cudaMalloc(&workspace.flags, static_cast<std::size_t>(ctas) * sizeof(int)) != cudaSuccess ||
+            cudaMemset(workspace.flags, 0, static_cast<std::size_t>(ctas) * sizeof(int)) != cudaSuccess) {
+            workspace = StreamKWorkspace{};
+            capacity = 0;
+            throw std::runtime_error("no device memory for the stream-K workspace");
+        }
         capacity = needed;
     }
     return workspace;
