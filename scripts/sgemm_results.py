@@ -27,9 +27,12 @@ COLUMNS = (
     "median_ms", "tflops", "cublas_median_ms", "cublas_tflops",
     "ratio_to_cublas", "fraction_of_peak", "ceiling", "rel_error_fp64",
     "worst_error_over_budget", "verified", "gpu", "driver", "cuda",
-    "timing", "reps", "seed", *CLOCK_COLUMNS,
+    "timing", "reps", "seed", *CLOCK_COLUMNS, "data",
 )
-COLUMNS_BEFORE_CLOCKS = COLUMNS[:-len(CLOCK_COLUMNS)]
+# What the inputs held (sgemm --data); files written before the column read as "uniform".
+DATA_KINDS = ("uniform", "wide", "exact")
+COLUMNS_BEFORE_DATA = COLUMNS[:-1]
+COLUMNS_BEFORE_CLOCKS = COLUMNS_BEFORE_DATA[:-len(CLOCK_COLUMNS)]
 INT_COLUMNS = frozenset({"stage", "m", "n", "k", "reps", "seed"})
 FLOAT_COLUMNS = frozenset({
     "alpha", "beta", "median_ms", "tflops", "cublas_median_ms",
@@ -118,10 +121,10 @@ def read_rows(path):
     with open(path, newline="", encoding="utf-8") as file:
         reader = csv.DictReader(file)
         header = tuple(reader.fieldnames or ())
-        if header not in (COLUMNS, COLUMNS_BEFORE_CLOCKS):
+        if header not in (COLUMNS, COLUMNS_BEFORE_DATA, COLUMNS_BEFORE_CLOCKS):
             raise ValueError(
                 f"{path}: header must be exactly {','.join(COLUMNS)} "
-                f"(or without the last {len(CLOCK_COLUMNS)}); got {','.join(header) or 'nothing'}")
+                f"(or without the last 1 or {len(CLOCK_COLUMNS) + 1}); got {','.join(header) or 'nothing'}")
         return [_typed_row(raw, path, reader.line_num) for raw in reader]
 
 
@@ -140,6 +143,11 @@ def _typed_row(raw, path, line):
 def _parse_field(column, text):
     if column in OPTIONAL_COLUMNS and text == "":
         return None
+    if column == "data":
+        text = text or "uniform"
+        if text not in DATA_KINDS:
+            raise ValueError(f"expected one of {', '.join(DATA_KINDS)}, got {text!r}")
+        return text
     if column in INT_COLUMNS:
         return int(text)
     if column in FLOAT_COLUMNS:

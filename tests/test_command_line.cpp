@@ -49,6 +49,12 @@ TEST(CommandLine, RectangularAndOptions) {
     EXPECT_EQ(request.csv_path, "out.csv");
 }
 
+TEST(CommandLine, DataKinds) {
+    EXPECT_EQ(parse({"3", "512"}).request.settings.data, InputData::uniform);
+    EXPECT_EQ(parse({"3", "512", "--data", "wide"}).request.settings.data, InputData::wide);
+    EXPECT_EQ(parse({"all", "512", "--data", "exact"}).request.settings.data, InputData::exact);
+}
+
 TEST(CommandLine, TimingInBlocksIsPacedByTheBudget) {
     const auto parsed = parse({"14", "4096", "--timing", "blocks", "--time-budget", "4"});
     ASSERT_EQ(parsed.outcome, Outcome::run) << parsed.text;
@@ -125,6 +131,7 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{{"1", "64", "--reps", "0"}, "--reps"},
                       BadInput{{"1", "64", "--bogus"}, "--bogus"},
                       BadInput{{"1", "64", "--timing", "alone"}, "--timing"},
+                      BadInput{{"1", "64", "--data", "normal"}, "--data"},
                       BadInput{{"1", "64", "--timing", "blocks", "--reps", "5"}, "--timing blocks is paced by --time-budget"},
                       BadInput{{"1", "64", "--alpha", "x"}, "--alpha"},
                       BadInput{{"all", "64", "--profile"}, "--profile takes one stage"},

@@ -59,6 +59,7 @@ ResultRow sample_row() {
     row.sm_clock_mhz = 1453.25;
     row.cublas_sm_clock_mhz = 1370.5;
     row.ceiling_sm_clock_mhz = 1980.0;
+    row.data = "wide";
     return row;
 }
 
@@ -72,7 +73,7 @@ std::vector<std::string> read_lines(const std::filesystem::path& path) {
 TEST(CsvWriter, LineHasOneFieldPerColumn) {
     const auto header = split_csv(csv_header());
     const auto fields = split_csv(csv_line(sample_row()));
-    ASSERT_EQ(header.size(), 27u);
+    ASSERT_EQ(header.size(), 28u);
     ASSERT_EQ(fields.size(), header.size());
     EXPECT_EQ(header[0], "stage");
     EXPECT_EQ(fields[0], "5");
@@ -98,6 +99,8 @@ TEST(CsvWriter, LineHasOneFieldPerColumn) {
     EXPECT_EQ(fields[25], "1370.5");
     EXPECT_EQ(header[26], "ceiling_sm_clock_mhz");
     EXPECT_EQ(fields[26], "1980");
+    EXPECT_EQ(header[27], "data");
+    EXPECT_EQ(fields[27], "wide");
 }
 
 TEST(CsvWriter, UnreadClocksLeaveTheirFieldsEmpty) {
@@ -106,7 +109,7 @@ TEST(CsvWriter, UnreadClocksLeaveTheirFieldsEmpty) {
     row.cublas_sm_clock_mhz.reset();
     row.ceiling_sm_clock_mhz.reset();
     const auto fields = split_csv(csv_line(row));
-    ASSERT_EQ(fields.size(), 27u);
+    ASSERT_EQ(fields.size(), 28u);
     EXPECT_EQ(fields[24], "");
     EXPECT_EQ(fields[25], "");
     EXPECT_EQ(fields[26], "");
@@ -127,7 +130,7 @@ TEST(CsvWriter, QuotesFieldsWithCommasAndQuotes) {
     ResultRow row = sample_row();
     row.gpu = "Odd, \"quoted\" GPU";
     const auto fields = split_csv(csv_line(row));
-    ASSERT_EQ(fields.size(), 27u);
+    ASSERT_EQ(fields.size(), 28u);
     EXPECT_EQ(fields[18], "Odd, \"quoted\" GPU");
 }
 

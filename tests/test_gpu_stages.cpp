@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -38,10 +39,12 @@ const StageRunner& runner() {
     return instance;
 }
 
-StageResult run_checked(const Stage& stage, const GemmProblem& problem, std::uint64_t seed) {
+StageResult run_checked(const Stage& stage, const GemmProblem& problem, std::uint64_t seed,
+                        InputData data = InputData::uniform) {
     RunSettings settings;
     settings.problem = problem;
     settings.seed = seed;
+    settings.data = data;
     settings.timing = TimingSettings{1, 1.0};
     return runner().run(stage, settings);
 }
@@ -62,11 +65,12 @@ struct Case {
     float alpha;
     float beta;
     std::string label;
+    InputData data = InputData::uniform;
 };
 
 void PrintTo(const Case& c, std::ostream* os) {
-    *os << fmt::format("stage {} M={} N={} K={} alpha={} beta={}", c.stage, c.shape.m, c.shape.n,
-                       c.shape.k, c.alpha, c.beta);
+    *os << fmt::format("stage {} M={} N={} K={} alpha={} beta={} data {}", c.stage, c.shape.m, c.shape.n,
+                       c.shape.k, c.alpha, c.beta, to_string(c.data));
 }
 
 std::vector<Case> all_cases() {
@@ -112,6 +116,13 @@ std::vector<Case> all_cases() {
             cases.push_back({stage.number, shape, scalar(rng), 0.0f, label + "_beta0"});
             cases.push_back({stage.number, shape, scalar(rng), scalar(rng), label + "_beta"});
         }
+        // The other inputs (sgemm --data) on the largest shape: magnitudes over six decades,
+        // and small integers, which every correct stage multiplies exactly (alpha 1, beta 0 or 1).
+        const GemmShape large =
+            std::find_if(shapes.begin(), shapes.end(), [](const auto& s) { return s.first == "large"; })->second;
+        cases.push_back({stage.number, large, scalar(rng), scalar(rng), "large_wide", InputData::wide});
+        cases.push_back({stage.number, large, 1.0f, 0.0f, "large_exact_beta0", InputData::exact});
+        cases.push_back({stage.number, large, 1.0f, 1.0f, "large_exact_beta1", InputData::exact});
     }
     return cases;
 }
@@ -126,7 +137,7 @@ TEST_P(StageCorrectness, MatchesFloat64Reference) {
     if (const auto refusal = architecture_refusal(stage, device().compute_capability, build_target()))
         GTEST_SKIP() << *refusal;
     ASSERT_FALSE(shape_refusal(stage, c.shape).has_value());
-    const StageResult result = run_checked(stage, GemmProblem{c.shape, c.alpha, c.beta}, 1000 + c.stage);
+    const StageResult result = run_checked(stage, GemmProblem{c.shape, c.alpha, c.beta}, 1000 + c.stage, c.data);
     ASSERT_TRUE(result.verification.has_value());
     const VerificationReport& report = result.verification->stage;
     EXPECT_TRUE(report.passed()) << fmt::format(
@@ -134,6 +145,8 @@ TEST_P(StageCorrectness, MatchesFloat64Reference) {
         report.normwise_relative_error, report.normwise_relative_budget,
         report.worst_error_over_budget, report.worst.index);
     EXPECT_TRUE(result.verification->cublas.passed()) << "cuBLAS itself misses the budget";
+    if (c.data == InputData::exact)
+        EXPECT_EQ(report.normwise_relative_error, 0.0) << "integer inputs are multiplied exactly";
 }
 
 INSTANTIATE_TEST_SUITE_P(AllStages, StageCorrectness, ::testing::ValuesIn(all_cases()),

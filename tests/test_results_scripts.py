@@ -148,11 +148,23 @@ class ReadRowsTest(unittest.TestCase):
             path = Path(tmp) / "clocked.csv"
             sgemm_results.write_rows(clocked, path)
             self.assertTrue(path.read_text().splitlines()[0].endswith(",sm_clock_mhz,cublas_sm_clock_mhz,"
-                                                                      "ceiling_sm_clock_mhz"))
+                                                                      "ceiling_sm_clock_mhz,data"))
             read = sgemm_results.read_rows(path)
         self.assertEqual(read[0]["sm_clock_mhz"], 1453.5)
         self.assertEqual(read[0]["ceiling_sm_clock_mhz"], 1980.0)
         self.assertIsNone(read[1]["cublas_sm_clock_mhz"])
+
+
+    def test_data_is_read_where_written_and_uniform_in_files_from_before(self):
+        self.assertEqual({row["data"] for row in fixture_rows()}, {"uniform"})
+        rows = [dict(row, data="wide") for row in fixture_rows()]
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "wide.csv"
+            sgemm_results.write_rows(rows, path)
+            self.assertEqual({row["data"] for row in sgemm_results.read_rows(path)}, {"wide"})
+            path.write_text(path.read_text().replace(",wide\n", ",lumpy\n"))
+            with self.assertRaisesRegex(ValueError, "data: expected one of uniform, wide, exact"):
+                sgemm_results.read_rows(path)
 
 
 class GpuSlugTest(unittest.TestCase):

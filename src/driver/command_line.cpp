@@ -85,6 +85,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
     double time_budget = 1.0;
     std::string timing = "launches";
     std::optional<std::uint64_t> seed;
+    std::string data = "uniform";
     float alpha = 1.0f;
     float beta = 0.0f;
 
@@ -104,6 +105,11 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
                                "at its own clock; see src/measuring/timing.hpp)", kBlockSeconds))
         ->check(CLI::IsMember(timing_method_names()));
     app.add_option("--seed", seed, "seed of the random inputs (default: random, printed)");
+    app.add_option("--data", data,
+                   "what A, B and C hold: 'uniform' in [-1, 1) (default), 'wide' (magnitudes "
+                   "log-uniform over 1e-3 .. 1e3, random signs) or 'exact' (integers in [-8, 8]: "
+                   "every correct stage matches float64 exactly)")
+        ->check(CLI::IsMember(input_data_names()));
     app.add_option("--alpha", alpha, "alpha (default 1)");
     app.add_option("--beta", beta, "beta (default 0; non-zero makes C an input)");
     app.add_flag("--no-verify", no_verify, "skip verification, only time");
@@ -139,6 +145,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
         RunSettings& settings = request.settings;
         settings.problem = GemmProblem{parse_shape(size_text, m_text, n_text, k_text), alpha, beta};
         settings.seed = seed ? *seed : std::random_device{}() % 1000000;
+        settings.data = *input_data_named(data);
         settings.verify = !no_verify;
         const TimingMethod method = timing_method_named(timing);
         if (method == TimingMethod::blocks && reps > 0)

@@ -36,6 +36,7 @@ struct ResultRow {
     std::optional<double> sm_clock_mhz;
     std::optional<double> cublas_sm_clock_mhz;
     std::optional<double> ceiling_sm_clock_mhz;
+    std::string data = "uniform";  // what the inputs held (verification/input_data.hpp)
 };
 
 std::string csv_header();

@@ -68,8 +68,8 @@ std::string run_header(const DeviceInfo& device, const Ceiling& fp32, const Ceil
     const std::string mma = bf16.tflops > 0.0 ? fmt::format(", mma.sync bf16 {:.0f} TFLOPS", bf16.tflops) : "";
     return fmt::format(
         "{}measured ceilings: FFMA {:.1f} TFLOPS{}\n"
-        "problem M={} N={} K={}  alpha={:g} beta={:g}  seed {}  {}\n",
-        device_line(device), fp32.tflops, mma, m, n, k, s.problem.alpha, s.problem.beta, s.seed,
+        "problem M={} N={} K={}  alpha={:g} beta={:g}  data {}  seed {}  {}\n",
+        device_line(device), fp32.tflops, mma, m, n, k, s.problem.alpha, s.problem.beta, to_string(s.data), s.seed,
         s.verify ? "(replay with --seed)" : "(verification skipped)");
 }
 
@@ -122,8 +122,8 @@ std::string summary_table(std::span<const StageResult> results) {
 
 std::string first_bad_element(const StageResult& r) {
     const Verification& v = *r.verification;
-    const std::string where = fmt::format("stage {} ({}) failed verification (seed {})",
-                                          r.stage->number, r.stage->name, r.seed);
+    const std::string where = fmt::format("stage {} ({}) failed verification (data {}, seed {})",
+                                          r.stage->number, r.stage->name, to_string(r.data), r.seed);
     if (v.stage.first_bad) return fmt::format("{}: first bad element {}", where,
                                               describe_element(*v.stage.first_bad, r.problem.shape.n));
     return fmt::format("{}: normwise error {:.3e} exceeds budget {:.3e}", where,
@@ -160,6 +160,7 @@ ResultRow to_result_row(const StageResult& r, const DeviceInfo& device) {
     row.timing = to_string(r.timing.method);
     row.reps = r.timing.reps;
     row.seed = r.seed;
+    row.data = std::string(to_string(r.data));
     row.sm_clock_mhz = r.timing.stage_clock_mhz;
     row.cublas_sm_clock_mhz = r.timing.cublas_clock_mhz;
     row.ceiling_sm_clock_mhz = r.ceiling.clock_mhz;

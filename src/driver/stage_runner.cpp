@@ -98,7 +98,7 @@ StageRunner::Launches StageRunner::launches(const Stage& stage, const Bf16Gemm& 
 
 void StageRunner::profile_once(const Stage& stage, const RunSettings& settings) const {
     const cudaStream_t stream = stream_.get();
-    const GemmInputs inputs(settings.problem, stage.precision, settings.seed, stream);
+    const GemmInputs inputs(settings.problem, stage.precision, settings.seed, settings.data, stream);
     const Launches launch = launches(stage, {}, settings.problem, inputs);
     DeviceBuffer<float> c(element_count_c(settings.problem.shape));
     inputs.reset_output(c.data(), stream);
@@ -122,12 +122,12 @@ StageResult StageRunner::run(const Stage& stage, const Bf16Gemm& gemm, const Run
         throw std::invalid_argument("a replacement GEMM needs a bf16 stage to stand in for");
     const GemmProblem& problem = settings.problem;
     const cudaStream_t stream = stream_.get();
-    const GemmInputs inputs(problem, stage.precision, settings.seed, stream);
+    const GemmInputs inputs(problem, stage.precision, settings.seed, settings.data, stream);
     const Launches launches_of_run = launches(stage, gemm, problem, inputs);
     const GemmLaunch& launch = launches_of_run.stage;
     const GemmLaunch& launch_cublas = launches_of_run.cublas;
 
-    StageResult result{&stage, problem, settings.seed, std::nullopt, {}, ceiling(stage)};
+    StageResult result{&stage, problem, settings.seed, settings.data, std::nullopt, {}, ceiling(stage)};
     if (settings.verify)
         result.verification = verify_against_references(problem, stage.precision, inputs, launch,
                                                         launch_cublas, cublas_, stream);

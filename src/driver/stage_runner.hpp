@@ -12,6 +12,7 @@
 #include "gpu/device_info.hpp"
 #include "measuring/sm_clock.hpp"
 #include "measuring/timing.hpp"
+#include "verification/input_data.hpp"
 #include "verification/verification.hpp"
 
 namespace sgemm {
@@ -19,6 +20,7 @@ namespace sgemm {
 struct RunSettings {
     GemmProblem problem;
     std::uint64_t seed = 0;
+    InputData data = InputData::uniform;
     bool verify = true;
     TimingSettings timing;
 };
@@ -37,6 +39,7 @@ struct StageResult {
     const Stage* stage = nullptr;
     GemmProblem problem;
     std::uint64_t seed = 0;
+    InputData data = InputData::uniform;
     std::optional<Verification> verification;  // empty when verification was skipped
     InterleavedTiming timing;
     Ceiling ceiling;  // of the unit the stage runs on

@@ -1,5 +1,5 @@
-// Filling device buffers: random inputs, NaN poison, and the float -> double copies
-// the float64 reference is computed from.
+// Filling device buffers: NaN poison, bf16 rounding, and the float -> double copies the
+// float64 reference is computed from (the random inputs: verification/input_data.hpp).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -10,9 +10,9 @@
 
 namespace sgemm {
 
-// Uniform in [-1, 1), a pure function of (seed, index): the same seed gives the same
-// matrix on any GPU. Values are multiples of 2^-23, exact in float, bf16-friendly.
-void fill_uniform(float* data, std::size_t count, std::uint64_t seed, cudaStream_t stream);
+// Grid-stride fills: kFillThreads a block, fill_blocks(count) blocks (at most 4096).
+constexpr int kFillThreads = 256;
+int fill_blocks(std::size_t count);
 
 void fill_nan(float* data, std::size_t count, cudaStream_t stream);
 

@@ -94,7 +94,7 @@ int run(int argc, char** argv) {
         std::vector<CublasLtKernel> kernels;
         std::vector<Screened> screened;
         {
-            const GemmInputs inputs(problem, Precision::bf16, seed, stream.get());
+            const GemmInputs inputs(problem, Precision::bf16, seed, InputData::uniform, stream.get());
             DeviceBuffer<float> c(element_count_c(problem.shape));
             kernels = cublaslt.kernels(inputs.a_bf16(), inputs.b_bf16(), c.data(), stream.get());
             for (const CublasLtKernel& kernel : kernels) {

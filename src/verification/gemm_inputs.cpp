@@ -8,16 +8,16 @@ std::size_t element_count_a(const GemmShape& s) { return std::size_t(s.m) * std:
 std::size_t element_count_b(const GemmShape& s) { return std::size_t(s.k) * std::size_t(s.n); }
 std::size_t element_count_c(const GemmShape& s) { return std::size_t(s.m) * std::size_t(s.n); }
 
-GemmInputs::GemmInputs(const GemmProblem& problem, Precision precision, std::uint64_t seed,
+GemmInputs::GemmInputs(const GemmProblem& problem, Precision precision, std::uint64_t seed, InputData data,
                        cudaStream_t stream)
     : shape_(problem.shape),
       a_(element_count_a(problem.shape)),
       b_(element_count_b(problem.shape)),
       c_initial_(problem.beta != 0.0f ? element_count_c(problem.shape) : 0) {
     // Distinct streams of random numbers for A, B and C from one seed.
-    fill_uniform(a_.data(), a_.size(), seed * 3 + 0, stream);
-    fill_uniform(b_.data(), b_.size(), seed * 3 + 1, stream);
-    if (c_initial_.size() > 0) fill_uniform(c_initial_.data(), c_initial_.size(), seed * 3 + 2, stream);
+    fill_input(a_.data(), a_.size(), seed * 3 + 0, data, stream);
+    fill_input(b_.data(), b_.size(), seed * 3 + 1, data, stream);
+    if (c_initial_.size() > 0) fill_input(c_initial_.data(), c_initial_.size(), seed * 3 + 2, data, stream);
     if (precision == Precision::bf16) {
         a_bf16_ = DeviceBuffer<__nv_bfloat16>(a_.size());
         b_bf16_ = DeviceBuffer<__nv_bfloat16>(b_.size());

@@ -1,5 +1,5 @@
-// The inputs of one run on the device: A and B uniform in [-1, 1) from the seed, and
-// the initial C. When beta == 0 the initial C is NaN (poison: an element a stage
+// The inputs of one run on the device: A and B drawn from the seed as `data` says
+// (input_data.hpp: uniform in [-1, 1) by default), and the initial C. When beta == 0 the initial C is NaN (poison: an element a stage
 // forgets to write, or reads when it should not, stays NaN and fails the check); when
 // beta != 0 it is random too, and a copy is kept so every launch starts from it.
 // For bf16 stages A and B are rounded to bf16 once, here, before anything is timed;
@@ -11,13 +11,15 @@
 
 #include "driver/stage.hpp"
 #include "gpu/device_buffer.hpp"
+#include "verification/input_data.hpp"
 #include "kernels/common/gemm_problem.hpp"
 
 namespace sgemm {
 
 class GemmInputs {
 public:
-    GemmInputs(const GemmProblem& problem, Precision precision, std::uint64_t seed, cudaStream_t stream);
+    GemmInputs(const GemmProblem& problem, Precision precision, std::uint64_t seed, InputData data,
+               cudaStream_t stream);
 
     const float* a() const { return a_.data(); }
     const float* b() const { return b_.data(); }
