@@ -9,6 +9,8 @@
 # make tune       search the tile shapes of stages 10 and 14 on this GPU (results/<gpu>/tuning_stage*.md)
 # make survey     cuBLASLt's own bf16 kernels on this GPU, the fastest written before Hopper (mma.sync)
 #                 and for it (wgmma) timed beside stages 14 and 20 -> results/<gpu>/cublaslt_survey.md
+# make accuracy   the FP32 problem's accuracy and speed by cuBLAS SGEMM, cuBLAS TF32 and BF16x9,
+#                 stages 10 and 21, uniform and wide inputs -> results/<gpu>/accuracy.md
 # make profile    Nsight Compute counters of every stage at N=4096 (STAGE=7 for one) -> results/<gpu>/profile.csv
 #
 # ARCH selects the GPU architecture: by default the GPU that is present (sm_90 becomes
@@ -24,7 +26,7 @@ NVCC ?= $(or $(shell command -v nvcc),$(wildcard /usr/local/cuda/bin/nvcc))
 # PATH may be a pyenv or venv one without it, where the system's has it.
 PYTHON ?= $(or $(shell sed -n 's/^SGEMM_PYTHON:FILEPATH=//p' $(BUILD_DIR)/CMakeCache.txt 2>/dev/null),python3)
 
-.PHONY: all dependencies build test sanitize results peak tune survey profile clean
+.PHONY: all dependencies build test sanitize results peak tune survey accuracy profile clean
 
 all: build
 
@@ -58,6 +60,9 @@ tune: build
 
 survey: build
 	$(PYTHON) scripts/survey.py
+
+accuracy: build
+	$(PYTHON) scripts/accuracy.py
 
 clean:
 	rm -rf $(BUILD_DIR) sgemm

@@ -10,6 +10,9 @@ backend is selected and no pyplot state is touched.
 import csv
 import os
 import re
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -826,3 +829,25 @@ def _latest_by_stage(square_rows, size):
 
 def _joined(rows, column):
     return " / ".join(sorted({str(row[column]) for row in rows}))
+
+
+def run_tool_into_results(tool, arguments, results_dir, stem, read, usable, markdown):
+    """Run a measuring tool (`tool` and `arguments`, plus --csv PATH), then write what it
+    measured to results_dir/<gpu>/stem.csv, as the tool wrote it, and stem.md, from
+    markdown(rows). Exits when the tool is missing or `usable(rows)` is false; returns
+    the tool's exit status."""
+    name = Path(tool).name
+    if not Path(tool).exists():
+        sys.exit(f"{name}: {tool} not found: run make first")
+    with tempfile.TemporaryDirectory() as tmp:
+        csv_path = Path(tmp) / f"{stem}.csv"
+        status = subprocess.run([str(tool), *arguments, "--csv", str(csv_path)]).returncode
+        rows = read(csv_path) if csv_path.exists() else []
+        if not usable(rows):
+            sys.exit(f"{name} measured nothing")
+        out_dir = Path(results_dir) / gpu_slug(rows[0]["gpu"])
+        out_dir.mkdir(parents=True, exist_ok=True)
+        (out_dir / f"{stem}.csv").write_text(csv_path.read_text())
+    (out_dir / f"{stem}.md").write_text(markdown(rows))
+    print(f"wrote {out_dir / (stem + '.csv')}\nwrote {out_dir / (stem + '.md')}")
+    return status

@@ -12,14 +12,12 @@ stage the GPU or build cannot run is left out).
 """
 import argparse
 import csv
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
-from sgemm_results import TIMINGS, gpu_slug, single_timing  # noqa: E402
+from sgemm_results import TIMINGS, run_tool_into_results, single_timing  # noqa: E402
 
 FAMILIES = {
     "stage": "this project",
@@ -138,22 +136,10 @@ def main():
     parser.add_argument("--timing", choices=sorted(TIMINGS), default="launches",
                         help="how each kernel and cuBLAS take turns (sgemm --timing)")
     args = parser.parse_args()
-    if not Path(args.binary).exists():
-        sys.exit(f"survey: {args.binary} not found: run make first")
-    with tempfile.TemporaryDirectory() as tmp:
-        csv_path = Path(tmp) / "survey.csv"
-        status = subprocess.run([args.binary, "--stage", *map(str, args.stage), "--csv", str(csv_path),
-                                 "--sizes", *map(str, args.sizes), "--timing", args.timing]).returncode
-        rows = read_rows(csv_path) if csv_path.exists() else []
-        if not any(r["kind"] == "judged" for r in rows):
-            sys.exit("survey: sgemm_survey timed nothing")
-        out_dir = Path(args.results_dir) / gpu_slug(rows[0]["gpu"])
-        out_dir.mkdir(parents=True, exist_ok=True)
-        stem = output_stem(args.timing)
-        (out_dir / f"{stem}.csv").write_text(csv_path.read_text())
-    (out_dir / f"{stem}.md").write_text(survey_markdown(rows))
-    print(f"wrote {out_dir / (stem + '.csv')}\nwrote {out_dir / (stem + '.md')}")
-    return status
+    return run_tool_into_results(
+        args.binary, ["--stage", *map(str, args.stage), "--sizes", *map(str, args.sizes), "--timing", args.timing],
+        args.results_dir, output_stem(args.timing), read_rows,
+        lambda rows: any(r["kind"] == "judged" for r in rows), survey_markdown)
 
 
 if __name__ == "__main__":

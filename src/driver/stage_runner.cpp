@@ -72,9 +72,9 @@ Ceiling StageRunner::ceiling(const Stage& stage) const {
     return *wgmma_ceiling_;
 }
 
-// `gemm`, when given, replaces the stage's launcher.
-StageRunner::Launches StageRunner::launches(const Stage& stage, const Bf16Gemm& gemm, const GemmProblem& problem,
-                                            const GemmInputs& inputs) const {
+// A replacement GEMM, when given, stands in for the stage's launcher.
+StageRunner::Launches StageRunner::launches(const Stage& stage, const Bf16Gemm& bf16_gemm, const Fp32Gemm& fp32_gemm,
+                                            const GemmProblem& problem, const GemmInputs& inputs) const {
     const cudaStream_t stream = stream_.get();
     // cuBLAS at the stage's precision, and the stage itself (stage 0 is cuBLAS).
     GemmLaunch launch_cublas = [this, &stage, problem, &inputs](float* c) {
@@ -83,9 +83,11 @@ StageRunner::Launches StageRunner::launches(const Stage& stage, const Bf16Gemm& 
         else
             cublas_.sgemm(problem, inputs.a(), inputs.b(), c);
     };
-    GemmLaunch launch = [&stage, gemm, problem, &inputs, stream, launch_cublas](float* c) {
-        if (gemm)
-            gemm(problem, inputs.a_bf16(), inputs.b_bf16(), c, stream);
+    GemmLaunch launch = [&stage, bf16_gemm, fp32_gemm, problem, &inputs, stream, launch_cublas](float* c) {
+        if (bf16_gemm)
+            bf16_gemm(problem, inputs.a_bf16(), inputs.b_bf16(), c, stream);
+        else if (fp32_gemm)
+            fp32_gemm(problem, inputs.a(), inputs.b(), c, stream);
         else if (stage.launch_bf16 != nullptr)
             stage.launch_bf16(problem, inputs.a_bf16(), inputs.b_bf16(), c, stream);
         else if (stage.launch != nullptr)
@@ -99,7 +101,7 @@ StageRunner::Launches StageRunner::launches(const Stage& stage, const Bf16Gemm& 
 void StageRunner::profile_once(const Stage& stage, const RunSettings& settings) const {
     const cudaStream_t stream = stream_.get();
     const GemmInputs inputs(settings.problem, stage.precision, settings.seed, settings.data, stream);
-    const Launches launch = launches(stage, {}, settings.problem, inputs);
+    const Launches launch = launches(stage, Bf16Gemm{}, Fp32Gemm{}, settings.problem, inputs);
     DeviceBuffer<float> c(element_count_c(settings.problem.shape));
     inputs.reset_output(c.data(), stream);
     launch.stage(c.data());  // warm-up: module loading, cuBLAS heuristics
@@ -114,16 +116,27 @@ void StageRunner::profile_once(const Stage& stage, const RunSettings& settings) 
 }
 
 StageResult StageRunner::run(const Stage& stage, const RunSettings& settings) const {
-    return run(stage, {}, settings);
+    return run_with(stage, Bf16Gemm{}, Fp32Gemm{}, settings);
 }
 
 StageResult StageRunner::run(const Stage& stage, const Bf16Gemm& gemm, const RunSettings& settings) const {
-    if (gemm && stage.precision != Precision::bf16)
-        throw std::invalid_argument("a replacement GEMM needs a bf16 stage to stand in for");
+    if (stage.precision != Precision::bf16)
+        throw std::invalid_argument("a bf16 GEMM needs a bf16 stage to stand in for");
+    return run_with(stage, gemm, Fp32Gemm{}, settings);
+}
+
+StageResult StageRunner::run(const Stage& stage, const Fp32Gemm& gemm, const RunSettings& settings) const {
+    if (stage.precision != Precision::fp32)
+        throw std::invalid_argument("an fp32 GEMM needs an fp32 stage to stand in for");
+    return run_with(stage, Bf16Gemm{}, gemm, settings);
+}
+
+StageResult StageRunner::run_with(const Stage& stage, const Bf16Gemm& bf16_gemm, const Fp32Gemm& fp32_gemm,
+                                  const RunSettings& settings) const {
     const GemmProblem& problem = settings.problem;
     const cudaStream_t stream = stream_.get();
     const GemmInputs inputs(problem, stage.precision, settings.seed, settings.data, stream);
-    const Launches launches_of_run = launches(stage, gemm, problem, inputs);
+    const Launches launches_of_run = launches(stage, bf16_gemm, fp32_gemm, problem, inputs);
     const GemmLaunch& launch = launches_of_run.stage;
     const GemmLaunch& launch_cublas = launches_of_run.cublas;
 

@@ -59,31 +59,38 @@ std::size_t device_bytes_needed(const GemmProblem& problem, bool verify, std::si
 // Host memory the verification copies need.
 std::size_t host_bytes_needed(const GemmProblem& problem, bool verify);
 
-// A bf16 GEMM that is not one of the stages (sgemm_survey's cuBLASLt kernels), with the
-// stages' signature but state of its own.
+// A GEMM that is not one of the stages (sgemm_survey's cuBLASLt kernels, sgemm_accuracy's
+// cuBLAS paths), with the stages' signature but state of its own.
 using Bf16Gemm = std::function<void(const GemmProblem& problem, const __nv_bfloat16* a,
                                     const __nv_bfloat16* b, float* c, cudaStream_t stream)>;
+using Fp32Gemm = std::function<void(const GemmProblem& problem, const float* a, const float* b, float* c,
+                                    cudaStream_t stream)>;
 
 class StageRunner {
 public:
     explicit StageRunner(const DeviceInfo& device);
 
     StageResult run(const Stage& stage, const RunSettings& settings) const;
-    // `gemm` in place of the bf16 stage's own launcher, verified and timed as the stage is.
+    // `gemm` in place of the stage's own launcher (a bf16 stage's for a Bf16Gemm, an fp32
+    // stage's for an Fp32Gemm), verified and timed as the stage is.
     StageResult run(const Stage& stage, const Bf16Gemm& gemm, const RunSettings& settings) const;
+    StageResult run(const Stage& stage, const Fp32Gemm& gemm, const RunSettings& settings) const;
 
     // Launches the stage once to warm up, then once between cudaProfilerStart and
     // cudaProfilerStop, so that a profiler started with profiling off sees that launch alone.
     void profile_once(const Stage& stage, const RunSettings& settings) const;
 
     Ceiling ceiling(Precision precision) const;
+    const Cublas& cublas() const { return cublas_; }
     // The ceiling of the unit `stage` runs on: the wgmma one for the Hopper stages.
     Ceiling ceiling(const Stage& stage) const;
 
 private:
     struct Launches;
-    Launches launches(const Stage& stage, const Bf16Gemm& gemm, const GemmProblem& problem,
-                      const GemmInputs& inputs) const;
+    Launches launches(const Stage& stage, const Bf16Gemm& bf16_gemm, const Fp32Gemm& fp32_gemm,
+                      const GemmProblem& problem, const GemmInputs& inputs) const;
+    StageResult run_with(const Stage& stage, const Bf16Gemm& bf16_gemm, const Fp32Gemm& fp32_gemm,
+                         const RunSettings& settings) const;
 
     DeviceInfo device_;
     CudaStream stream_;

@@ -25,6 +25,17 @@ void Cublas::gemm_bf16(const GemmProblem& problem, const __nv_bfloat16* a, const
                               CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
 }
 
+void Cublas::gemm_fp32_on_tensor_cores(const GemmProblem& problem, const float* a, const float* b, float* c,
+                                       TensorCoreFp32 path) const {
+    const auto [m, n, k] = problem.shape;
+    const cublasComputeType_t compute =
+        path == TensorCoreFp32::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F_EMULATED_16BFX9;
+    if (path == TensorCoreFp32::bf16x9)
+        CUBLAS_CHECK(cublasSetEmulationStrategy(handle_, CUBLAS_EMULATION_STRATEGY_EAGER));
+    CUBLAS_CHECK(cublasGemmEx(handle_, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &problem.alpha, b, CUDA_R_32F, n, a,
+                              CUDA_R_32F, k, &problem.beta, c, CUDA_R_32F, n, compute, CUBLAS_GEMM_DEFAULT));
+}
+
 void Cublas::dgemm(const GemmShape& shape, double alpha, const double* a, const double* b,
                    double beta, double* c) const {
     const auto [m, n, k] = shape;

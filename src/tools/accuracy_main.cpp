@@ -1,0 +1,111 @@
+// sgemm_accuracy: how accurate and how fast each way of computing the FP32 problem is on
+// this GPU: cuBLAS SGEMM (CUDA cores), cuBLAS on tensor cores (TF32, and FP32 emulated
+// with three bf16 parts a value), stage 10 (the tuned CUDA-core stage) and stage 21 (FP32
+// split into bf16 parts on tensor cores). Each is verified against the float64 reference
+// and timed against cuBLAS SGEMM exactly as sgemm runs a stage, at each size and input
+// kind (sgemm --data), and written as one CSV row; scripts/accuracy.py makes the table.
+// The errors: normwise ||C - R||_F / ||R||_F, and the worst element's error over the
+// magnitude its dot product carried, max |C_ij - R_ij| / (|alpha| |A||B| + |beta| |C0|)_ij,
+// which cancellation in R_ij cannot inflate.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "driver/report.hpp"
+#include "driver/stage_registry.hpp"
+#include "driver/stage_runner.hpp"
+#include "gpu/build_target.hpp"
+#include "gpu/device_info.hpp"
+#include "measuring/timing.hpp"
+#include "tools/tool_main.hpp"
+#include "verification/error_budget.hpp"
+
+namespace sgemm {
+namespace {
+
+constexpr const char* kCsvHeader =
+    "size,data,method,tflops,sgemm_tflops,ratio_to_sgemm,normwise_error,worst_element_error,verified,timing,gpu\n";
+
+// A way of computing the FP32 problem: a stage, or cuBLAS on tensor cores standing in for
+// stage 0. Those two miss the FP32 error budget by design: their rows are not failures.
+struct Method {
+    std::string name;
+    const Stage* stage;
+    Fp32Gemm gemm;  // empty: the stage itself
+    bool held_to_fp32 = true;
+};
+
+int run(int argc, char** argv) {
+    CLI::App app("sgemm_accuracy: the FP32 problem's accuracy and speed by cuBLAS SGEMM, cuBLAS on tensor "
+                 "cores (TF32, BF16x9), stage 10 and stage 21",
+                 "sgemm_accuracy");
+    std::vector<int> sizes{1024, 4096, 8192};
+    std::vector<std::string> data_kinds{"uniform", "wide"};
+    std::string csv_path;
+    double time_budget = 1.0;
+    std::string timing = "launches";
+    app.add_option("--sizes", sizes, "square sizes")->check(CLI::PositiveNumber);
+    app.add_option("--data", data_kinds, "input kinds, as sgemm --data")->check(CLI::IsMember(input_data_names()));
+    app.add_option("--csv", csv_path, "write the rows to this file")->required();
+    app.add_option("--time-budget", time_budget, "seconds per measurement, as in sgemm");
+    app.add_option("--timing", timing, "how each and cuBLAS SGEMM take turns, as in sgemm")
+        ->check(CLI::IsMember(timing_method_names()));
+    CLI11_PARSE(app, argc, argv);
+
+    const DeviceInfo device = query_device();
+    const StageRunner runner(device);
+    const Stage& sgemm = *find_stage(0);
+    const auto on_tensor_cores = [&runner](Cublas::TensorCoreFp32 path) {
+        return [&runner, path](const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t) {
+            runner.cublas().gemm_fp32_on_tensor_cores(problem, a, b, c, path);
+        };
+    };
+    std::vector<Method> methods{{"cuBLAS SGEMM", &sgemm, {}},
+                                {"cuBLAS TF32", &sgemm, on_tensor_cores(Cublas::TensorCoreFp32::tf32), false},
+                                {"cuBLAS BF16x9", &sgemm, on_tensor_cores(Cublas::TensorCoreFp32::bf16x9), false}};
+    for (const int number : {10, 21}) {
+        const Stage& stage = *find_stage(number);
+        if (const auto refusal = architecture_refusal(stage, device.compute_capability, build_target()))
+            fmt::print("left out: {}\n", *refusal);
+        else
+            methods.push_back({fmt::format("stage {} {}", stage.number, stage.name), &stage, {}});
+    }
+
+    std::ofstream csv(csv_path);
+    csv << kCsvHeader;
+    int failures = 0;
+    for (const int size : sizes)
+        for (const std::string& data : data_kinds)
+            for (const Method& method : methods) {
+                RunSettings settings;
+                settings.problem = GemmProblem{GemmShape{size, size, size}, 1.0f, 0.0f};
+                settings.seed = 3000 + size;  // every method at a size multiplies the same matrices
+                settings.data = *input_data_named(data);
+                settings.timing = TimingSettings{0, time_budget, timing_method_named(timing)};
+                const StageResult result = method.gemm ? runner.run(*method.stage, method.gemm, settings)
+                                                       : runner.run(*method.stage, settings);
+                const ResultRow row = to_result_row(result, device);
+                const VerificationReport& report = result.verification->stage;
+                const ErrorBudget budget{accumulator_unit_roundoff(Precision::fp32), size};
+                const double worst = report.worst_error_over_budget * budget.elementwise_factor();
+                failures += method.held_to_fp32 && !report.passed();
+                fmt::print("N={} {:<8} {:<22} {:7.1f} TFLOPS  {:5.2f}x SGEMM  normwise {:.2e}  worst element {:.2e}  {}\n",
+                           size, data, method.name, row.tflops, row.ratio_to_cublas, report.normwise_relative_error,
+                           worst, report.passed() ? "within the FP32 budget" : "past the FP32 budget");
+                std::fflush(stdout);
+                csv << fmt::format("{},{},\"{}\",{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},{},\"{}\"\n", size, data,
+                                   method.name, row.tflops, row.cublas_tflops, row.ratio_to_cublas,
+                                   report.normwise_relative_error, worst, report.passed() ? "true" : "false",
+                                   row.timing, device.name);
+            }
+    return failures == 0 ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace sgemm
+
+int main(int argc, char** argv) { return sgemm::run_reporting_errors("sgemm_accuracy", sgemm::run, argc, argv); }
