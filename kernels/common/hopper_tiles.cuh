@@ -26,6 +26,9 @@
 
 namespace sgemm {
 
+// B's slabs: 64 rows of K by 64 values of N (8 KB), whatever the tile.
+constexpr int kBSlabBytes = 64 * 64 * 2;
+
 template <int BlockM, int BlockN>
 struct HopperStageTiles {
     static constexpr int kBlockM = BlockM, kBlockN = BlockN;
@@ -34,7 +37,8 @@ struct HopperStageTiles {
     static constexpr int kABytes = kBlockM * kBlockK * 2;
     static constexpr int kBSlabColumns = 64;
     static constexpr int kBSlabs = kBlockN / kBSlabColumns;
-    static constexpr int kBSlabBytes = kBlockK * kBSlabColumns * 2;
+    static constexpr int kBSlabBytes = sgemm::kBSlabBytes;
+    static_assert(kBSlabBytes == kBlockK * kBSlabColumns * 2, "a slab is one 64 x 64 box");
     static constexpr int kBytes = kABytes + kBSlabs * kBSlabBytes;  // one pipeline stage
     static_assert(kBlockM % 64 == 0 && kBlockN % kBSlabColumns == 0, "whole m64 blocks and B slabs");
     static_assert(kBlockM <= 256, "one TMA box holds at most 256 rows");
@@ -51,8 +55,7 @@ __device__ __forceinline__ std::uint64_t a_step_descriptor(const std::uint8_t* a
 }
 
 __device__ __forceinline__ std::uint64_t b_step_descriptor(const std::uint8_t* b_tile, int step) {
-    constexpr unsigned kSlabBytes = 64 * 64 * 2;
-    return wgmma_descriptor(b_tile + step * 2048, kSlabBytes, 1024, WgmmaSwizzle::bytes128);
+    return wgmma_descriptor(b_tile + step * 2048, kBSlabBytes, 1024, WgmmaSwizzle::bytes128);
 }
 
 // A warpgroup's accumulators: kMBlocks m64 blocks of kBlockN columns.
