@@ -25,12 +25,22 @@ namespace sgemm {
 // memory and TMA stores (stage 19 on), which leaves them free for the next tile sooner.
 enum class CStores { kFromRegisters, kThroughTma };
 
+// Where the FP32 sums are kept: in the tensor cores' accumulators all along K, or, for
+// stage 22, in registers that the products of every few K tiles are added to (the tensor
+// cores' own adds truncate; FP32 adds round to nearest).
+enum class Accumulation { kInTensorCores, kInRegisters };
+
 // A BlockM x BlockN block tile split between two consumer warpgroups (BlockM / 2 rows
 // each), Stages K tiles in the ring, clusters of ClusterM CTAs that take vertically
 // adjacent tiles and so share B's, the way C is written, and how CTAs take their tiles
-// (common/tile_schedule.cuh).
-template <int BlockM, int BlockN, int Stages, int ClusterM, CStores Stores, Schedule Scheduling>
+// (common/tile_schedule.cuh); the 16-bit type of A and B, and where the sums are kept.
+template <int BlockM, int BlockN, int Stages, int ClusterM, CStores Stores, Schedule Scheduling,
+          class InputType = __nv_bfloat16, Accumulation Accumulate = Accumulation::kInTensorCores,
+          int PromotionInterval = 1>
 struct WarpSpecializedConfig {
+    using Input = InputType;
+    static constexpr Accumulation kAccumulation = Accumulate;
+    static constexpr int kPromotionInterval = PromotionInterval;  // K tiles (kInRegisters)
     static constexpr Schedule kSchedule = Scheduling;
     static constexpr int kCBuffers = 2;  // C chunk buffers per consumer (kThroughTma)
     using Tiles = HopperStageTiles<BlockM, BlockN>;
@@ -59,9 +69,10 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
     warp_specialized_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
                             const __grid_constant__ CUtensorMap c_map, float* c, GemmProblem problem,
                             int group_rows, const __grid_constant__ TileSchedule schedule, float* partial_sums,
-                            int* partial_flags) {
+                            int* partial_flags, OperandScaling scaling) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     using Tiles = typename Config::Tiles;
+    using Input = typename Config::Input;
     constexpr int kStages = Config::kStages, kClusterM = Config::kClusterM;
     extern __shared__ std::uint8_t shared_bytes[];
     std::uint8_t* const ring = reinterpret_cast<std::uint8_t*>(
@@ -141,15 +152,37 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
         for (int index = 0; schedule.piece(cluster, index, piece); ++index) {
             const TileOrigin tile = tile_of(piece.stack);
             zero_accumulators<Config::kMBlocks, Config::kBlockN>(acc);
-            for (int kt = piece.k_begin; kt < piece.k_end; ++kt, ++round) {
-                const int stage = round % kStages;
-                mbarrier_wait(&full[stage], round / kStages % 2);
-                warpgroup_multiply_k_tile<Config::kMBlocks, Config::kBlockN>(acc, Tiles::a_tile(ring, stage),
-                                                                             Tiles::b_tile(ring, stage), first_row);
-                wgmma_wait_group<1>();
-                if (kt > piece.k_begin) release((round - 1) % kStages);
+            if constexpr (Config::kAccumulation == Accumulation::kInTensorCores) {
+                for (int kt = piece.k_begin; kt < piece.k_end; ++kt, ++round) {
+                    const int stage = round % kStages;
+                    mbarrier_wait(&full[stage], round / kStages % 2);
+                    warpgroup_multiply_k_tile<Config::kMBlocks, Config::kBlockN, Input>(
+                        acc, Tiles::a_tile(ring, stage), Tiles::b_tile(ring, stage), first_row);
+                    wgmma_wait_group<1>();
+                    if (kt > piece.k_begin) release((round - 1) % kStages);
+                }
+                warpgroup_finish<Config::kMBlocks, Config::kBlockN>(acc);
+            } else {
+                // Every kPromotionInterval K tiles' products go into a partial tile, fresh,
+                // which is added to acc once the tensor cores are done with it. Adding it
+                // any sooner (while the next K tile's wgmmas run) would have ptxas
+                // serialize every wgmma: it cannot tell which accumulators are in flight.
+                WarpgroupAccumulators<Config::kMBlocks, Config::kBlockN> partial;
+                for (int kt = piece.k_begin; kt < piece.k_end; ++kt, ++round) {
+                    const int stage = round % kStages, in_chunk = (kt - piece.k_begin) % Config::kPromotionInterval;
+                    mbarrier_wait(&full[stage], round / kStages % 2);
+                    warpgroup_multiply_k_tile<Config::kMBlocks, Config::kBlockN, Input>(
+                        partial, Tiles::a_tile(ring, stage), Tiles::b_tile(ring, stage), first_row, in_chunk == 0);
+                    const bool chunk_ends = in_chunk == Config::kPromotionInterval - 1 || kt + 1 == piece.k_end;
+                    if (chunk_ends) wgmma_wait_group<0>();
+                    else wgmma_wait_group<1>();
+                    if (in_chunk > 0) release((round - 1) % kStages);
+                    if (chunk_ends) {
+                        add_accumulators<Config::kMBlocks, Config::kBlockN>(acc, partial);
+                        if (kt + 1 < piece.k_end) release(stage);  // the piece's last is released below
+                    }
+                }
             }
-            warpgroup_finish<Config::kMBlocks, Config::kBlockN>(acc);
             release((round - 1) % kStages);
             constexpr bool kStreamK = Config::kSchedule == Schedule::kPersistentStreamK;
             if (kStreamK && piece.k_end < schedule.k_tiles) {  // a piece that leaves its tile unfinished
@@ -167,6 +200,9 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
                         consumer_thread, consumer_threads, kConsumersBarrier);
                 }
             }
+            if (scaling.row_exponents != nullptr)
+                unscale_accumulators<Config::kMBlocks, Config::kBlockN>(acc, scaling, problem.shape,
+                                                                        tile.row + first_row, tile.col);
             if constexpr (Config::kStores == CStores::kThroughTma) {
 #pragma unroll
                 for (int chunk = 0; chunk < Config::kBlockN / kCChunkColumns; ++chunk)
@@ -217,13 +253,16 @@ inline StreamKWorkspace stream_k_workspace(int ctas, int tile_values) {
     return workspace;
 }
 
+// scaling: how A and B were scaled (stage 22), undone before C is written.
 template <class Config>
-void launch_warp_specialized_kernel(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b,
-                                    float* c, int group_rows, cudaStream_t stream) {
+void launch_warp_specialized_kernel(const GemmProblem& problem, const typename Config::Input* a,
+                                    const typename Config::Input* b, float* c, int group_rows, cudaStream_t stream,
+                                    OperandScaling scaling = {}) {
     using Tiles = typename Config::Tiles;
     const GemmShape& shape = problem.shape;
-    const CUtensorMap a_map = make_bf16_tensor_map(a, shape.m, shape.k, Config::kBlockM, Tiles::kBlockK);
-    const CUtensorMap b_map = make_bf16_tensor_map(b, shape.k, shape.n, Tiles::kBlockK, Tiles::kBSlabColumns);
+    const auto make_input_map = kIsF16<typename Config::Input> ? make_f16_tensor_map : make_bf16_tensor_map;
+    const CUtensorMap a_map = make_input_map(a, shape.m, shape.k, Config::kBlockM, Tiles::kBlockK);
+    const CUtensorMap b_map = make_input_map(b, shape.k, shape.n, Tiles::kBlockK, Tiles::kBSlabColumns);
     const CUtensorMap c_map = make_fp32_tensor_map(c, shape.m, shape.n, kCChunkRows, kCChunkColumns);
     const auto kernel = warp_specialized_kernel<Config>;
     cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Config::kSharedBytes);
@@ -240,7 +279,7 @@ void launch_warp_specialized_kernel(const GemmProblem& problem, const __nv_bfloa
         workspace = stream_k_workspace(clusters * Config::kClusterM, Config::kBlockM * Config::kBlockN);
     launch_with_cluster(kernel, clusters * Config::kClusterM, Config::kThreads, Config::kClusterM,
                         Config::kSharedBytes, stream, a_map, b_map, c_map, c, problem, group_rows, schedule,
-                        workspace.partial_sums, workspace.flags);
+                        workspace.partial_sums, workspace.flags, scaling);
 }
 
 }  // namespace sgemm

@@ -6,7 +6,7 @@ results/<gpu>/accuracy.csv and accuracy.md.
 
 For each size and input kind (sgemm --data): cuBLAS SGEMM on the CUDA cores, cuBLAS on
 tensor cores (TF32; FP32 emulated with three bf16 parts a value), stage 10 (the tuned
-CUDA-core stage) and stage 21 (FP32 split into bf16 parts on tensor cores), each verified
+CUDA-core stage) and stages 21 and 22 (FP32 split into bf16 or fp16 parts on tensor cores), each verified
 against the float64 reference and timed against cuBLAS SGEMM in the same process.
 """
 import argparse

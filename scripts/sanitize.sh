@@ -13,9 +13,10 @@
 # 3000 x 3000 x 520, 4352 x 1024 x 512); racecheck told to skip that kernel fails itself.
 # (Those were split by a first rule; the problems below are split by the current one.)
 #
-# The Hopper stages (15-20) under memcheck and synccheck, at an odd and an aligned shape,
-# and stage 20 where it shares the leftover tiles out by K (stream-K); only their own
-# kernels are instrumented (the ones that take a CUtensorMap). Not under racecheck, which
+# The Hopper stages (15-22) under memcheck and synccheck, at an odd and an aligned shape,
+# stage 20 where it shares the leftover tiles out by K (stream-K), and stages 21 and 22
+# with K padded; only their GEMM kernels are instrumented (the ones that take a
+# CUtensorMap), the split pre-passes of 21 and 22 are in the runs below. Not under racecheck, which
 # leaves them out of the runs above too: on the H100 (CUDA 13.0, driver 580) it stops at
 # the first of their launches with "Internal Sanitizer Error: The Sanitizer failed to
 # handle a hardware exception", at 256 x 512 x 128 as well, with or without
@@ -30,10 +31,11 @@ runs=("all 256" "all -m 127 -n 129 -k 67" "all -m 128 -n 384 -k 24 --beta 0.5" "
       "14 -m 2048 -n 2048 -k 67 --beta 0.5" "14 -m 2099 -n 2041 -k 2039 --beta 0.5")
 memcheck_only_runs=("14 -m 2176 -n 2048 -k 2048 --beta 0.5" "14 -m 2100 -n 2040 -k 2040 --beta 0.5")
 hopper_runs=()
-for stage in 15 16 17 18 19 20; do
+for stage in 15 16 17 18 19 20 21 22; do
   hopper_runs+=("$stage -m 200 -n 264 -k 136 --beta 0.5" "$stage -m 256 -n 512 -k 128")
 done
-hopper_runs+=("20 -m 2304 -n 2048 -k 1024 --beta 0.5")
+hopper_runs+=("20 -m 2304 -n 2048 -k 1024 --beta 0.5" "21 -m 129 -n 264 -k 77 --beta 0.5"
+              "22 -m 129 -n 264 -k 77 --beta 0.5" "22 -m 200 -n 264 -k 136 --data wide")
 failed=0
 # sanitize TOOL RUN [compute-sanitizer options]: one run, "clean" or "REPORT" and its log.
 sanitize() {

@@ -71,19 +71,70 @@ __device__ __forceinline__ void zero_accumulators(WarpgroupAccumulators<kMBlocks
 }
 
 // Issues one K tile's wgmmas (four k16 steps for each m64 block of the warpgroup's rows,
-// starting at row `first_row` of the A tile) as one group, and returns at once.
-template <int kMBlocks, int kBlockN>
+// starting at row `first_row` of the A tile) as one group, and returns at once. With
+// `fresh` the first step overwrites the accumulators instead of adding to them. Input:
+// the 16-bit type of the tiles (__nv_bfloat16 or __half).
+template <int kMBlocks, int kBlockN, class Input = __nv_bfloat16>
 __device__ __forceinline__ void warpgroup_multiply_k_tile(WarpgroupAccumulators<kMBlocks, kBlockN>& acc,
                                                           const std::uint8_t* a_tile, const std::uint8_t* b_tile,
-                                                          int first_row) {
+                                                          int first_row, bool fresh = false) {
     wgmma_fence();
 #pragma unroll
     for (int step = 0; step < 4; ++step)
 #pragma unroll
         for (int i = 0; i < kMBlocks; ++i)
-            wgmma_m64k16_bf16<kBlockN, true>(acc[i], a_step_descriptor(a_tile, first_row + 64 * i, step),
-                                             b_step_descriptor(b_tile, step));
+            wgmma_m64k16<kBlockN, true, Input>(acc[i], a_step_descriptor(a_tile, first_row + 64 * i, step),
+                                               b_step_descriptor(b_tile, step), !(fresh && step == 0));
     wgmma_commit_group();
+}
+
+// acc += partial, once the wgmmas that wrote partial are done (wgmma_wait_group): stage
+// 22 adds each K tile's products into registers with FP32 adds that round to nearest.
+template <int kMBlocks, int kBlockN>
+__device__ __forceinline__ void add_accumulators(WarpgroupAccumulators<kMBlocks, kBlockN>& acc,
+                                                 WarpgroupAccumulators<kMBlocks, kBlockN>& partial) {
+#pragma unroll
+    for (int i = 0; i < kMBlocks; ++i) {
+        wgmma_fence_accumulators(partial[i]);
+#pragma unroll
+        for (int j = 0; j < kBlockN / 2; ++j) acc[i][j] += partial[i][j];
+    }
+}
+
+// Operands scaled by powers of two (stage 22): row i of A by 2^row_exponents[i], column j
+// of B by 2^column_exponents[j], so that C's element (i, j) comes out of the tensor cores
+// 2^(row_exponents[i] + column_exponents[j]) too large. Null pointers: no scaling.
+struct OperandScaling {
+    const int* row_exponents = nullptr;
+    const int* column_exponents = nullptr;
+};
+
+// Undoes the scaling on the warpgroup's accumulators (rows first_row .. + 64 kMBlocks,
+// columns first_column .. + kBlockN); exact, as multiplying by a power of two is, unless
+// the result is subnormal.
+template <int kMBlocks, int kBlockN>
+__device__ __forceinline__ void unscale_accumulators(WarpgroupAccumulators<kMBlocks, kBlockN>& acc,
+                                                     const OperandScaling& scaling, const GemmShape& shape,
+                                                     int first_row, int first_column) {
+    const int warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;
+#pragma unroll
+    for (int i = 0; i < kMBlocks; ++i)
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+            const int row = first_row + 64 * i + 16 * warp + lane / 4 + 8 * half;
+            const int row_exponent = row < shape.m ? scaling.row_exponents[row] : 0;
+#pragma unroll
+            for (int j = 0; j < kBlockN / 8; ++j) {
+                const int column = first_column + 8 * j + 2 * (lane % 4);  // N is a multiple of 8
+                if (column >= shape.n) continue;
+                const int exponents[2] = {scaling.column_exponents[column], scaling.column_exponents[column + 1]};
+#pragma unroll
+                for (int pair = 0; pair < 2; ++pair) {
+                    float& value = acc[i][4 * j + 2 * half + pair];
+                    value = ldexpf(value, -(row_exponent + exponents[pair]));
+                }
+            }
+        }
 }
 
 // Waits for every wgmma of the warpgroup, then keeps the compiler from reading the

@@ -117,6 +117,10 @@ inline CUtensorMap make_bf16_tensor_map(const void* matrix, int rows, int column
     return make_tensor_map(CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, matrix, rows, columns, box_rows, box_columns);
 }
 
+inline CUtensorMap make_f16_tensor_map(const void* matrix, int rows, int columns, int box_rows, int box_columns) {
+    return make_tensor_map(CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, matrix, rows, columns, box_rows, box_columns);
+}
+
 inline CUtensorMap make_fp32_tensor_map(const void* matrix, int rows, int columns, int box_rows, int box_columns) {
     return make_tensor_map(CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, matrix, rows, columns, box_rows, box_columns);
 }

@@ -7,7 +7,7 @@
 //   wgmma_fence()           before the first wgmma, and after any other instruction
 //                           wrote the accumulators (wgmmas of one shape that chain on
 //                           the same accumulators are ordered without it)
-//   wgmma_m64k16_bf16<N>()  issue one; it returns before the hardware is done
+//   wgmma_m64k16<N>()       issue one; it returns before the hardware is done
 //   wgmma_commit_group()    close the wgmmas issued since the last commit into a group
 //   wgmma_wait_group<N>()   wait until at most N groups are still running
 //   wgmma_fence_accumulators() then keep the compiler from reading them any earlier
@@ -20,7 +20,11 @@
 // src/measuring/ceilings.hpp) before they trust a result.
 #pragma once
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include <cstdint>
+#include <type_traits>
 
 namespace sgemm {
 
@@ -93,97 +97,131 @@ __device__ __forceinline__ void wgmma_fence_accumulators(float (&d)[kCount]) {
     for (int i = 0; i < kCount; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 
-// d += A * B for one m64nNk16 step: A 64x16 bf16, K-major; B 16xN bf16, K-major (stored
-// N x 16, kBMnMajor = false) or MN-major (stored 16 x N, row-major, kBMnMajor = true:
-// wgmma transposes 16-bit operands as it reads them); d is the warpgroup's 64xN FP32
-// tile, N/2 registers a thread: thread t of warp w holds rows 16w + t/4 and 16w + t/4 + 8,
-// the column pairs 8i + 2(t%4) + {0,1}, as d[4i..4i+1] and d[4i+2..4i+3] (the m16n8 C
-// layout of mma.cuh, once per 8 columns). The instruction is
-//   wgmma.mma_async.sync.aligned.m64nNk16.f32.bf16.bf16 d, a-desc, b-desc, p, 1, 1, 0, tB
-// with p true (scale-d: accumulate), no negation, A not transposed, B transposed (tB = 1)
-// when MN-major.
+// d += A * B for one m64nNk16 step: A 64x16, K-major; B 16xN, K-major (stored N x 16,
+// kBMnMajor = false) or MN-major (stored 16 x N, row-major, kBMnMajor = true: wgmma
+// transposes 16-bit operands as it reads them); both of the 16-bit type Input,
+// __nv_bfloat16 (.bf16) or __half (.f16). d is the warpgroup's 64xN FP32 tile, N/2
+// registers a thread: thread t of warp w holds rows 16w + t/4 and 16w + t/4 + 8, the
+// column pairs 8i + 2(t%4) + {0,1}, as d[4i..4i+1] and d[4i+2..4i+3] (the m16n8 C layout
+// of mma.cuh, once per 8 columns). With accumulate false the instruction overwrites d
+// (d = A * B) instead of adding to it. The instruction is
+//   wgmma.mma_async.sync.aligned.m64nNk16.f32.{bf16,f16}.{bf16,f16} d, a-desc, b-desc,
+//       scale-d, 1, 1, 0, tB
+// with scale-d = accumulate, no negation, A not transposed, B transposed (tB = 1) when
+// MN-major.
 template <int N>
 struct Wgmma;
 
 #define SGEMM_WGMMA_D8(i)                                                                              \
     "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
         "+f"(d[i + 6]), "+f"(d[i + 7])
+#define SGEMM_WGMMA_D32(i) \
+    SGEMM_WGMMA_D8(i), SGEMM_WGMMA_D8(i + 8), SGEMM_WGMMA_D8(i + 16), SGEMM_WGMMA_D8(i + 24)
+
+// The instruction for N columns (REGISTERS: "%0, ..., %(N/2 - 1)"), input type TYPE.
+#define SGEMM_WGMMA_ASM(N, TYPE, REGISTERS, A, B, ACCUMULATE, TRANSPOSE)                                 \
+    "{\n.reg .pred accumulate;\nsetp.ne.b32 accumulate, " ACCUMULATE ", 0;\n"                          \
+    "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TYPE "." TYPE " {" REGISTERS "}, " A ", " B      \
+    ", accumulate, 1, 1, 0, " TRANSPOSE ";\n}\n"
+
+template <class Input>
+constexpr bool kIsF16 = std::is_same_v<Input, __half>;
+
+#define SGEMM_WGMMA_N128_REGISTERS \
+    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
+    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
+    "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
+    "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
 
 template <>
 struct Wgmma<128> {
-    template <bool kBMnMajor>
-    __device__ __forceinline__ static void bf16(float (&d)[64], std::uint64_t a, std::uint64_t b) {
+    template <class Input, bool kBMnMajor>
+    __device__ __forceinline__ static void mma(float (&d)[64], std::uint64_t a, std::uint64_t b, bool accumulate) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-        asm volatile(
-            "{\n.reg .pred accumulate;\nsetp.ne.b32 accumulate, 1, 0;\n"
-            "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
-            "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-            "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
-            "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
-            "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
-            "%64, %65, accumulate, 1, 1, 0, %66;\n}\n"
-            : SGEMM_WGMMA_D8(0), SGEMM_WGMMA_D8(8), SGEMM_WGMMA_D8(16), SGEMM_WGMMA_D8(24),
-              SGEMM_WGMMA_D8(32), SGEMM_WGMMA_D8(40), SGEMM_WGMMA_D8(48), SGEMM_WGMMA_D8(56)
-            : "l"(a), "l"(b), "n"(kBMnMajor ? 1 : 0));
+        if constexpr (kIsF16<Input>)
+            asm volatile(SGEMM_WGMMA_ASM(128, "f16", SGEMM_WGMMA_N128_REGISTERS,
+                                         "%64", "%65", "%66", "%67")
+                         : SGEMM_WGMMA_D32(0), SGEMM_WGMMA_D32(32)
+                         : "l"(a), "l"(b), "r"(int{accumulate}), "n"(kBMnMajor ? 1 : 0));
+        else
+            asm volatile(SGEMM_WGMMA_ASM(128, "bf16", SGEMM_WGMMA_N128_REGISTERS,
+                                         "%64", "%65", "%66", "%67")
+                         : SGEMM_WGMMA_D32(0), SGEMM_WGMMA_D32(32)
+                         : "l"(a), "l"(b), "r"(int{accumulate}), "n"(kBMnMajor ? 1 : 0));
 #endif
     }
 };
+
+#undef SGEMM_WGMMA_N128_REGISTERS
+
+#define SGEMM_WGMMA_N192_REGISTERS \
+    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
+    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
+    "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
+    "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, " \
+    "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
+    "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95"
 
 template <>
 struct Wgmma<192> {
-    template <bool kBMnMajor>
-    __device__ __forceinline__ static void bf16(float (&d)[96], std::uint64_t a, std::uint64_t b) {
+    template <class Input, bool kBMnMajor>
+    __device__ __forceinline__ static void mma(float (&d)[96], std::uint64_t a, std::uint64_t b, bool accumulate) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-        asm volatile(
-            "{\n.reg .pred accumulate;\nsetp.ne.b32 accumulate, 1, 0;\n"
-            "wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16 {"
-            "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-            "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
-            "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
-            "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
-            "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
-            "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95}, "
-            "%96, %97, accumulate, 1, 1, 0, %98;\n}\n"
-            : SGEMM_WGMMA_D8(0), SGEMM_WGMMA_D8(8), SGEMM_WGMMA_D8(16), SGEMM_WGMMA_D8(24),
-              SGEMM_WGMMA_D8(32), SGEMM_WGMMA_D8(40), SGEMM_WGMMA_D8(48), SGEMM_WGMMA_D8(56),
-              SGEMM_WGMMA_D8(64), SGEMM_WGMMA_D8(72), SGEMM_WGMMA_D8(80), SGEMM_WGMMA_D8(88)
-            : "l"(a), "l"(b), "n"(kBMnMajor ? 1 : 0));
+        if constexpr (kIsF16<Input>)
+            asm volatile(SGEMM_WGMMA_ASM(192, "f16", SGEMM_WGMMA_N192_REGISTERS,
+                                         "%96", "%97", "%98", "%99")
+                         : SGEMM_WGMMA_D32(0), SGEMM_WGMMA_D32(32), SGEMM_WGMMA_D32(64)
+                         : "l"(a), "l"(b), "r"(int{accumulate}), "n"(kBMnMajor ? 1 : 0));
+        else
+            asm volatile(SGEMM_WGMMA_ASM(192, "bf16", SGEMM_WGMMA_N192_REGISTERS,
+                                         "%96", "%97", "%98", "%99")
+                         : SGEMM_WGMMA_D32(0), SGEMM_WGMMA_D32(32), SGEMM_WGMMA_D32(64)
+                         : "l"(a), "l"(b), "r"(int{accumulate}), "n"(kBMnMajor ? 1 : 0));
 #endif
     }
 };
+
+#undef SGEMM_WGMMA_N192_REGISTERS
+
+#define SGEMM_WGMMA_N256_REGISTERS \
+    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
+    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
+    "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
+    "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, " \
+    "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
+    "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, " \
+    "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, " \
+    "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
 
 template <>
 struct Wgmma<256> {
-    template <bool kBMnMajor>
-    __device__ __forceinline__ static void bf16(float (&d)[128], std::uint64_t a, std::uint64_t b) {
+    template <class Input, bool kBMnMajor>
+    __device__ __forceinline__ static void mma(float (&d)[128], std::uint64_t a, std::uint64_t b, bool accumulate) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-        asm volatile(
-            "{\n.reg .pred accumulate;\nsetp.ne.b32 accumulate, 1, 0;\n"
-            "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {"
-            "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-            "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
-            "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
-            "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
-            "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
-            "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
-            "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
-            "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, "
-            "%128, %129, accumulate, 1, 1, 0, %130;\n}\n"
-            : SGEMM_WGMMA_D8(0), SGEMM_WGMMA_D8(8), SGEMM_WGMMA_D8(16), SGEMM_WGMMA_D8(24),
-              SGEMM_WGMMA_D8(32), SGEMM_WGMMA_D8(40), SGEMM_WGMMA_D8(48), SGEMM_WGMMA_D8(56),
-              SGEMM_WGMMA_D8(64), SGEMM_WGMMA_D8(72), SGEMM_WGMMA_D8(80), SGEMM_WGMMA_D8(88),
-              SGEMM_WGMMA_D8(96), SGEMM_WGMMA_D8(104), SGEMM_WGMMA_D8(112), SGEMM_WGMMA_D8(120)
-            : "l"(a), "l"(b), "n"(kBMnMajor ? 1 : 0));
+        if constexpr (kIsF16<Input>)
+            asm volatile(SGEMM_WGMMA_ASM(256, "f16", SGEMM_WGMMA_N256_REGISTERS,
+                                         "%128", "%129", "%130", "%131")
+                         : SGEMM_WGMMA_D32(0), SGEMM_WGMMA_D32(32), SGEMM_WGMMA_D32(64), SGEMM_WGMMA_D32(96)
+                         : "l"(a), "l"(b), "r"(int{accumulate}), "n"(kBMnMajor ? 1 : 0));
+        else
+            asm volatile(SGEMM_WGMMA_ASM(256, "bf16", SGEMM_WGMMA_N256_REGISTERS,
+                                         "%128", "%129", "%130", "%131")
+                         : SGEMM_WGMMA_D32(0), SGEMM_WGMMA_D32(32), SGEMM_WGMMA_D32(64), SGEMM_WGMMA_D32(96)
+                         : "l"(a), "l"(b), "r"(int{accumulate}), "n"(kBMnMajor ? 1 : 0));
 #endif
     }
 };
 
+#undef SGEMM_WGMMA_N256_REGISTERS
+
+#undef SGEMM_WGMMA_ASM
+#undef SGEMM_WGMMA_D32
 #undef SGEMM_WGMMA_D8
 
-template <int N, bool kBMnMajor>
-__device__ __forceinline__ void wgmma_m64k16_bf16(float (&d)[N / 2], std::uint64_t a_descriptor,
-                                                  std::uint64_t b_descriptor) {
-    Wgmma<N>::template bf16<kBMnMajor>(d, a_descriptor, b_descriptor);
+template <int N, bool kBMnMajor, class Input = __nv_bfloat16>
+__device__ __forceinline__ void wgmma_m64k16(float (&d)[N / 2], std::uint64_t a_descriptor, std::uint64_t b_descriptor,
+                                             bool accumulate = true) {
+    Wgmma<N>::template mma<Input, kBMnMajor>(d, a_descriptor, b_descriptor, accumulate);
 }
 
 // setmaxnreg.dec/inc.sync.aligned.u32 (sm_90a): the warpgroup that runs it gives back

@@ -28,6 +28,7 @@ void launch_clusters(const GemmProblem&, const __nv_bfloat16*, const __nv_bfloat
 void launch_persistent(const GemmProblem&, const __nv_bfloat16*, const __nv_bfloat16*, float*, cudaStream_t);
 void launch_hopper_tuned(const GemmProblem&, const __nv_bfloat16*, const __nv_bfloat16*, float*, cudaStream_t);
 void launch_split_bf16(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
+void launch_split_fp16(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
 
 namespace {
 
@@ -60,6 +61,7 @@ constexpr Stage kStages[] = {
     {19, "persistent",          Precision::bf16, 90, kTmaRows,     "one CTA per SM loops over the tiles; loads run ahead through epilogues", nullptr, launch_persistent, kSm90a},
     {20, "hopper_tuned",        Precision::bf16, 90, kTmaRows,     "tile, pipeline depth, cluster and raster order chosen by the tuner", nullptr, launch_hopper_tuned, kSm90a},
     {21, "split_bf16",          Precision::fp32, 90, {1, 8, 1},   "FP32 on tensor cores: A and B split into three bf16 parts, six products", launch_split_bf16, nullptr, kSm90a},
+    {22, "split_fp16",          Precision::fp32, 90, {1, 8, 1},   "FP32 on tensor cores: rows and columns scaled, two fp16 parts, sums in registers", launch_split_fp16, nullptr, kSm90a},
 };
 // clang-format on
 

@@ -205,7 +205,7 @@ __global__ void __launch_bounds__(kWgmmaThreads) wgmma_throughput_kernel(float* 
     for (int iteration = 0; iteration < kWgmmaIterations; ++iteration) {
         wgmma_fence();
 #pragma unroll
-        for (int step = 0; step < kWgmmaSteps; ++step) wgmma_m64k16_bf16<256, false>(d, a[step], b[step]);
+        for (int step = 0; step < kWgmmaSteps; ++step) wgmma_m64k16<256, false>(d, a[step], b[step]);
         wgmma_commit_group();
         wgmma_wait_group<1>();
     }

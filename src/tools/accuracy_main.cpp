@@ -1,7 +1,7 @@
 // sgemm_accuracy: how accurate and how fast each way of computing the FP32 problem is on
 // this GPU: cuBLAS SGEMM (CUDA cores), cuBLAS on tensor cores (TF32, and FP32 emulated
-// with three bf16 parts a value), stage 10 (the tuned CUDA-core stage) and stage 21 (FP32
-// split into bf16 parts on tensor cores). Each is verified against the float64 reference
+// with three bf16 parts a value), stage 10 (the tuned CUDA-core stage) and stages 21 and
+// 22 (FP32 split into bf16 or fp16 parts on tensor cores). Each is verified against the float64 reference
 // and timed against cuBLAS SGEMM exactly as sgemm runs a stage, at each size and input
 // kind (sgemm --data), and written as one CSV row; scripts/accuracy.py makes the table.
 // The errors: normwise ||C - R||_F / ||R||_F, and the worst element's error over the
@@ -41,7 +41,7 @@ struct Method {
 
 int run(int argc, char** argv) {
     CLI::App app("sgemm_accuracy: the FP32 problem's accuracy and speed by cuBLAS SGEMM, cuBLAS on tensor "
-                 "cores (TF32, BF16x9), stage 10 and stage 21",
+                 "cores (TF32, BF16x9), stage 10 and stages 21 and 22",
                  "sgemm_accuracy");
     std::vector<int> sizes{1024, 4096, 8192};
     std::vector<std::string> data_kinds{"uniform", "wide"};
@@ -67,7 +67,7 @@ int run(int argc, char** argv) {
     std::vector<Method> methods{{"cuBLAS SGEMM", &sgemm, {}},
                                 {"cuBLAS TF32", &sgemm, on_tensor_cores(Cublas::TensorCoreFp32::tf32), false},
                                 {"cuBLAS BF16x9", &sgemm, on_tensor_cores(Cublas::TensorCoreFp32::bf16x9), false}};
-    for (const int number : {10, 21}) {
+    for (const int number : {10, 21, 22}) {
         const Stage& stage = *find_stage(number);
         if (const auto refusal = architecture_refusal(stage, device.compute_capability, build_target()))
             fmt::print("left out: {}\n", *refusal);
