@@ -35,17 +35,18 @@
 // tiles, plus a heavier pre-pass (maxima, then the split): 3.5x SGEMM at 4096; normwise
 // error about 2e-7, a sixth of SGEMM's.
 //
-// Measured on the H100 (make results, make accuracy): 140.8 TFLOPS at N = 4096, 275 % of
-// cuBLAS SGEMM (257 % in turns), 160.2 at 8192, 327 % (285 % in turns). Normwise error
+// Measured on the H100 (make results, make accuracy): 148.5 TFLOPS at N = 4096, 289 % of
+// cuBLAS SGEMM (269 % in turns), 165.3 at 8192, 337 % (304 % in turns). Normwise error
 // 2.2e-7 at 4096 and 2.4e-7 at 8192 against SGEMM's 1.15e-6 and 1.6e-6, worst element
 // 4.3e-8 and 4.1e-8 against 3.6e-7 and 4.1e-7; wide data: 2.3e-7 and 2.6e-7 against
 // 9.8e-7 and 1.4e-6, worst element 2.1e-7 and 2.3e-7 against 1.6e-6 and 1.7e-6
 // (results/h100-80gb-hbm3/accuracy.md). Slower than predicted, on both counts (ncu, at
-// its fixed clock): the pre-pass is 20 % of the time at 4096 (11 % at 8192), and the GEMM
-// reaches 63 % of the tensor cores' peak where stage 21's reached 96 %: the drains, and
+// its fixed clock): the pre-pass is 16 % of the time at 4096 (9 % at 8192), and the GEMM
+// reaches 62 % of the tensor cores' peak where stage 21's reached 96 %: the drains, and
 // the 128x128 tiles. Adding after every K tile gave 1.9e-7 and was 5 % slower; every 4,
-// 3.5e-7 and 1-4 % faster (docs/notes/22_split_fp16.md). Next: the split in fewer bytes
-// (one pass, vector stores), and ping-pong consumers that drain by turns.
+// 3.5e-7 and 1-4 % faster. Eight values a thread in the split, and A's row maxima taken
+// in the same pass, gained 3-7 % (docs/notes/22_split_fp16.md). Next: ping-pong
+// consumers that drain by turns, and a split that reads A once.
 //
 // Shapes: any M and K; N a multiple of 8 (TMA writes C's rows). Needs sm_90a.
 #include <cuda_fp16.h>
@@ -55,6 +56,7 @@
 
 #include "17_warp_specialized.cuh"
 #include "common/fp32_split.cuh"
+#include "common/vector_access.cuh"
 #include "common/workspace.cuh"
 
 namespace sgemm {
@@ -62,8 +64,31 @@ namespace {
 
 constexpr int kSegments = 3;  // products kept, and segments of A' and B'
 
-// The largest magnitude of each row of A (M x K), one warp a row, as its scaling exponent.
-__global__ void split_row_exponents_kernel(const float* a, int m, int k, int* row_exponents) {
+// Eight consecutive values as hi and lo parts, each stored as one 16-byte vector.
+struct EightSplitValues {
+    alignas(16) __half hi[8];
+    alignas(16) __half lo[8];
+};
+
+__device__ __forceinline__ EightSplitValues split_eight(const float (&values)[8], const int (&exponents)[8]) {
+    EightSplitValues out;
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+        const F16Parts parts = split_into_f16_parts(ldexpf(values[i], exponents[i]));
+        out.hi[i] = parts.hi;
+        out.lo[i] = parts.lo;
+    }
+    return out;
+}
+
+__device__ __forceinline__ void store_eight(__half* address, const __half (&values)[8]) {
+    *reinterpret_cast<uint4*>(address) = *reinterpret_cast<const uint4*>(values);
+}
+
+// A (M x K) -> A' = [lo | hi | hi] (M x 3 padded_k), one warp a row: the row's largest
+// magnitude first, as its scaling exponent (kept for the epilogue), then the row scaled
+// and split, eight values a lane (two 16-byte loads where K is a multiple of 8).
+__global__ void split_a_kernel(const float* a, int* row_exponents, __half* split, int m, int k, int padded_k) {
     const int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32, lane = threadIdx.x % 32;
     if (row >= m) return;
     const float* const values = a + static_cast<std::size_t>(row) * k;
@@ -71,7 +96,27 @@ __global__ void split_row_exponents_kernel(const float* a, int m, int k, int* ro
     for (int column = lane; column < k; column += 32) largest = fmaxf(largest, fabsf(values[column]));
     for (int offset = 16; offset > 0; offset /= 2)
         largest = fmaxf(largest, __shfl_xor_sync(0xffffffffu, largest, offset));
-    if (lane == 0) row_exponents[row] = f16_scaling_exponent(largest);
+    const int exponent = f16_scaling_exponent(largest);
+    if (lane == 0) row_exponents[row] = exponent;
+    int exponents[8];
+#pragma unroll
+    for (int i = 0; i < 8; ++i) exponents[i] = exponent;
+    __half* const out = split + static_cast<std::size_t>(row) * kSegments * padded_k;
+    for (int column = 8 * lane; column < padded_k; column += 8 * 32) {
+        float eight[8];
+        if (k % 8 == 0) {
+            const float4 first = load_float4(values + column), second = load_float4(values + column + 4);
+            eight[0] = first.x, eight[1] = first.y, eight[2] = first.z, eight[3] = first.w;
+            eight[4] = second.x, eight[5] = second.y, eight[6] = second.z, eight[7] = second.w;
+        } else {
+#pragma unroll
+            for (int i = 0; i < 8; ++i) eight[i] = column + i < k ? values[column + i] : 0.0f;
+        }
+        const EightSplitValues parts = split_eight(eight, exponents);
+        store_eight(out + column, parts.lo);
+        store_eight(out + padded_k + column, parts.hi);
+        store_eight(out + 2 * padded_k + column, parts.hi);
+    }
 }
 
 // The largest magnitude of each column of B (K x N): a block takes 32 columns (one a lane)
@@ -96,40 +141,35 @@ __global__ void split_column_maxima_kernel(const float* b, int k, int n, unsigne
     }
 }
 
-// A (M x K) -> A' = [lo | hi | hi] (M x 3 padded_k), each row scaled by its exponent.
-__global__ void split_a_kernel(const float* a, const int* row_exponents, __half* split, int m, int k, int padded_k) {
-    const std::size_t count = static_cast<std::size_t>(m) * padded_k;
-    for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < count;
-         i += std::size_t{gridDim.x} * blockDim.x) {
-        const std::size_t row = i / padded_k;
-        const int column = static_cast<int>(i % padded_k);
-        const float value = column < k ? ldexpf(a[row * k + column], row_exponents[row]) : 0.0f;
-        const F16Parts parts = split_into_f16_parts(value);
-        __half* const out = split + row * kSegments * padded_k + column;
-        out[0] = parts.lo;
-        out[padded_k] = parts.hi;
-        out[2 * padded_k] = parts.hi;
-    }
-}
-
-// B (K x N) -> B' = [hi; lo; hi] (3 padded_k x N), each column scaled by its exponent,
-// which the threads of row 0 also write out for the GEMM's epilogue.
+// B (K x N) -> B' = [hi; lo; hi] (3 padded_k x N), eight values of a row a thread (N is
+// a multiple of 8), each column scaled by its exponent, which the threads of row 0 also
+// write out for the epilogue.
 __global__ void split_b_kernel(const float* b, const unsigned* column_maxima, int* column_exponents, __half* split,
                                int k, int n, int padded_k) {
-    const std::size_t count = static_cast<std::size_t>(padded_k) * n;
+    const std::size_t count = static_cast<std::size_t>(padded_k) * n / 8;
+    const std::size_t segment = static_cast<std::size_t>(padded_k) * n;
     for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < count;
          i += std::size_t{gridDim.x} * blockDim.x) {
-        const int row = static_cast<int>(i / n), column = static_cast<int>(i % n);
-        const int exponent = f16_scaling_exponent(__uint_as_float(column_maxima[column]));
-        if (row == 0) column_exponents[column] = exponent;
-        const F16Parts parts = split_into_f16_parts(row < k ? ldexpf(b[i], exponent) : 0.0f);
-        const std::size_t segment = static_cast<std::size_t>(padded_k) * n;
-        split[i] = parts.hi;
-        split[segment + i] = parts.lo;
-        split[2 * segment + i] = parts.hi;
+        const std::size_t first = 8 * i;  // of B and of each segment of B'
+        const int row = static_cast<int>(first / n), column = static_cast<int>(first % n);
+        int exponents[8];
+#pragma unroll
+        for (int j = 0; j < 8; ++j) exponents[j] = f16_scaling_exponent(__uint_as_float(column_maxima[column + j]));
+        if (row == 0)
+#pragma unroll
+            for (int j = 0; j < 8; ++j) column_exponents[column + j] = exponents[j];
+        float eight[8] = {};
+        if (row < k) {
+            const float4 low = load_float4(b + first), high = load_float4(b + first + 4);
+            eight[0] = low.x, eight[1] = low.y, eight[2] = low.z, eight[3] = low.w;
+            eight[4] = high.x, eight[5] = high.y, eight[6] = high.z, eight[7] = high.w;
+        }
+        const EightSplitValues parts = split_eight(eight, exponents);
+        store_eight(split + first, parts.hi);
+        store_eight(split + segment + first, parts.lo);
+        store_eight(split + 2 * segment + first, parts.hi);
     }
 }
-
 
 // 128x128 tiles (the partial tile and acc take 128 registers a consumer thread; 128x256
 // would take 256), the products of two K tiles added into registers at a time.
@@ -158,13 +198,11 @@ void launch_split_fp16(const GemmProblem& problem, const float* a, const float* 
     const auto blocks = [](std::size_t count) {  // grid-stride loops: at most 8192 blocks
         return static_cast<int>(std::min<std::size_t>((count + kThreads - 1) / kThreads, 8192));
     };
-    split_row_exponents_kernel<<<ceil_div(m, kThreads / 32), kThreads, 0, stream>>>(a, m, k, row_exponents);
     cudaMemsetAsync(column_maxima, 0, static_cast<std::size_t>(n) * sizeof(unsigned), stream);
     split_column_maxima_kernel<<<dim3(ceil_div(n, 32), ceil_div(k, kRowsPerBlock)), kThreads, 0, stream>>>(b, k, n,
                                                                                                      column_maxima);
-    split_a_kernel<<<blocks(static_cast<std::size_t>(m) * padded_k), kThreads, 0, stream>>>(a, row_exponents, a_split,
-                                                                                            m, k, padded_k);
-    split_b_kernel<<<blocks(static_cast<std::size_t>(padded_k) * n), kThreads, 0, stream>>>(
+    split_a_kernel<<<ceil_div(m, kThreads / 32), kThreads, 0, stream>>>(a, row_exponents, a_split, m, k, padded_k);
+    split_b_kernel<<<blocks(static_cast<std::size_t>(padded_k) * n / 8), kThreads, 0, stream>>>(
         b, column_maxima, column_exponents, b_split, k, n, padded_k);
     const GemmProblem split_problem{GemmShape{m, n, kSegments * padded_k}, problem.alpha, problem.beta};
     const OperandScaling scaling{row_exponents, column_exponents};
