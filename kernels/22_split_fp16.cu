@@ -26,10 +26,10 @@
 // [2^14, 2^15) (exact), and the epilogue undoes it (unscale_accumulators) before alpha
 // and beta. Underflow: a value within 2^-17 of its row's (or column's) largest keeps 22
 // bits; below, lo falls among fp16's subnormals and the value keeps an absolute error of
-// at most 2^-39 of that largest; below about 2^-39 of it, hi and lo are both zero. Wide data
-// spans 2^20 and is wholly inside. A row holding 1 and 1e-13 loses the small value's low
-// bits, which matters only if B makes its products the large ones. Stage 21, with bf16's
-// FP32 range, had no such limit above 2^-110.
+// at most 2^-39 of that largest; below about 2^-39 of it, hi and lo are both zero. Wide
+// data spans 2^20 and is wholly inside. A row holding 1 and 1e-13 loses the small
+// value's low bits, which matters only if B makes its products the large ones. Stage 21,
+// with bf16's FP32 range, had no such limit above 2^-110.
 //
 // Prediction: a third of stage 21's tensor work, at 85 % of its rate on the smaller
 // tiles, plus a heavier pre-pass (maxima, then the split): 3.5x SGEMM at 4096; normwise
@@ -42,11 +42,13 @@
 // 9.8e-7 and 1.4e-6, worst element 2.1e-7 and 2.3e-7 against 1.6e-6 and 1.7e-6
 // (results/h100-80gb-hbm3/accuracy.md). Slower than predicted, on both counts (ncu, at
 // its fixed clock): the pre-pass is 16 % of the time at 4096 (9 % at 8192), and the GEMM
-// reaches 62 % of the tensor cores' peak where stage 21's reached 96 %: the drains, and
-// the 128x128 tiles. Adding after every K tile gave 1.9e-7 and was 5 % slower; every 4,
-// 3.5e-7 and 1-4 % faster. Eight values a thread in the split, and A's row maxima taken
-// in the same pass, gained 3-7 % (docs/notes/22_split_fp16.md). Next: ping-pong
-// consumers that drain by turns, and a split that reads A once.
+// reaches 62 % of the tensor cores' peak where stage 21's reached 96 %. The drains are
+// not most of that (partials of 8 K tiles gained 3 %): more likely the 128x128 tiles,
+// which load 1.5x stage 21's bytes per product. Adding after every K tile gave 1.9e-7
+// and was 5 % slower; every 4, 3.5e-7 and 1-4 % faster. Eight values a thread in the
+// split, and A's row maxima taken in the same pass, gained 3-7 %
+// (docs/notes/22_split_fp16.md). Next: ping-pong consumers that drain by turns, and
+// a split that reads A once.
 //
 // Shapes: any M and K; N a multiple of 8 (TMA writes C's rows). Needs sm_90a.
 #include <cuda_fp16.h>
