@@ -127,93 +127,64 @@ struct Wgmma;
 template <class Input>
 constexpr bool kIsF16 = std::is_same_v<Input, __half>;
 
-#define SGEMM_WGMMA_N128_REGISTERS \
-    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
-    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
-    "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
-    "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
-
-template <>
-struct Wgmma<128> {
-    template <class Input, bool kBMnMajor>
-    __device__ __forceinline__ static void mma(float (&d)[64], std::uint64_t a, std::uint64_t b, bool accumulate) {
+// The issuing code exists only where nvcc targets sm_90a (see the top of this file).
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-        if constexpr (kIsF16<Input>)
-            asm volatile(SGEMM_WGMMA_ASM(128, "f16", SGEMM_WGMMA_N128_REGISTERS,
-                                         "%64", "%65", "%66", "%67")
-                         : SGEMM_WGMMA_D32(0), SGEMM_WGMMA_D32(32)
-                         : "l"(a), "l"(b), "r"(int{accumulate}), "n"(kBMnMajor ? 1 : 0));
-        else
-            asm volatile(SGEMM_WGMMA_ASM(128, "bf16", SGEMM_WGMMA_N128_REGISTERS,
-                                         "%64", "%65", "%66", "%67")
-                         : SGEMM_WGMMA_D32(0), SGEMM_WGMMA_D32(32)
-                         : "l"(a), "l"(b), "r"(int{accumulate}), "n"(kBMnMajor ? 1 : 0));
+#define SGEMM_ON_SM90A(...) __VA_ARGS__
+#else
+#define SGEMM_ON_SM90A(...)
 #endif
-    }
-};
 
-#undef SGEMM_WGMMA_N128_REGISTERS
+// Wgmma<N>: one instruction for .f16 and for .bf16 inputs. REGISTERS lists the N/2
+// accumulators' operands %0 .. %(N/2 - 1), the outputs (...) bind them to d, and A, B,
+// ACCUMULATE and TRANSPOSE number the operands that follow (the descriptors, scale-d, tB).
+#define SGEMM_WGMMA_SPECIALIZATION(N, REGISTERS, A, B, ACCUMULATE, TRANSPOSE, ...)                        \
+    template <>                                                                                        \
+    struct Wgmma<N> {                                                                                  \
+        template <class Input, bool kBMnMajor>                                                         \
+        __device__ __forceinline__ static void mma(float (&d)[N / 2], std::uint64_t a, std::uint64_t b, \
+                                                   bool accumulate) {                                  \
+            SGEMM_ON_SM90A(                                                                            \
+                if constexpr (kIsF16<Input>) asm volatile(                                             \
+                    SGEMM_WGMMA_ASM(N, "f16", REGISTERS, A, B, ACCUMULATE, TRANSPOSE)                  \
+                    : __VA_ARGS__                                                                      \
+                    : "l"(a), "l"(b), "r"(int{accumulate}), "n"(kBMnMajor ? 1 : 0));                   \
+                else asm volatile(                                                                     \
+                    SGEMM_WGMMA_ASM(N, "bf16", REGISTERS, A, B, ACCUMULATE, TRANSPOSE)                 \
+                    : __VA_ARGS__                                                                      \
+                    : "l"(a), "l"(b), "r"(int{accumulate}), "n"(kBMnMajor ? 1 : 0));)                  \
+        }                                                                                              \
+    };
 
-#define SGEMM_WGMMA_N192_REGISTERS \
-    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
-    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
-    "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
-    "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, " \
-    "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
-    "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95"
+SGEMM_WGMMA_SPECIALIZATION(128,
+    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+    "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+    "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63",
+    "%64", "%65", "%66", "%67", SGEMM_WGMMA_D32(0), SGEMM_WGMMA_D32(32))
 
-template <>
-struct Wgmma<192> {
-    template <class Input, bool kBMnMajor>
-    __device__ __forceinline__ static void mma(float (&d)[96], std::uint64_t a, std::uint64_t b, bool accumulate) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-        if constexpr (kIsF16<Input>)
-            asm volatile(SGEMM_WGMMA_ASM(192, "f16", SGEMM_WGMMA_N192_REGISTERS,
-                                         "%96", "%97", "%98", "%99")
-                         : SGEMM_WGMMA_D32(0), SGEMM_WGMMA_D32(32), SGEMM_WGMMA_D32(64)
-                         : "l"(a), "l"(b), "r"(int{accumulate}), "n"(kBMnMajor ? 1 : 0));
-        else
-            asm volatile(SGEMM_WGMMA_ASM(192, "bf16", SGEMM_WGMMA_N192_REGISTERS,
-                                         "%96", "%97", "%98", "%99")
-                         : SGEMM_WGMMA_D32(0), SGEMM_WGMMA_D32(32), SGEMM_WGMMA_D32(64)
-                         : "l"(a), "l"(b), "r"(int{accumulate}), "n"(kBMnMajor ? 1 : 0));
-#endif
-    }
-};
+SGEMM_WGMMA_SPECIALIZATION(192,
+    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+    "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+    "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+    "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+    "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95",
+    "%96", "%97", "%98", "%99", SGEMM_WGMMA_D32(0), SGEMM_WGMMA_D32(32), SGEMM_WGMMA_D32(64))
 
-#undef SGEMM_WGMMA_N192_REGISTERS
+SGEMM_WGMMA_SPECIALIZATION(256,
+    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+    "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+    "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+    "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+    "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+    "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
+    "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127",
+    "%128", "%129", "%130", "%131", SGEMM_WGMMA_D32(0), SGEMM_WGMMA_D32(32), SGEMM_WGMMA_D32(64),
+    SGEMM_WGMMA_D32(96))
 
-#define SGEMM_WGMMA_N256_REGISTERS \
-    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
-    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
-    "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
-    "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, " \
-    "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
-    "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, " \
-    "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, " \
-    "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
-
-template <>
-struct Wgmma<256> {
-    template <class Input, bool kBMnMajor>
-    __device__ __forceinline__ static void mma(float (&d)[128], std::uint64_t a, std::uint64_t b, bool accumulate) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-        if constexpr (kIsF16<Input>)
-            asm volatile(SGEMM_WGMMA_ASM(256, "f16", SGEMM_WGMMA_N256_REGISTERS,
-                                         "%128", "%129", "%130", "%131")
-                         : SGEMM_WGMMA_D32(0), SGEMM_WGMMA_D32(32), SGEMM_WGMMA_D32(64), SGEMM_WGMMA_D32(96)
-                         : "l"(a), "l"(b), "r"(int{accumulate}), "n"(kBMnMajor ? 1 : 0));
-        else
-            asm volatile(SGEMM_WGMMA_ASM(256, "bf16", SGEMM_WGMMA_N256_REGISTERS,
-                                         "%128", "%129", "%130", "%131")
-                         : SGEMM_WGMMA_D32(0), SGEMM_WGMMA_D32(32), SGEMM_WGMMA_D32(64), SGEMM_WGMMA_D32(96)
-                         : "l"(a), "l"(b), "r"(int{accumulate}), "n"(kBMnMajor ? 1 : 0));
-#endif
-    }
-};
-
-#undef SGEMM_WGMMA_N256_REGISTERS
-
+#undef SGEMM_WGMMA_SPECIALIZATION
+#undef SGEMM_ON_SM90A
 #undef SGEMM_WGMMA_ASM
 #undef SGEMM_WGMMA_D32
 #undef SGEMM_WGMMA_D8
