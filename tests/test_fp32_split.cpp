@@ -19,14 +19,19 @@ float from_bits(std::uint32_t bits) {
     return x;
 }
 
+// Random signs, exponents from 2^lowest_exponent to 2^highest_exponent, every significand.
+float random_float(std::uint64_t& state, int lowest_exponent, int highest_exponent) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const int span = highest_exponent - lowest_exponent + 1;
+    const auto exponent = static_cast<std::uint32_t>(127 + lowest_exponent + static_cast<int>((state >> 33) % span));
+    return from_bits(static_cast<std::uint32_t>(state >> 63) << 31 | exponent << 23 |
+                     static_cast<std::uint32_t>(state & 0x7FFFFF));
+}
+
 TEST(Fp32Split, PartsAddUpExactly) {
     std::uint64_t state = 1;
     for (int i = 0; i < 200000; ++i) {
-        state = state * 6364136223846793005ull + 1442695040888963407ull;
-        // Random signs, exponents from 2^-100 to 2^100, every significand.
-        const std::uint32_t exponent = 27 + static_cast<std::uint32_t>((state >> 33) % 201);
-        const float x = from_bits(static_cast<std::uint32_t>(state >> 63) << 31 | exponent << 23 |
-                                  static_cast<std::uint32_t>(state & 0x7FFFFF));
+        const float x = random_float(state, -100, 100);
         const Bf16Parts parts = split_into_bf16_parts(x);
         const float hi = __bfloat162float(parts.hi), mid = __bfloat162float(parts.mid),
                     lo = __bfloat162float(parts.lo);
@@ -43,14 +48,6 @@ TEST(Fp32Split, SmallIntegersAndZeroAreTheirOwnHighPart) {
         EXPECT_EQ(__bfloat162float(parts.mid), 0.0f);
         EXPECT_EQ(__bfloat162float(parts.lo), 0.0f);
     }
-}
-
-float random_float(std::uint64_t& state, int lowest_exponent, int highest_exponent) {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    const int span = highest_exponent - lowest_exponent + 1;
-    const auto exponent = static_cast<std::uint32_t>(127 + lowest_exponent + static_cast<int>((state >> 33) % span));
-    return from_bits(static_cast<std::uint32_t>(state >> 63) << 31 | exponent << 23 |
-                     static_cast<std::uint32_t>(state & 0x7FFFFF));
 }
 
 TEST(Fp16Split, ScalingExponentBringsTheLargestValueIntoRange) {

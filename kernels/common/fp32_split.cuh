@@ -43,8 +43,8 @@ __host__ __device__ inline F16Parts split_into_f16_parts(float x) {
 }
 
 // The power of two that brings a row or column whose largest magnitude is `largest` into
-// [2^14, 2^15): 2^14 leaves its smallest values 2^28 of room above fp16's smallest normal,
-// 2^15 keeps hi below 65504 however it rounds. 0 for a row of zeros (or of Inf or NaN,
+// [2^14, 2^15): at 2^14 or more, values down to 2^-28 of the largest stay above fp16's
+// smallest normal (2^-14); below 2^15, hi stays below 65504 however it rounds. 0 for a row of zeros (or of Inf or NaN,
 // which pass through as they are).
 __host__ __device__ inline int f16_scaling_exponent(float largest) {
     if (!(largest > 0.0f && largest <= FLT_MAX)) return 0;  // also false for NaN
