@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <stdexcept>
 
 #include "common/cluster.cuh"
 #include "common/gemm_problem.hpp"
@@ -18,6 +17,7 @@
 #include "common/mbarrier.cuh"
 #include "common/tile_schedule.cuh"
 #include "common/tma.cuh"
+#include "common/workspace.cuh"
 
 namespace sgemm {
 
@@ -226,31 +226,19 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
 }
 
 // The stream-K workspace: a partial tile and a flag for each CTA of the largest grid
-// asked for so far, kept for the life of the process as cuBLAS keeps its workspace. The
-// flags are zero between launches (whoever reads a partial tile lowers its flag), so
-// launches on one stream may share it.
+// asked for so far. The flags are zero between launches (whoever reads a partial tile
+// lowers its flag), so launches on one stream may share them.
 struct StreamKWorkspace {
     float* partial_sums = nullptr;
     int* flags = nullptr;
 };
 
 inline StreamKWorkspace stream_k_workspace(int ctas, int tile_values) {
-    static StreamKWorkspace workspace;
-    static std::size_t capacity = 0;  // values per CTA x CTAs
-    const std::size_t needed = static_cast<std::size_t>(ctas) * tile_values;
-    if (needed > capacity) {
-        cudaFree(workspace.partial_sums);
-        cudaFree(workspace.flags);
-        if (cudaMalloc(&workspace.partial_sums, needed * sizeof(float)) != cudaSuccess ||
-            cudaMalloc(&workspace.flags, static_cast<std::size_t>(ctas) * sizeof(int)) != cudaSuccess ||
-            cudaMemset(workspace.flags, 0, static_cast<std::size_t>(ctas) * sizeof(int)) != cudaSuccess) {
-            workspace = StreamKWorkspace{};
-            capacity = 0;
-            throw std::runtime_error("no device memory for the stream-K workspace");
-        }
-        capacity = needed;
-    }
-    return workspace;
+    static GrowingWorkspace partial_sums("stream-K's partial tiles");
+    static GrowingWorkspace flags("stream-K's flags", true);
+    return StreamKWorkspace{
+        static_cast<float*>(partial_sums.at_least(static_cast<std::size_t>(ctas) * tile_values * sizeof(float))),
+        static_cast<int*>(flags.at_least(static_cast<std::size_t>(ctas) * sizeof(int)))};
 }
 
 // scaling: how A and B were scaled (stage 22), undone before C is written.

@@ -1,5 +1,6 @@
-// Device memory that a stage keeps for the life of the process and grows as problems
-// grow, as cuBLAS keeps its workspace: stages 21 and 22 write their split operands there.
+// Device memory that a kernel keeps for the life of the process and grows as problems
+// grow, as cuBLAS keeps its workspace: the split operands of stages 21 and 22, stream-K's
+// partial tiles and flags (17_warp_specialized.cuh).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -13,7 +14,8 @@ namespace sgemm {
 
 class GrowingWorkspace {
 public:
-    explicit GrowingWorkspace(std::string what) : what_(std::move(what)) {}
+    // zeroed: every byte is zero when allocated (the users keep it so between launches).
+    explicit GrowingWorkspace(std::string what, bool zeroed = false) : what_(std::move(what)), zeroed_(zeroed) {}
 
     // At least `bytes` bytes; what an earlier call returned is gone once this one grows.
     void* at_least(std::size_t bytes) {
@@ -21,7 +23,8 @@ public:
             cudaFree(memory_);
             memory_ = nullptr;
             capacity_ = 0;
-            if (cudaMalloc(&memory_, bytes) != cudaSuccess)
+            if (cudaMalloc(&memory_, bytes) != cudaSuccess ||
+                (zeroed_ && cudaMemset(memory_, 0, bytes) != cudaSuccess))
                 throw std::runtime_error("no device memory for " + what_);
             capacity_ = bytes;
         }
@@ -30,6 +33,7 @@ public:
 
 private:
     std::string what_;
+    bool zeroed_;
     void* memory_ = nullptr;
     std::size_t capacity_ = 0;
 };
