@@ -16,11 +16,14 @@
 # The Hopper stages (15-22) under memcheck and synccheck, at an odd and an aligned shape,
 # stage 20 where it shares the leftover tiles out by K (stream-K), and stages 21 and 22
 # with K padded; only their GEMM kernels are instrumented (the ones that take a
-# CUtensorMap), the split pre-passes of 21 and 22 are in the runs below. Not under racecheck, which
-# leaves them out of the runs above too: on the H100 (CUDA 13.0, driver 580) it stops at
-# the first of their launches with "Internal Sanitizer Error: The Sanitizer failed to
+# CUtensorMap), the split pre-passes of 21 and 22 in the memcheck runs below. Not under
+# racecheck: on the H100 (CUDA 13.0, driver 580) it stops at the first launch of a wgmma
+# or TMA kernel in the process with "Internal Sanitizer Error: The Sanitizer failed to
 # handle a hardware exception", at 256 x 512 x 128 as well, with or without
-# --racecheck-memcpy-async. `scripts/sanitize.sh ./sgemm hopper` runs only these.
+# --racecheck-memcpy-async, and even when told to instrument other kernels only
+# (--kernel-name, --kernel-name-exclude). So racecheck's runs take the stages before
+# them (0-14), which leaves 21's and 22's pre-passes without racecheck.
+# `scripts/sanitize.sh ./sgemm hopper` runs only the Hopper runs.
 set -euo pipefail
 binary=${1:-./sgemm}
 only=${2:-}
@@ -55,10 +58,6 @@ for tool in memcheck synccheck; do
   for run in "${hopper_runs[@]}"; do sanitize "$tool" "$run" --kernel-name kns=CUtensorMap; done
 done
 [[ $only == hopper ]] && exit $failed
-for tool in memcheck racecheck; do
-  tool_runs=("${runs[@]}")
-  if [[ $tool == memcheck ]]; then tool_runs+=("${memcheck_only_runs[@]}"); fi
-  if [[ $tool == racecheck ]]; then exclude=(--kernel-name-exclude kns=CUtensorMap); else exclude=(); fi
-  for run in "${tool_runs[@]}"; do sanitize "$tool" "$run" "${exclude[@]}"; done
-done
+for run in "${runs[@]}" "${memcheck_only_runs[@]}"; do sanitize memcheck "$run"; done
+for run in "${runs[@]}"; do sanitize racecheck "${run/#all /0-14 }"; done
 exit $failed

@@ -49,6 +49,24 @@ TEST(CommandLine, RectangularAndOptions) {
     EXPECT_EQ(request.csv_path, "out.csv");
 }
 
+TEST(CommandLine, AllIsEveryStage) {
+    const auto parsed = parse({"all", "256"});
+    ASSERT_EQ(parsed.outcome, Outcome::run) << parsed.text;
+    EXPECT_TRUE(parsed.request.run_all);
+    EXPECT_EQ(parsed.request.first_stage, 0);
+    EXPECT_GE(parsed.request.last_stage, 22);
+}
+
+TEST(CommandLine, StageRange) {
+    const auto parsed = parse({"11-14", "256"});
+    ASSERT_EQ(parsed.outcome, Outcome::run) << parsed.text;
+    EXPECT_TRUE(parsed.request.run_all);
+    EXPECT_EQ(parsed.request.stage, nullptr);
+    EXPECT_EQ(parsed.request.first_stage, 11);
+    EXPECT_EQ(parsed.request.last_stage, 14);
+    EXPECT_EQ(parse({"7-7", "256"}).request.last_stage, 7);
+}
+
 TEST(CommandLine, DataKinds) {
     EXPECT_EQ(parse({"3", "512"}).request.settings.data, InputData::uniform);
     EXPECT_EQ(parse({"3", "512", "--data", "wide"}).request.settings.data, InputData::wide);
@@ -135,6 +153,10 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{{"1", "64", "--timing", "blocks", "--reps", "5"}, "--timing blocks is paced by --time-budget"},
                       BadInput{{"1", "64", "--alpha", "x"}, "--alpha"},
                       BadInput{{"all", "64", "--profile"}, "--profile takes one stage"},
+                      BadInput{{"1-4", "64", "--profile"}, "--profile takes one stage, not '1-4'"},
+                      BadInput{{"14-11", "64"}, "stage range '14-11' runs backwards"},
+                      BadInput{{"3-99", "64"}, "unknown stage range '3-99'"},
+                      BadInput{{"3-", "64"}, "unknown stage range '3-'"},
                       BadInput{{"peak", "4096"}, "peak takes no size"},
                       BadInput{{"peak", "-k", "64"}, "peak takes no size"},
                       BadInput{{"peak", "--profile"}, "--profile takes one stage, not 'peak'"}));

@@ -6,6 +6,8 @@
 #include <charconv>
 #include <optional>
 #include <random>
+#include <tuple>
+#include <utility>
 
 #include "driver/report.hpp"
 #include "driver/stage_registry.hpp"
@@ -36,6 +38,20 @@ const Stage& parse_stage(const std::string& text) {
     if (stage == nullptr)
         throw UsageError(fmt::format("unknown stage '{}' (./sgemm --list shows the stages)", text));
     return *stage;
+}
+
+// "FIRST-LAST": both stages known, FIRST <= LAST.
+std::pair<int, int> parse_stage_range(const std::string& text) {
+    const std::size_t dash = text.find('-');
+    int first = -1, last = -1;
+    try {
+        first = parse_stage(text.substr(0, dash)).number;
+        last = parse_stage(text.substr(dash + 1)).number;
+    } catch (const UsageError&) {
+        throw UsageError(fmt::format("unknown stage range '{}' (./sgemm --list shows the stages)", text));
+    }
+    if (first > last) throw UsageError(fmt::format("stage range '{}' runs backwards", text));
+    return {first, last};
 }
 
 GemmShape parse_shape(const std::string& size, const std::string& m, const std::string& n,
@@ -89,7 +105,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
     float alpha = 1.0f;
     float beta = 0.0f;
 
-    app.add_option("stage", stage_text, "stage number (0 = cuBLAS), 'all', or 'peak' (measure this GPU's ceilings)");
+    app.add_option("stage", stage_text, "stage number (0 = cuBLAS), a range such as 1-14, 'all', or 'peak' (measure this GPU's ceilings)");
     app.add_option("size", size_text, "N for an N x N x N problem");
     app.add_option("-m", m_text, "rows of A and C (overrides size)");
     app.add_option("-n", n_text, "columns of B and C (overrides size)");
@@ -138,10 +154,18 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
             request.csv_path = csv_path;
             return parsed;
         }
-        request.run_all = stage_text == "all";
+        const bool range = stage_text.find('-') != std::string::npos;
+        request.run_all = stage_text == "all" || range;
         request.profile = profile;
-        if (profile && request.run_all) throw UsageError("--profile takes one stage, not 'all'");
-        if (!request.run_all) request.stage = &parse_stage(stage_text);
+        if (profile && request.run_all) throw UsageError(fmt::format("--profile takes one stage, not '{}'", stage_text));
+        if (stage_text == "all") {
+            request.first_stage = all_stages().front().number;
+            request.last_stage = all_stages().back().number;
+        } else if (range) {
+            std::tie(request.first_stage, request.last_stage) = parse_stage_range(stage_text);
+        } else {
+            request.stage = &parse_stage(stage_text);
+        }
         RunSettings& settings = request.settings;
         settings.problem = GemmProblem{parse_shape(size_text, m_text, n_text, k_text), alpha, beta};
         settings.seed = seed ? *seed : std::random_device{}() % 1000000;

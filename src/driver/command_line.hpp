@@ -11,7 +11,8 @@ namespace sgemm {
 
 struct Request {
     bool list_stages = false;
-    bool run_all = false;         // "all": every available stage, in order
+    bool run_all = false;         // "all" or "FIRST-LAST": every available stage in that range, in order
+    int first_stage = 0, last_stage = 0;  // the range (run_all)
     bool profile = false;         // one launch of one stage for a profiler, nothing else
     bool peak = false;            // "peak": measure this GPU's ceilings, no stage
     const Stage* stage = nullptr;  // the one stage otherwise

@@ -47,7 +47,8 @@ std::vector<const Stage*> stages_to_run(const Request& request, const DeviceInfo
         return {request.stage};
     }
     std::vector<const Stage*> stages;
-    for (const Stage& stage : all_stages()) stages.push_back(&stage);
+    for (const Stage& stage : all_stages())
+        if (stage.number >= request.first_stage && stage.number <= request.last_stage) stages.push_back(&stage);
     return stages;
 }
 
