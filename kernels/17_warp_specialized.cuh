@@ -115,16 +115,16 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
                     const int stage = round % kStages;
                     mbarrier_wait(&empty[stage], (round / kStages % 2) ^ 1);  // parity 1 first: free
                     mbarrier_arrive_expect_tx(&full[stage], Tiles::kBytes);
-                    tma_load_2d(Tiles::a_tile(ring, stage), &a_map, kt * Tiles::kBlockK, tile.row, &full[stage]);
+                    tma_load_2d(Tiles::a_tile(ring, stage), &a_map, scaling.a_k_tile(kt) * Tiles::kBlockK, tile.row,
+                                &full[stage]);
                     // Each CTA of the cluster loads its share of B's slabs into every CTA.
                     for (int slab = rank; slab < Tiles::kBSlabs; slab += kClusterM) {
                         std::uint8_t* const slab_tile = Tiles::b_tile(ring, stage) + slab * Tiles::kBSlabBytes;
-                        const int column = tile.col + slab * Tiles::kBSlabColumns;
+                        const int column = tile.col + slab * Tiles::kBSlabColumns, row = scaling.b_k_tile(kt) * Tiles::kBlockK;
                         if constexpr (kClusterM > 1)
-                            tma_load_2d_multicast(slab_tile, &b_map, column, kt * Tiles::kBlockK, &full[stage],
-                                                  (1u << kClusterM) - 1);
+                            tma_load_2d_multicast(slab_tile, &b_map, column, row, &full[stage], (1u << kClusterM) - 1);
                         else
-                            tma_load_2d(slab_tile, &b_map, column, kt * Tiles::kBlockK, &full[stage]);
+                            tma_load_2d(slab_tile, &b_map, column, row, &full[stage]);
                     }
                 }
             }
@@ -167,7 +167,10 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
                 // which is added to acc once the tensor cores are done with it. Adding it
                 // any sooner (while the next K tile's wgmmas run) would have ptxas
                 // serialize every wgmma: it cannot tell which accumulators are in flight.
+                // A partial of the first scaling.lo_k_tiles K tiles (a multiple of the
+                // interval) carries lo parts scaled up by lo_scale, which its weight undoes.
                 WarpgroupAccumulators<Config::kMBlocks, Config::kBlockN> partial;
+                const float lo_weight = 1.0f / scaling.lo_scale;
                 for (int kt = piece.k_begin; kt < piece.k_end; ++kt, ++round) {
                     const int stage = round % kStages, in_chunk = (kt - piece.k_begin) % Config::kPromotionInterval;
                     mbarrier_wait(&full[stage], round / kStages % 2);
@@ -178,7 +181,8 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
                     else wgmma_wait_group<1>();
                     if (in_chunk > 0) release((round - 1) % kStages);
                     if (chunk_ends) {
-                        add_accumulators<Config::kMBlocks, Config::kBlockN>(acc, partial);
+                        add_accumulators<Config::kMBlocks, Config::kBlockN>(
+                            acc, partial, kt < scaling.lo_k_tiles ? lo_weight : 1.0f);
                         if (kt + 1 < piece.k_end) release(stage);  // the piece's last is released below
                     }
                 }
@@ -241,7 +245,7 @@ inline StreamKWorkspace stream_k_workspace(int ctas, int tile_values) {
         static_cast<int*>(flags.at_least(static_cast<std::size_t>(ctas) * sizeof(int)))};
 }
 
-// scaling: how A and B were scaled (stage 22), undone before C is written.
+// scaling: how A and B were scaled (stages 21 and 22), undone before C is written.
 template <class Config>
 void launch_warp_specialized_kernel(const GemmProblem& problem, const typename Config::Input* a,
                                     const typename Config::Input* b, float* c, int group_rows, cudaStream_t stream,
@@ -249,8 +253,10 @@ void launch_warp_specialized_kernel(const GemmProblem& problem, const typename C
     using Tiles = typename Config::Tiles;
     const GemmShape& shape = problem.shape;
     const auto make_input_map = kIsF16<typename Config::Input> ? make_f16_tensor_map : make_bf16_tensor_map;
-    const CUtensorMap a_map = make_input_map(a, shape.m, shape.k, Config::kBlockM, Tiles::kBlockK);
-    const CUtensorMap b_map = make_input_map(b, shape.k, shape.n, Tiles::kBlockK, Tiles::kBSlabColumns);
+    const int stored_k = scaling.repeat_from < ceil_div(shape.k, Tiles::kBlockK) ? scaling.repeat_from * Tiles::kBlockK
+                                                                                 : shape.k;
+    const CUtensorMap a_map = make_input_map(a, shape.m, stored_k, Config::kBlockM, Tiles::kBlockK);
+    const CUtensorMap b_map = make_input_map(b, stored_k, shape.n, Tiles::kBlockK, Tiles::kBSlabColumns);
     const CUtensorMap c_map = make_fp32_tensor_map(c, shape.m, shape.n, kCChunkRows, kCChunkColumns);
     const auto kernel = warp_specialized_kernel<Config>;
     cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Config::kSharedBytes);

@@ -55,4 +55,10 @@ void launch_hopper_tuned(const GemmProblem& problem, const __nv_bfloat16* a, con
     launch_warp_specialized_kernel<TunedConfig>(problem, a, b, c, kTunedGroupRows, stream);
 }
 
+// Stage 21 runs this kernel on operands it has scaled by powers of two, undone on C.
+void launch_hopper_tuned(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b, float* c,
+                         cudaStream_t stream, const OperandScaling& scaling) {
+    launch_warp_specialized_kernel<TunedConfig>(problem, a, b, c, kTunedGroupRows, stream, scaling);
+}
+
 }  // namespace sgemm

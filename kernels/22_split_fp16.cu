@@ -1,54 +1,46 @@
-// Stage 22 — FP32 at tensor-core speed, accurately: two fp16 parts, sums in registers.
+// Stage 22 — FP32 at tensor-core speed, accurately: two fp16 parts, sums in registers,
+// and a check that sends what the parts cannot hold to FP32.
 //
 // The idea: stage 21 lost to SGEMM in accuracy not through its split but through the
-// tensor cores' adds, which truncate against the running sum. Two changes:
+// tensor cores' adds, which truncate against the running sum. So the sums leave them:
+// every two K tiles the wgmmas start a fresh partial tile, which the consumer adds to its
+// FP32 registers (Accumulation::kInRegisters in 17_warp_specialized.cuh), rounding to
+// nearest; the truncation acts on a partial of 128 products, not on the whole sum. The
+// price: 128x128 tiles (partial and sums take 128 registers a thread) and a drain of each
+// consumer's wgmmas every two K tiles, which the other consumer's wgmmas cover.
 //
-// The sums leave the tensor cores. Every two K tiles (128 values of K) the wgmmas start a
-// fresh partial tile, and once they are done the consumer adds it to its FP32 registers
-// with ordinary adds, which round to nearest (Accumulation::kInRegisters in
-// 17_warp_specialized.cuh). The truncation now acts on a partial sum of 128 products and
-// its error changes sign with the partial's; the adds are one every 128 products, not
-// SGEMM's one a product. The cost: a partial tile beside the sums, so 128x128 block tiles
-// (64 + 64 registers a consumer thread; 128x256 tiles would need 256), and a drain of
-// each consumer's wgmmas every two K tiles, which the other consumer's wgmmas cover.
+// Fewer products: fp16 has 11 significant bits to bf16's 8, so two parts carry 22 bits,
+// x = hi + 2^-11 lo + r with |r| <= 2^-22 |x| (lo scaled up by 2^11 so that it stays a
+// normal fp16 as long as hi does; common/fp32_split.cuh). Three products are kept, as one
+// fp16 GEMM with K three times as long: A' = [lo | hi], B' = [hi; lo], and a third
+// segment hi.hi that re-reads both hi parts (OperandScaling's repeat); the partials of the
+// first two segments are weighted by 2^-11. The dropped terms (lo.lo, the remainders) are
+// each at most 2^-22 of |A_ik B_kj|, random in sign: they do not grow with the sum.
 //
-// Fewer products. fp16 has 11 significant bits to bf16's 8, so two parts carry 22 bits:
-// x = hi + lo + r with |r| <= 2^-22 |x| (common/fp32_split.cuh), and
-//   A B = Ahi Bhi + (Ahi Blo + Alo Bhi) + Alo Blo + (the parts' remainders),
-// of which the three products kept are one fp16 GEMM with K three times as long:
-// A' = [Alo | Ahi | Ahi], B' = [Bhi; Blo; Bhi], smallest first. The terms dropped, Alo Blo
-// and the remainders, are each at most 2^-22 of |A B|, a few FP32 roundings of one
-// product, random in sign: they do not grow with the sum, as SGEMM's roundings of the
-// running sum do. The products of fp16 values are exact in FP32 (22 bits).
-//
-// Range: fp16 spans 2^-24 to 65504, FP32 2^-149 to 2^128. A pre-pass scales each row of
-// A and each column of B by the power of two that brings its largest magnitude into
-// [2^14, 2^15) (exact), and the epilogue undoes it (unscale_accumulators) before alpha
-// and beta. Underflow: a value within 2^-17 of its row's (or column's) largest keeps 22
-// bits; below, lo falls among fp16's subnormals and the value keeps an absolute error of
-// at most 2^-39 of that largest; below about 2^-39 of it, hi and lo are both zero. Wide
-// data spans 2^20 and is wholly inside. A row holding 1 and 1e-13 loses the small
-// value's low bits, which matters only if B makes its products the large ones. Stage 21,
-// with bf16's FP32 range, had no such limit above 2^-110.
+// Range, and the check: fp16 spans 2^-24 .. 65504. A pre-pass scales each row of A and
+// column of B by the power of two that brings its largest magnitude into [2^14, 2^15),
+// undone on C. Then every value down to 2^-28 of its row's largest keeps its 22 bits. The
+// pre-pass checks exactly that for each row and column as it scales it (its smallest
+// nonzero magnitude against its largest, and whether it holds NaN or Inf). Where it
+// fails, the row (column) is zeros in A' (B') and listed, and a fallback computes those
+// rows and columns of C in FP32 on the CUDA cores after the GEMM, each dot product summed
+// in K order with fused multiply-adds, as cuBLAS SGEMM sums it. So every product the
+// tensor cores take is held to 2^-21 of itself, and the rest is SGEMM's own arithmetic:
+// no element's error can pass these bounds, and NaN and Inf come out where IEEE puts them.
 //
 // Prediction: a third of stage 21's tensor work, at 85 % of its rate on the smaller
-// tiles, plus a heavier pre-pass (maxima, then the split): 3.5x SGEMM at 4096; normwise
-// error about 2e-7, a sixth of SGEMM's.
+// tiles, plus a heavier pre-pass: 3.5x SGEMM at 4096; normwise error about 2e-7. The
+// check adds a pass over N values (the column exponents) and a fallback launch that
+// finds no work: under 1 % on benign data.
 //
-// Measured on the H100 (make results, make accuracy): 148.5 TFLOPS at N = 4096, 289 % of
-// cuBLAS SGEMM (269 % in turns), 165.3 at 8192, 337 % (304 % in turns). Normwise error
-// 2.2e-7 at 4096 and 2.4e-7 at 8192 against SGEMM's 1.15e-6 and 1.6e-6, worst element
-// 4.3e-8 and 4.1e-8 against 3.6e-7 and 4.1e-7; wide data: 2.3e-7 and 2.6e-7 against
-// 9.8e-7 and 1.4e-6, worst element 2.1e-7 and 2.3e-7 against 1.6e-6 and 1.7e-6
-// (results/h100-80gb-hbm3/accuracy.md). Slower than predicted, on both counts (ncu, at
-// its fixed clock): the pre-pass is 16 % of the time at 4096 (9 % at 8192), and the GEMM
-// reaches 62 % of the tensor cores' peak where stage 21's reached 96 %. The drains are
-// not most of that (partials of 8 K tiles gained 3 %): more likely the 128x128 tiles,
-// which load 1.5x stage 21's bytes per product. Adding after every K tile gave 1.9e-7
-// and was 5 % slower; every 4, 3.5e-7 and 1-4 % faster. Eight values a thread in the
-// split, and A's row maxima taken in the same pass, gained 3-7 %
-// (docs/notes/22_split_fp16.md). Next: ping-pong consumers that drain by turns, and
-// a split that reads A once.
+// Measured on the H100 (make results, make accuracy): 2.88x cuBLAS SGEMM at N = 4096
+// (2.75x in turns), 3.37x at 8192 (2.97x). Slower than predicted: before the check, ncu
+// put the GEMM at 62 % of the tensor cores' peak (stage 21's: 96 %; the 128x128 tiles
+// load 1.5x its bytes a product) and the pre-pass at 16 % of the time. The check cost
+// about 1 point at 4096 and 1-4 at 8192 beside the unchecked stage in the same run.
+// Normwise error 2.2e-7 at 4096 against SGEMM's 1.15e-6; on every input kind both errors
+// are at most SGEMM's, 0.10-0.84 of them, and SGEMM's to every digit on graded data,
+// which goes wholly to the fallback (0.47x SGEMM). docs/notes/22_split_fp16.md has more.
 //
 // Shapes: any M and K; N a multiple of 8 (TMA writes C's rows). Needs sm_90a.
 #include <cuda_fp16.h>
@@ -64,9 +56,20 @@
 namespace sgemm {
 namespace {
 
-constexpr int kSegments = 3;  // products kept, and segments of A' and B'
+// What the pre-pass tells the fallback: the rows of A in two lists, the ones the split
+// cannot hold (flagged) from the front of row_order, the others from its back, and the
+// columns of B the split cannot hold. counts: flagged rows, other rows, flagged columns.
+struct Flagged {
+    int* row_order;         // m
+    int* flagged_columns;   // n
+    int* counts;            // 3, zero before the pre-pass
+};
 
-// Eight consecutive values as hi and lo parts, each stored as one 16-byte vector.
+// The exponent of a row or column that the split leaves to the fallback: its part of A'
+// or B' is zeros, and the epilogue's unscaling of those zeros stays zero.
+constexpr int kLeftToFallback = 1 << 20;
+
+// Eight consecutive values as lo and hi parts, each written as one 16-byte vector.
 struct EightSplitValues {
     alignas(16) __half hi[8];
     alignas(16) __half lo[8];
@@ -76,7 +79,8 @@ __device__ __forceinline__ EightSplitValues split_eight(const float (&values)[8]
     EightSplitValues out;
 #pragma unroll
     for (int i = 0; i < 8; ++i) {
-        const F16Parts parts = split_into_f16_parts(ldexpf(values[i], exponents[i]));
+        const bool splits = exponents[i] != kLeftToFallback;
+        const F16Parts parts = split_into_f16_parts(splits ? times_power_of_two(values[i], exponents[i]) : 0.0f);
         out.hi[i] = parts.hi;
         out.lo[i] = parts.lo;
     }
@@ -87,26 +91,31 @@ __device__ __forceinline__ void store_eight(__half* address, const __half (&valu
     *reinterpret_cast<uint4*>(address) = *reinterpret_cast<const uint4*>(values);
 }
 
-// A (M x K) -> A' = [lo | hi | hi] (M x 3 padded_k), one warp a row: the row's largest
-// magnitude first, as its scaling exponent (kept for the epilogue), then the row scaled
-// and split, eight values a lane (two 16-byte loads where K is a multiple of 8).
-__global__ void split_a_kernel(const float* a, int* row_exponents, __half* split, int m, int k, int padded_k) {
+// A (M x K) -> A' = [lo | hi] (M x 2 padded_k), one warp a row: the row's range first
+// (its scaling exponent, kept for the epilogue, and whether two fp16 parts hold it: if
+// not, or if it holds NaN or Inf, the row is listed for the fallback and its A' row is
+// zeros), then the row scaled and split, eight values a lane (two 16-byte loads where K
+// is a multiple of 8).
+__global__ void split_a_kernel(const float* a, int* row_exponents, __half* split, int m, int k, int padded_k,
+                               Flagged flagged) {
     const int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32, lane = threadIdx.x % 32;
     if (row >= m) return;
     const float* const values = a + static_cast<std::size_t>(row) * k;
-    float largest = 0.0f;
-    for (int column = lane; column < k; column += 32) largest = fmaxf(largest, fabsf(values[column]));
-    for (int offset = 16; offset > 0; offset /= 2)
-        largest = fmaxf(largest, __shfl_xor_sync(0xffffffffu, largest, offset));
-    const int exponent = f16_scaling_exponent(largest);
-    if (lane == 0) row_exponents[row] = exponent;
+    const MagnitudeRange range = warp_row_range(values, k, lane);
+    const bool splits = !range.non_finite && fits_two_f16_parts(range.largest, range.smallest);
+    const int exponent = splits ? scaling_exponent(range.largest) : kLeftToFallback;
+    if (lane == 0) {
+        row_exponents[row] = exponent;
+        if (splits) flagged.row_order[m - 1 - atomicAdd(&flagged.counts[1], 1)] = row;
+        else flagged.row_order[atomicAdd(&flagged.counts[0], 1)] = row;
+    }
     int exponents[8];
 #pragma unroll
     for (int i = 0; i < 8; ++i) exponents[i] = exponent;
-    __half* const out = split + static_cast<std::size_t>(row) * kSegments * padded_k;
+    __half* const out = split + static_cast<std::size_t>(row) * 2 * padded_k;
     for (int column = 8 * lane; column < padded_k; column += 8 * 32) {
         float eight[8];
-        if (k % 8 == 0) {
+        if (k % 8 == 0 && column < k) {
             const float4 first = load_float4(values + column), second = load_float4(values + column + 4);
             eight[0] = first.x, eight[1] = first.y, eight[2] = first.z, eight[3] = first.w;
             eight[4] = second.x, eight[5] = second.y, eight[6] = second.z, eight[7] = second.w;
@@ -117,49 +126,34 @@ __global__ void split_a_kernel(const float* a, int* row_exponents, __half* split
         const EightSplitValues parts = split_eight(eight, exponents);
         store_eight(out + column, parts.lo);
         store_eight(out + padded_k + column, parts.hi);
-        store_eight(out + 2 * padded_k + column, parts.hi);
     }
 }
 
-// The largest magnitude of each column of B (K x N): a block takes 32 columns (one a lane)
-// and kRowsPerBlock rows, and raises each column's running maximum (as bits, which order
-// as non-negative floats do; zero before the first block) to its own.
-constexpr int kRowsPerBlock = 256;
-
-__global__ void split_column_maxima_kernel(const float* b, int k, int n, unsigned* column_maxima) {
-    __shared__ float warp_largest[8][32];
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;  // 8 warps
-    const int column = blockIdx.x * 32 + lane;
-    const int first_row = blockIdx.y * kRowsPerBlock, last_row = std::min(k, first_row + kRowsPerBlock);
-    float largest = 0.0f;
-    if (column < n)
-        for (int row = first_row + warp; row < last_row; row += 8)
-            largest = fmaxf(largest, fabsf(b[static_cast<std::size_t>(row) * n + column]));
-    warp_largest[warp][lane] = largest;
-    __syncthreads();
-    if (warp == 0 && column < n) {
-        for (int w = 1; w < 8; ++w) largest = fmaxf(largest, warp_largest[w][lane]);
-        atomicMax(&column_maxima[column], __float_as_uint(largest));
-    }
+// Each column of B's scaling exponent from its range, or kLeftToFallback (and the column
+// listed) where two fp16 parts cannot hold it or it holds NaN or Inf; one thread a column.
+__global__ void column_exponents_kernel(ColumnRanges ranges, int* column_exponents, int n, Flagged flagged) {
+    const int column = blockIdx.x * blockDim.x + threadIdx.x;
+    if (column >= n) return;
+    const MagnitudeRange range = ranges.of(column);
+    const bool splits = !range.non_finite && fits_two_f16_parts(range.largest, range.smallest);
+    column_exponents[column] = splits ? scaling_exponent(range.largest) : kLeftToFallback;
+    if (!splits) flagged.flagged_columns[atomicAdd(&flagged.counts[2], 1)] = column;
 }
 
-// B (K x N) -> B' = [hi; lo; hi] (3 padded_k x N), eight values of a row a thread (N is
-// a multiple of 8), each column scaled by its exponent, which the threads of row 0 also
-// write out for the epilogue.
-__global__ void split_b_kernel(const float* b, const unsigned* column_maxima, int* column_exponents, __half* split,
-                               int k, int n, int padded_k) {
+// B (K x N) -> B' = [hi; lo] (2 padded_k x N), eight values of a row a thread (N is a
+// multiple of 8), each column scaled by its exponent.
+__global__ void split_b_kernel(const float* b, const int* column_exponents, __half* split, int k, int n,
+                               int padded_k) {
     const std::size_t count = static_cast<std::size_t>(padded_k) * n / 8;
     const std::size_t segment = static_cast<std::size_t>(padded_k) * n;
     for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < count;
          i += std::size_t{gridDim.x} * blockDim.x) {
         const std::size_t first = 8 * i;  // of B and of each segment of B'
         const int row = static_cast<int>(first / n), column = static_cast<int>(first % n);
-        int exponents[8];
-#pragma unroll
-        for (int j = 0; j < 8; ++j) exponents[j] = f16_scaling_exponent(__uint_as_float(column_maxima[column + j]));
-        if (row == 0)
-#pragma unroll
-            for (int j = 0; j < 8; ++j) column_exponents[column + j] = exponents[j];
+        const int4 low_exponents = *reinterpret_cast<const int4*>(column_exponents + column);
+        const int4 high_exponents = *reinterpret_cast<const int4*>(column_exponents + column + 4);
+        const int exponents[8] = {low_exponents.x,  low_exponents.y,  low_exponents.z,  low_exponents.w,
+                                  high_exponents.x, high_exponents.y, high_exponents.z, high_exponents.w};
         float eight[8] = {};
         if (row < k) {
             const float4 low = load_float4(b + first), high = load_float4(b + first + 4);
@@ -169,47 +163,153 @@ __global__ void split_b_kernel(const float* b, const unsigned* column_maxima, in
         const EightSplitValues parts = split_eight(eight, exponents);
         store_eight(split + first, parts.hi);
         store_eight(split + segment + first, parts.lo);
-        store_eight(split + 2 * segment + first, parts.hi);
+    }
+}
+
+// The fallback: the flagged rows and columns of C in FP32 on the CUDA cores, as cuBLAS
+// SGEMM computes them, each dot product summed in K order by fused multiply-adds. The
+// GEMM left fl(beta C0) there (their rows of A' and columns of B' are zeros); this adds
+// alpha A B to it. Two passes in one launch, over 64 x 64 tiles that a persistent grid
+// takes in turn: the flagged rows with every column, then the other rows with the flagged
+// columns, so that each element is computed once. A tile's rows (and, in the second pass,
+// columns) are gathered through the lists; 256 threads take 4 x 4 outputs each, and load
+// the next 32 values of K into registers while they multiply the current ones (with few
+// flagged rows a block has its SM alone, and would otherwise wait out every load).
+constexpr int kFallbackTile = 64, kFallbackK = 32, kFallbackThreads = 256;
+constexpr int kFallbackLoads = kFallbackK * kFallbackTile / kFallbackThreads;  // of A and of B, per thread
+
+__global__ void __launch_bounds__(kFallbackThreads, 2) fallback_kernel(GemmProblem problem, const float* a, const float* b,
+                                                                    float* c, Flagged flagged) {
+    __shared__ float a_tile[kFallbackK][kFallbackTile + 1];  // [k][row]; + 1: the transposing stores spread over banks
+    __shared__ alignas(16) float b_tile[kFallbackK][kFallbackTile];  // [k][column], read as float4
+    const auto [m, n, k] = problem.shape;
+    const int flagged_rows = flagged.counts[0], flagged_columns = flagged.counts[2];
+    const int first_pass_tiles = ceil_div(flagged_rows, kFallbackTile) * ceil_div(n, kFallbackTile);
+    const int second_pass_columns = ceil_div(flagged_columns, kFallbackTile);
+    const int tiles = first_pass_tiles + ceil_div(m - flagged_rows, kFallbackTile) * second_pass_columns;
+    const int thread_row = threadIdx.x / 16 * 4, thread_column = threadIdx.x % 16 * 4;
+    for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        const bool first_pass = tile < first_pass_tiles;
+        const int in_pass = first_pass ? tile : tile - first_pass_tiles;
+        const int column_tiles = first_pass ? ceil_div(n, kFallbackTile) : second_pass_columns;
+        const int* const rows = flagged.row_order + (first_pass ? 0 : flagged_rows);
+        const int row_count = first_pass ? flagged_rows : m - flagged_rows;
+        const int column_count = first_pass ? n : flagged_columns;
+        const int tile_row = in_pass / column_tiles * kFallbackTile, tile_column = in_pass % column_tiles * kFallbackTile;
+        const auto column_at = [&](int j) { return first_pass ? j : flagged.flagged_columns[j]; };
+        // Load l of a thread: A's value at row l kFallbackThreads / kFallbackK + threadIdx.x / kFallbackK
+        // of the tile, K index k0 + threadIdx.x % kFallbackK (a warp reads 32 values of a row), and B's at K
+        // index k0 + l kFallbackThreads / kFallbackTile + threadIdx.x / kFallbackTile, column threadIdx.x %
+        // kFallbackTile (a warp reads 32 columns of a row). The rows and column are found once a tile.
+        constexpr int kARowStep = kFallbackThreads / kFallbackK, kBRowStep = kFallbackThreads / kFallbackTile;
+        const float* a_rows[kFallbackLoads];
+#pragma unroll
+        for (int l = 0; l < kFallbackLoads; ++l) {
+            const int r = tile_row + l * kARowStep + threadIdx.x / kFallbackK;
+            a_rows[l] = r < row_count ? a + static_cast<std::size_t>(rows[r]) * k + threadIdx.x % kFallbackK : nullptr;
+        }
+        const int b_column = tile_column + threadIdx.x % kFallbackTile;
+        const float* const b_first =
+            b_column < column_count ? b + static_cast<std::size_t>(threadIdx.x / kFallbackTile) * n + column_at(b_column)
+                                    : nullptr;
+        float a_next[kFallbackLoads], b_next[kFallbackLoads];
+        const auto load_slab = [&](int k0) {
+            const bool a_in_k = k0 + static_cast<int>(threadIdx.x % kFallbackK) < k;
+#pragma unroll
+            for (int l = 0; l < kFallbackLoads; ++l) {
+                a_next[l] = a_rows[l] != nullptr && a_in_k ? a_rows[l][k0] : 0.0f;
+                const int kb = k0 + l * kBRowStep + static_cast<int>(threadIdx.x / kFallbackTile);
+                b_next[l] = b_first != nullptr && kb < k ? b_first[static_cast<std::size_t>(k0 + l * kBRowStep) * n] : 0.0f;
+            }
+        };
+        float acc[4][4] = {};
+        load_slab(0);
+        for (int k0 = 0; k0 < k; k0 += kFallbackK) {
+#pragma unroll
+            for (int l = 0; l < kFallbackLoads; ++l) {
+                a_tile[threadIdx.x % kFallbackK][l * kARowStep + threadIdx.x / kFallbackK] = a_next[l];
+                b_tile[l * kBRowStep + threadIdx.x / kFallbackTile][threadIdx.x % kFallbackTile] = b_next[l];
+            }
+            __syncthreads();
+            if (k0 + kFallbackK < k) load_slab(k0 + kFallbackK);
+#pragma unroll
+            for (int kk = 0; kk < kFallbackK; ++kk) {
+                const float4 b4 = *reinterpret_cast<const float4*>(&b_tile[kk][thread_column]);
+                const float bv[4] = {b4.x, b4.y, b4.z, b4.w};
+#pragma unroll
+                for (int i = 0; i < 4; ++i)
+#pragma unroll
+                    for (int j = 0; j < 4; ++j) acc[i][j] = fmaf(a_tile[kk][thread_row + i], bv[j], acc[i][j]);
+            }
+            __syncthreads();
+        }
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            if (tile_row + thread_row + i >= row_count) break;
+            float* const c_row = c + static_cast<std::size_t>(rows[tile_row + thread_row + i]) * n;
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+                if (tile_column + thread_column + j < column_count) {
+                    float& out = c_row[column_at(tile_column + thread_column + j)];
+                    out = fmaf(problem.alpha, acc[i][j], out);
+                }
+        }
     }
 }
 
 // 128x128 tiles (the partial tile and acc take 128 registers a consumer thread; 128x256
 // would take 256), the products of two K tiles added into registers at a time.
+constexpr int kPromotionInterval = 2;
 using SplitF16Config = WarpSpecializedConfig<128, 128, 5, 2, CStores::kThroughTma, Schedule::kPersistent, __half,
-                                             Accumulation::kInRegisters, 2>;
+                                             Accumulation::kInRegisters, kPromotionInterval>;
 constexpr int kSplitF16GroupRows = 8;
+// K is padded per segment to whole K tiles, so that no partial mixes lo and hi products.
+constexpr int kKAlignment = SplitF16Config::Tiles::kBlockK;
+static_assert(2 % kPromotionInterval == 0, "the lo segments end where a partial ends");
 
 }  // namespace
 
 void launch_split_fp16(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream) {
     const auto [m, n, k] = problem.shape;
-    const int padded_k = ceil_div(k, 8) * 8;
-    const std::size_t a_values = static_cast<std::size_t>(m) * kSegments * padded_k;
-    const std::size_t b_values = static_cast<std::size_t>(kSegments) * padded_k * n;
-    // A', B' and the exponents, kept between calls.
+    const int padded_k = ceil_div(k, kKAlignment) * kKAlignment, k_tiles = padded_k / kKAlignment;
+    const std::size_t a_values = static_cast<std::size_t>(m) * 2 * padded_k;
+    const std::size_t b_values = static_cast<std::size_t>(2) * padded_k * n;
+    // A', B', the exponents and lists, then what starts at zero: B's column ranges, counts.
     static GrowingWorkspace workspace("stage 22's split operands");
-    const std::size_t exponents = static_cast<std::size_t>(m) + 2 * n;  // rows, columns, column maxima
+    const std::size_t words = 2 * (static_cast<std::size_t>(m) + n);
+    const std::size_t zeroed_words = ColumnRanges::kWordsPerColumn * static_cast<std::size_t>(n) + 4;
     auto* const a_split =
-        static_cast<__half*>(workspace.at_least((a_values + b_values) * sizeof(__half) + exponents * sizeof(int)));
+        static_cast<__half*>(workspace.at_least((a_values + b_values) * sizeof(__half) + (words + zeroed_words) * 4));
     auto* const b_split = a_split + a_values;
-    auto* const row_exponents = reinterpret_cast<int*>(b_split + b_values);
-    auto* const column_exponents = row_exponents + m;
-    auto* const column_maxima = reinterpret_cast<unsigned*>(column_exponents + n);
+    // First after the 256-byte multiples of A' and B': split_b reads eight at a time.
+    auto* const column_exponents = reinterpret_cast<int*>(b_split + b_values);
+    int* const row_exponents = column_exponents + n;
+    int* const row_order = row_exponents + m;
+    int* const flagged_columns = row_order + m;
+    const ColumnRanges ranges{reinterpret_cast<unsigned*>(flagged_columns + n), n};
+    const Flagged flagged{row_order, flagged_columns,
+                          reinterpret_cast<int*>(ranges.words) + ColumnRanges::kWordsPerColumn * n};
 
     constexpr int kThreads = 256;
     const auto blocks = [](std::size_t count) {  // grid-stride loops: at most 8192 blocks
         return static_cast<int>(std::min<std::size_t>((count + kThreads - 1) / kThreads, 8192));
     };
-    cudaMemsetAsync(column_maxima, 0, static_cast<std::size_t>(n) * sizeof(unsigned), stream);
-    split_column_maxima_kernel<<<dim3(ceil_div(n, 32), ceil_div(k, kRowsPerBlock)), kThreads, 0, stream>>>(b, k, n,
-                                                                                                     column_maxima);
-    split_a_kernel<<<ceil_div(m, kThreads / 32), kThreads, 0, stream>>>(a, row_exponents, a_split, m, k, padded_k);
+    cudaMemsetAsync(ranges.words, 0, zeroed_words * 4, stream);
+    launch_column_ranges(b, k, n, ranges, stream);
+    column_exponents_kernel<<<ceil_div(n, kThreads), kThreads, 0, stream>>>(ranges, column_exponents, n, flagged);
+    split_a_kernel<<<ceil_div(m, kThreads / 32), kThreads, 0, stream>>>(a, row_exponents, a_split, m, k, padded_k,
+                                                                         flagged);
     split_b_kernel<<<blocks(static_cast<std::size_t>(padded_k) * n / 8), kThreads, 0, stream>>>(
-        b, column_maxima, column_exponents, b_split, k, n, padded_k);
-    const GemmProblem split_problem{GemmShape{m, n, kSegments * padded_k}, problem.alpha, problem.beta};
-    const OperandScaling scaling{row_exponents, column_exponents};
+        b, column_exponents, b_split, k, n, padded_k);
+    // The GEMM runs over K' = 3 padded_k, in segments lo.hi, hi.lo (scaled up by 2^11) and
+    // hi.hi; its third segment re-reads A's hi parts (k_tiles back) and B's (2 k_tiles back).
+    const GemmProblem split_problem{GemmShape{m, n, 3 * padded_k}, problem.alpha, problem.beta};
+    OperandScaling scaling{row_exponents, column_exponents, 2 * k_tiles, kF16LoScale};
+    scaling.repeat_from = 2 * k_tiles, scaling.a_repeat_back = k_tiles, scaling.b_repeat_back = 2 * k_tiles;
     launch_warp_specialized_kernel<SplitF16Config>(split_problem, a_split, b_split, c, kSplitF16GroupRows, stream,
                                                    scaling);
+    static const int fallback_blocks = 4 * std::max(current_sm_count(), 1);
+    fallback_kernel<<<fallback_blocks, kFallbackThreads, 0, stream>>>(problem, a, b, c, flagged);
 }
 
 }  // namespace sgemm

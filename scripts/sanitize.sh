@@ -23,7 +23,12 @@
 # --racecheck-memcpy-async, and even when told to instrument other kernels only
 # (--kernel-name, --kernel-name-exclude). So racecheck's runs take the stages before
 # them (0-14), which leaves 21's and 22's pre-passes without racecheck.
-# `scripts/sanitize.sh ./sgemm hopper` runs only the Hopper runs.
+#
+# Stages 21 and 22 on the input kinds that break numerical code (sgemm --data graded,
+# outliers, subnormal, extremes, special) under memcheck with every kernel instrumented:
+# the pre-passes, the GEMM and stage 22's fallback, which these kinds send rows and
+# columns to (K = 520 has outlier columns; beta = 0.5 puts special values in C).
+# `scripts/sanitize.sh ./sgemm hopper` runs only the Hopper runs, `... hostile` only these.
 set -euo pipefail
 binary=${1:-./sgemm}
 only=${2:-}
@@ -39,6 +44,12 @@ for stage in 15 16 17 18 19 20 21 22; do
 done
 hopper_runs+=("20 -m 2304 -n 2048 -k 1024 --beta 0.5" "21 -m 129 -n 264 -k 77 --beta 0.5"
               "22 -m 129 -n 264 -k 77 --beta 0.5" "22 -m 200 -n 264 -k 136 --data wide")
+hostile_runs=()
+for stage in 21 22; do
+  for data in graded outliers subnormal extremes special; do
+    hostile_runs+=("$stage -m 200 -n 264 -k 520 --beta 0.5 --data $data")
+  done
+done
 failed=0
 # sanitize TOOL RUN [compute-sanitizer options]: one run, "clean" or "REPORT" and its log.
 sanitize() {
@@ -54,10 +65,14 @@ sanitize() {
     failed=1
   fi
 }
-for tool in memcheck synccheck; do
-  for run in "${hopper_runs[@]}"; do sanitize "$tool" "$run" --kernel-name kns=CUtensorMap; done
-done
+if [[ $only != hostile ]]; then
+  for tool in memcheck synccheck; do
+    for run in "${hopper_runs[@]}"; do sanitize "$tool" "$run" --kernel-name kns=CUtensorMap; done
+  done
+fi
 [[ $only == hopper ]] && exit $failed
+for run in "${hostile_runs[@]}"; do sanitize memcheck "$run"; done
+[[ $only == hostile ]] && exit $failed
 for run in "${runs[@]}" "${memcheck_only_runs[@]}"; do sanitize memcheck "$run"; done
 for run in "${runs[@]}"; do sanitize racecheck "${run/#all /0-14 }"; done
 exit $failed

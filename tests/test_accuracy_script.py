@@ -8,9 +8,10 @@ sys.path.insert(0, str(REPO / "scripts"))
 import accuracy  # noqa: E402
 
 
-def row(size, data, method, tflops, ratio, normwise, worst, verified="true"):
+def row(size, data, method, tflops, ratio, normwise, worst, verified="true", wrong_class=0, non_finite=0):
     return {"size": size, "data": data, "method": method, "tflops": tflops, "sgemm_tflops": tflops / ratio,
             "ratio_to_sgemm": ratio, "normwise_error": normwise, "worst_element_error": worst,
+            "wrong_class": wrong_class, "non_finite": non_finite,
             "verified": verified, "timing": "launches", "gpu": "Fixture GPU"}
 
 
@@ -28,10 +29,31 @@ class AccuracyMarkdown(unittest.TestCase):
 
     def test_cells(self):
         markdown = accuracy.accuracy_markdown(self.rows())
-        self.assertIn("| 4096 | wide | cuBLAS TF32 | 380.0 | 7.40 | 2.60e-04 | 1.00e-03 | ✗ |", markdown)
-        self.assertIn("| 4096 | uniform | cuBLAS SGEMM | 51.4 | 1.00 | 1.10e-06 | 3.00e-07 | ✓ |", markdown)
+        self.assertIn("| 4096 | wide | cuBLAS TF32 | 380.0 | 7.40 | 2.60e-04 | 1.00e-03 | 0 of 0 | ✗ |", markdown)
+        self.assertIn("| 4096 | uniform | cuBLAS SGEMM | 51.4 | 1.00 | 1.10e-06 | 3.00e-07 | 0 of 0 | ✓ |", markdown)
         self.assertIn("**Fixture GPU**", markdown)
         self.assertIn("wide, magnitudes log-uniform", markdown)
+
+    def test_stage_22_beside_sgemm(self):
+        rows = self.rows() + [row(4096, "uniform", "stage 22 split_fp16", 150.0, 2.9, 2.2e-7, 6.0e-8),
+                              row(4096, "special", "cuBLAS SGEMM", 51.0, 1.0, 1.0e-6, 4.0e-7, non_finite=900),
+                              row(4096, "special", "stage 22 split_fp16", 148.0, 2.9, 2.0e-7, 5.0e-8,
+                                  wrong_class=3, non_finite=900)]
+        markdown = accuracy.accuracy_markdown(rows)
+        self.assertIn("| 4096 | uniform | 2.90 | 0.20 | 0.20 | 0 of 0 |", markdown)
+        self.assertIn("| 4096 | special | 2.90 | 0.20 | 0.12 | 3 of 900 |", markdown)
+        self.assertNotIn("| 1024 | uniform | 2.50", markdown)  # no SGEMM row at 1024 to set it beside
+        self.assertIn("special, uniform, with about eight each of NaN", markdown)
+
+    def test_read_rows_of_a_table_made_before_the_special_kind(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "accuracy.csv"
+            path.write_text("size,data,method,tflops,sgemm_tflops,ratio_to_sgemm,normwise_error,worst_element_error,"
+                            "verified,timing,gpu\n1024,uniform,\"cuBLAS SGEMM\",34,34,1,5.7e-07,3.4e-07,true,launches,"
+                            "\"GPU\"\n")
+            rows = accuracy.read_rows(path)
+        self.assertEqual((rows[0]["wrong_class"], rows[0]["non_finite"]), (0, 0))
 
     def test_rows_timed_both_ways_cannot_share_a_table(self):
         rows = self.rows()

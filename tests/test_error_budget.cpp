@@ -74,7 +74,7 @@ TEST(ErrorBudget, UnwrittenElementFails) {
     ASSERT_TRUE(report.first_bad.has_value());
     EXPECT_EQ(report.first_bad->index, unwritten);
     EXPECT_TRUE(std::isinf(report.worst_error_over_budget));
-    EXPECT_FALSE(report.normwise_ok);
+    EXPECT_EQ(report.wrong_class, 1u);  // NaN where a number is due; the norms leave it out
 }
 
 TEST(ErrorBudget, InfinityFails) {
@@ -95,8 +95,8 @@ TEST(ErrorBudget, SystematicErrorUnderTheElementwiseBoundFailsNormwise) {
     EXPECT_FALSE(report.passed());
 }
 
-TEST(ErrorBudget, ZeroMagnitudeDemandsExactZero) {
-    // alpha = beta = 0: the result must be exactly 0.
+TEST(ErrorBudget, ZeroMagnitudeDemandsZeroUpToUnderflow) {
+    // alpha = beta = 0: the result must be 0, or within the underflow allowance of it.
     const std::vector<double> zeros(8, 0.0);
     std::vector<float> c(8, 0.0f);
     const ErrorBudget budget{kFp32UnitRoundoff, 16};
@@ -105,6 +105,50 @@ TEST(ErrorBudget, ZeroMagnitudeDemandsExactZero) {
     const VerificationReport report = check_against_reference(c, zeros, zeros, budget);
     EXPECT_FALSE(report.passed());
     EXPECT_EQ(report.first_bad->index, 5u);
+}
+
+TEST(ErrorBudget, UnderflowAllowsTheSubnormalSpacingPerOperation) {
+    // Products near FP32's bottom: a relative bound alone would ask for less than one
+    // subnormal spacing, which no FP32 arithmetic can give.
+    const ErrorBudget budget{kFp32UnitRoundoff, 16};
+    const std::vector<double> reference{0x1p-140, 0x1p-140};
+    const std::vector<double> magnitude{0x1p-140, 0x1p-140};
+    const std::vector<float> c{static_cast<float>(0x1p-140 + 0x1p-149), static_cast<float>(0x1p-140 + 0x1p-144)};
+    const VerificationReport report = check_against_reference(c, reference, magnitude, budget);
+    EXPECT_DOUBLE_EQ(budget.elementwise_underflow(), 18 * 0x1p-149);
+    ASSERT_TRUE(report.first_bad.has_value());
+    EXPECT_EQ(report.first_bad->index, 1u);  // 2^-144 is past 18 spacings; one spacing is not
+}
+
+TEST(ErrorBudget, SpecialValuesMustHaveTheReferencesClass) {
+    constexpr double kNan = std::numeric_limits<double>::quiet_NaN(), kInf = std::numeric_limits<double>::infinity();
+    constexpr float kNanF = std::numeric_limits<float>::quiet_NaN(), kInfF = std::numeric_limits<float>::infinity();
+    const std::vector<double> reference{kNan, kInf, -kInf, 1.0};
+    const std::vector<double> magnitude{kNan, kInf, kInf, 1.0};
+    const ErrorBudget budget{kFp32UnitRoundoff, 4};
+    const VerificationReport right = check_against_reference(std::vector<float>{kNanF, kInfF, -kInfF, 1.0f}, reference,
+                                                             magnitude, budget);
+    EXPECT_TRUE(right.passed());
+    EXPECT_EQ(right.non_finite, 3u);
+    EXPECT_EQ(right.wrong_class, 0u);
+    EXPECT_EQ(right.normwise_relative_error, 0.0);  // over the finite elements only
+    // NaN for +Inf, the wrong infinity, a number for NaN: each is one wrong element.
+    for (const auto& wrong : {std::vector<float>{kNanF, kNanF, -kInfF, 1.0f}, std::vector<float>{kNanF, kInfF, kInfF, 1.0f},
+                              std::vector<float>{0.0f, kInfF, -kInfF, 1.0f}, std::vector<float>{kNanF, kInfF, -kInfF, kInfF}}) {
+        const VerificationReport report = check_against_reference(wrong, reference, magnitude, budget);
+        EXPECT_FALSE(report.passed());
+        EXPECT_EQ(report.wrong_class, 1u);
+        ASSERT_TRUE(report.first_bad.has_value());
+        EXPECT_TRUE(std::isinf(report.worst_error_over_budget));
+    }
+}
+
+TEST(ErrorBudget, WorstErrorOverMagnitude) {
+    const std::vector<double> reference{1.0, 0.0, 2.0};
+    const std::vector<double> magnitude{4.0, 8.0, 2.0};
+    const std::vector<float> c{1.0f + 0x1p-20f, 0x1p-18f, 2.0f};
+    const VerificationReport report = check_against_reference(c, reference, magnitude, ErrorBudget{kFp32UnitRoundoff, 8});
+    EXPECT_DOUBLE_EQ(report.worst_error_over_magnitude, 0x1p-21);  // element 1: 2^-18 / 8
 }
 
 TEST(ErrorBudget, BudgetGrowsWithK) {
@@ -126,6 +170,10 @@ TEST(ErrorBudget, NormwiseDifference) {
     const std::vector<float> y{3.0f, 4.0f};
     const std::vector<float> x{3.0f, 4.5f};
     EXPECT_NEAR(normwise_relative_difference(x, y), 0.1, 1e-12);
+    // Elements not finite in both are left out.
+    constexpr float kNan = std::numeric_limits<float>::quiet_NaN();
+    EXPECT_NEAR(normwise_relative_difference(std::vector<float>{3.0f, 4.5f, kNan}, std::vector<float>{3.0f, 4.0f, kNan}),
+                0.1, 1e-12);
 }
 
 }  // namespace

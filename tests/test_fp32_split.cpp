@@ -1,9 +1,11 @@
 // The splits of FP32 values into 16-bit parts (kernels/common/fp32_split.cuh), on the host.
 // Stage 21's three bf16 parts add up to the value exactly, each about 2^-8 of the one
-// before; stage 22's scaling exponent brings a row's largest value into [2^14, 2^15), where
-// two fp16 parts carry 22 bits of every value within 2^-17 of it.
+// before, for every value down to 2^-124 of its row's largest once scaled; the scaling
+// exponent brings a row's largest value into [2^14, 2^15), where stage 22's two fp16
+// parts carry 22 bits of every value within 2^-28 of it, the range its check asks for.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -54,24 +56,77 @@ TEST(Fp16Split, ScalingExponentBringsTheLargestValueIntoRange) {
     std::uint64_t state = 7;
     for (int i = 0; i < 100000; ++i) {
         const float largest = std::fabs(random_float(state, -126, 127));
-        const float scaled = std::ldexp(largest, f16_scaling_exponent(largest));
+        const float scaled = std::ldexp(largest, scaling_exponent(largest));
         ASSERT_GE(scaled, 16384.0f) << largest;
         ASSERT_LT(scaled, 32768.0f) << largest;
     }
-    EXPECT_EQ(f16_scaling_exponent(0.0f), 0);
-    EXPECT_EQ(f16_scaling_exponent(INFINITY), 0);
-    EXPECT_EQ(f16_scaling_exponent(NAN), 0);
+    EXPECT_EQ(scaling_exponent(0.0f), 0);
+    EXPECT_EQ(scaling_exponent(INFINITY), 0);
+    EXPECT_EQ(scaling_exponent(NAN), 0);
 }
 
-TEST(Fp16Split, TwoPartsCarry22BitsWithin2ToThe17OfTheLargest) {
+// hi + 2^-11 lo, as the GEMM weighs the lo products.
+double f16_sum(const F16Parts& parts) {
+    return __half2float(parts.hi) + static_cast<double>(__half2float(parts.lo)) / kF16LoScale;
+}
+
+TEST(Fp16Split, TwoPartsCarry22BitsFrom2ToTheMinus14Up) {
     std::uint64_t state = 11;
     for (int i = 0; i < 200000; ++i) {
-        // Scaled values from 2^-3 (2^-17 of a largest value near 2^14) to just under 2^15.
-        const float x = random_float(state, -3, 14);
+        // Scaled values from 2^-14 (fp16's smallest normal, 2^-28 of a largest value near
+        // 2^14) to just under 2^15.
+        const float x = random_float(state, -14, 14);
         const F16Parts parts = split_into_f16_parts(x);
-        const double hi = __half2float(parts.hi), lo = __half2float(parts.lo);
-        ASSERT_LE(std::fabs(hi + lo - x), std::ldexp(std::fabs(static_cast<double>(x)), -22)) << x;
-        ASSERT_LE(std::fabs(lo), std::ldexp(std::fabs(hi), -11)) << x;
+        ASSERT_LE(std::fabs(f16_sum(parts) - x), std::ldexp(std::fabs(static_cast<double>(x)), -22)) << x;
+        ASSERT_LE(std::fabs(__half2float(parts.lo)), std::fabs(__half2float(parts.hi))) << x;
+    }
+}
+
+TEST(Fp16Split, BelowFp16sNormalsTheErrorIsAbsolute) {
+    std::uint64_t state = 13;
+    for (int i = 0; i < 100000; ++i) {
+        const float x = random_float(state, -40, -15);
+        ASSERT_LE(std::fabs(f16_sum(split_into_f16_parts(x)) - x), 0x1p-25) << x;
+    }
+}
+
+// The check stage 22 makes of each row of A and column of B: where the smallest nonzero
+// magnitude is at least 2^-28 of the largest, every value, scaled, keeps 22 bits.
+TEST(Fp16Split, RowsThatPassTheCheckKeep22Bits) {
+    std::uint64_t state = 17;
+    for (int i = 0; i < 100000; ++i) {
+        const float largest = std::fabs(random_float(state, -90, 127));
+        int exponent;
+        std::frexp(largest, &exponent);
+        const float x = std::fmin(std::fabs(random_float(state, exponent - 29, exponent - 1)), largest);
+        if (!fits_two_f16_parts(largest, x)) {
+            ASSERT_LT(x, std::ldexp(largest, -28)) << x << " in a row up to " << largest;
+            continue;
+        }
+        const float scaled = std::ldexp(x, scaling_exponent(largest));
+        ASSERT_LE(std::fabs(f16_sum(split_into_f16_parts(scaled)) - scaled), std::ldexp(static_cast<double>(scaled), -22))
+            << x << " in a row up to " << largest;
+    }
+    EXPECT_TRUE(fits_two_f16_parts(0.0f, INFINITY));  // a row of zeros
+    EXPECT_TRUE(fits_two_f16_parts(1.0f, 0x1p-28f));
+    EXPECT_FALSE(fits_two_f16_parts(1.0f, 0x1p-29f));
+}
+
+// Scaled, stage 21's parts stay normal, and so exact, down to 2^-124 of the largest,
+// FP32's subnormals included.
+TEST(Fp32Split, ScaledPartsAddUpExactlyDownTo2ToTheMinus124OfTheLargest) {
+    std::uint64_t state = 19;
+    for (int i = 0; i < 100000; ++i) {
+        const float largest = std::fabs(random_float(state, -126, 127));
+        int exponent;
+        std::frexp(largest, &exponent);
+        float x = std::fabs(random_float(state, std::max(exponent - 124, -126), exponent - 1));
+        if (i % 4 == 0) x = from_bits(static_cast<std::uint32_t>(state >> 41));  // a subnormal
+        if (x > largest || x < std::ldexp(largest, -124)) continue;
+        const float scaled = std::ldexp(x, scaling_exponent(largest));
+        const Bf16Parts parts = split_into_bf16_parts(scaled);
+        ASSERT_EQ(static_cast<double>(__bfloat162float(parts.hi)) + __bfloat162float(parts.mid) + __bfloat162float(parts.lo),
+                  static_cast<double>(scaled)) << x << " in a row up to " << largest;
     }
 }
 

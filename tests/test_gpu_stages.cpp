@@ -1,7 +1,7 @@
 // Every stage against the float64 reference on tiny, odd, rectangular and large
-// shapes, with random alpha and beta; proof that the check catches a stage that
-// leaves one element unwritten, gets one element wrong, or reads C when beta == 0; and
-// the measured ceilings, checked for plausibility. Without a GPU every test here
+// shapes, with random alpha and beta, and on every kind of input (sgemm --data); proof
+// that the check catches a stage that leaves one element unwritten, gets one element
+// wrong, or reads C when beta == 0; and the measured ceilings, checked for plausibility. Without a GPU every test here
 // reports skipped.
 #include <cuda_runtime.h>
 #include <fmt/format.h>
@@ -117,12 +117,19 @@ std::vector<Case> all_cases() {
             cases.push_back({stage.number, shape, scalar(rng), scalar(rng), label + "_beta"});
         }
         // The other inputs (sgemm --data) on the largest shape: magnitudes over six decades,
-        // and small integers, which every correct stage multiplies exactly (alpha 1, beta 0 or 1).
+        // small integers, which every correct stage multiplies exactly (alpha 1, beta 0 or
+        // 1), and the kinds that break numerical code, with C an input (special values in
+        // C too), and the special values once more with beta 0.
         const GemmShape large =
             std::find_if(shapes.begin(), shapes.end(), [](const auto& s) { return s.first == "large"; })->second;
         cases.push_back({stage.number, large, scalar(rng), scalar(rng), "large_wide", InputData::wide});
         cases.push_back({stage.number, large, 1.0f, 0.0f, "large_exact_beta0", InputData::exact});
         cases.push_back({stage.number, large, 1.0f, 1.0f, "large_exact_beta1", InputData::exact});
+        for (const InputData hostile : {InputData::graded, InputData::outliers, InputData::subnormal,
+                                        InputData::extremes, InputData::special})
+            cases.push_back({stage.number, large, scalar(rng), scalar(rng), fmt::format("large_{}", to_string(hostile)),
+                             hostile});
+        cases.push_back({stage.number, large, scalar(rng), 0.0f, "large_special_beta0", InputData::special});
     }
     return cases;
 }
@@ -141,9 +148,11 @@ TEST_P(StageCorrectness, MatchesFloat64Reference) {
     ASSERT_TRUE(result.verification.has_value());
     const VerificationReport& report = result.verification->stage;
     EXPECT_TRUE(report.passed()) << fmt::format(
-        "normwise {:.3e} (budget {:.3e}), worst element {:.3f} of budget at index {}",
+        "normwise {:.3e} (budget {:.3e}), worst element {:.3f} of budget at index {}, {} of {} NaN/Inf elements "
+        "of the wrong class",
         report.normwise_relative_error, report.normwise_relative_budget,
-        report.worst_error_over_budget, report.worst.index);
+        report.worst_error_over_budget, report.worst.index, report.wrong_class, report.non_finite);
+    if (c.data == InputData::special) EXPECT_GT(report.non_finite, 0u) << "the special values reach C";
     EXPECT_TRUE(result.verification->cublas.passed()) << "cuBLAS itself misses the budget";
     if (c.data == InputData::exact)
         EXPECT_EQ(report.normwise_relative_error, 0.0) << "integer inputs are multiplied exactly";

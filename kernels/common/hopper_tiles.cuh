@@ -88,25 +88,37 @@ __device__ __forceinline__ void warpgroup_multiply_k_tile(WarpgroupAccumulators<
     wgmma_commit_group();
 }
 
-// acc += partial, once the wgmmas that wrote partial are done (wgmma_wait_group): stage
-// 22 adds each K tile's products into registers with FP32 adds that round to nearest.
+// acc += weight * partial (one fused multiply-add, rounded to nearest), once the wgmmas
+// that wrote partial are done (wgmma_wait_group): stage 22 adds a few K tiles' products
+// at a time into registers; weight is a power of two, so only the add rounds.
 template <int kMBlocks, int kBlockN>
 __device__ __forceinline__ void add_accumulators(WarpgroupAccumulators<kMBlocks, kBlockN>& acc,
-                                                 WarpgroupAccumulators<kMBlocks, kBlockN>& partial) {
+                                                 WarpgroupAccumulators<kMBlocks, kBlockN>& partial, float weight) {
 #pragma unroll
     for (int i = 0; i < kMBlocks; ++i) {
         wgmma_fence_accumulators(partial[i]);
 #pragma unroll
-        for (int j = 0; j < kBlockN / 2; ++j) acc[i][j] += partial[i][j];
+        for (int j = 0; j < kBlockN / 2; ++j) acc[i][j] = fmaf(weight, partial[i][j], acc[i][j]);
     }
 }
 
-// Operands scaled by powers of two (stage 22): row i of A by 2^row_exponents[i], column j
-// of B by 2^column_exponents[j], so that C's element (i, j) comes out of the tensor cores
-// 2^(row_exponents[i] + column_exponents[j]) too large. Null pointers: no scaling.
+// Operands scaled by powers of two (stages 21 and 22): row i of A by 2^row_exponents[i],
+// column j of B by 2^column_exponents[j], so that C's element (i, j) comes out of the
+// tensor cores 2^(row_exponents[i] + column_exponents[j]) too large. Null pointers: no
+// scaling. Stage 22 also scales its low parts up by lo_scale: the products of K tiles
+// 0 .. lo_k_tiles - 1 (sums in registers only) are weighted by 1 / lo_scale. And it
+// stores its hi parts once for two segments of K: from K tile repeat_from on, the
+// producer reads A's K tile kt - a_repeat_back and B's kt - b_repeat_back again, and
+// A' and B' are only repeat_from K tiles long.
 struct OperandScaling {
     const int* row_exponents = nullptr;
     const int* column_exponents = nullptr;
+    int lo_k_tiles = 0;
+    float lo_scale = 1.0f;
+    int repeat_from = 0x7fffffff, a_repeat_back = 0, b_repeat_back = 0;
+
+    __device__ int a_k_tile(int kt) const { return kt < repeat_from ? kt : kt - a_repeat_back; }
+    __device__ int b_k_tile(int kt) const { return kt < repeat_from ? kt : kt - b_repeat_back; }
 };
 
 // Undoes the scaling on the warpgroup's accumulators (rows first_row .. + 64 kMBlocks,

@@ -123,8 +123,13 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
     app.add_option("--seed", seed, "seed of the random inputs (default: random, printed)");
     app.add_option("--data", data,
                    "what A, B and C hold: 'uniform' in [-1, 1) (default), 'wide' (magnitudes "
-                   "log-uniform over 1e-3 .. 1e3, random signs) or 'exact' (integers in [-8, 8]: "
-                   "every correct stage matches float64 exactly)")
+                   "log-uniform over 1e-3 .. 1e3, random signs), 'exact' (integers in [-8, 8]: "
+                   "every correct stage matches float64 exactly), or a kind that breaks numerical "
+                   "code: 'graded' (A's columns and B's rows scaled by 2^-g and 2^g, g in 0 .. 40), "
+                   "'outliers' (some rows of A, columns of B, with values 2^24 times the rest whose "
+                   "partners are zero), 'subnormal' (A and C below 2^-126), 'extremes' (A near 2^-126, B near "
+                   "2^126) or 'special' (NaN, +-Inf and -0 scattered in A, B and C); see "
+                   "src/verification/input_data.hpp")
         ->check(CLI::IsMember(input_data_names()));
     app.add_option("--alpha", alpha, "alpha (default 1)");
     app.add_option("--beta", beta, "beta (default 0; non-zero makes C an input)");

@@ -86,12 +86,17 @@ std::string stage_report(const StageResult& r) {
     std::string out;
     if (r.verification) {
         const Verification& v = *r.verification;
+        const std::string special =
+            v.stage.non_finite + v.stage.wrong_class == 0
+                ? ""
+                : fmt::format("; {} NaN or Inf due, {} elements of the wrong class (cuBLAS: {})", v.stage.non_finite,
+                              v.stage.wrong_class, v.cublas.wrong_class);
         out += fmt::format(
             "  check   vs float64: normwise {:.2e} (budget {:.2e}), worst element {:.3f} of its "
-            "budget; vs cuBLAS: normwise {:.2e}; cuBLAS vs float64: {:.2e}  {}\n",
+            "budget; vs cuBLAS: normwise {:.2e}; cuBLAS vs float64: {:.2e}{}  {}\n",
             v.stage.normwise_relative_error, v.stage.normwise_relative_budget,
             v.stage.worst_error_over_budget, v.difference_from_cublas,
-            v.cublas.normwise_relative_error, verdict(r));
+            v.cublas.normwise_relative_error, special, verdict(r));
     }
     out += fmt::format(
         "  time    {:.3f} ms  {:.2f} TFLOPS  | cuBLAS {} {:.3f} ms  {:.2f} TFLOPS | {:.1f} % of cuBLAS, "

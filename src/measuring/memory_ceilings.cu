@@ -112,7 +112,7 @@ double measure_dram_copy_tbps(const DeviceInfo& device, cudaStream_t stream) {
     const std::size_t bytes = std::min(kCopyBytes, device.free_memory_bytes / 4) / sizeof(uint4) * sizeof(uint4);
     DeviceBuffer<float> source(bytes / sizeof(float));
     DeviceBuffer<float> destination(bytes / sizeof(float));
-    fill_input(source.data(), source.size(), 1, InputData::uniform, stream);
+    fill_input(source.data(), Operand::a, 1, source.size(), 1, InputData::uniform, stream);
     const auto* from = reinterpret_cast<const uint4*>(source.data());
     auto* to = reinterpret_cast<uint4*>(destination.data());
     const std::size_t count = bytes / sizeof(uint4);
@@ -125,7 +125,7 @@ double measure_l2_read_tbps(const DeviceInfo& device, cudaStream_t stream) {
     const std::size_t bytes = device.l2_bytes / 4 / sizeof(uint4) * sizeof(uint4);
     DeviceBuffer<float> data(bytes / sizeof(float));
     DeviceBuffer<unsigned> sink(kThreads);
-    fill_input(data.data(), data.size(), 2, InputData::uniform, stream);
+    fill_input(data.data(), Operand::a, 1, data.size(), 2, InputData::uniform, stream);
     const auto* words = reinterpret_cast<const uint4*>(data.data());
     const std::size_t count = bytes / sizeof(uint4);
     const int blocks = blocks_filling_gpu(l2_read_kernel, kThreads, 0, device.sm_count);

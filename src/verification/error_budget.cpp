@@ -6,12 +6,26 @@
 
 namespace sgemm {
 
+namespace {
+constexpr double kSubnormalSpacing = 0x1p-149;  // FP32's
+}
+
 double ErrorBudget::elementwise_factor() const {
     const double nu = (k + 2.0) * unit_roundoff;
     return nu / (1.0 - nu);
 }
 
 double ErrorBudget::normwise_factor() const { return (3.0 + std::sqrt(double(k))) * unit_roundoff; }
+
+double ErrorBudget::elementwise_underflow() const { return (k + 2.0) * kSubnormalSpacing; }
+
+double ErrorBudget::normwise_underflow() const { return (3.0 + std::sqrt(double(k))) * kSubnormalSpacing; }
+
+ValueClass classify(double value) {
+    if (std::isnan(value)) return ValueClass::nan;
+    if (std::isinf(value)) return value > 0.0 ? ValueClass::plus_infinity : ValueClass::minus_infinity;
+    return ValueClass::finite;
+}
 
 VerificationReport check_against_reference(std::span<const float> c,
                                            std::span<const double> reference,
@@ -22,24 +36,37 @@ VerificationReport check_against_reference(std::span<const float> c,
 
     VerificationReport report;
     const double elementwise = budget.elementwise_factor();
+    const double elementwise_underflow = budget.elementwise_underflow();
+    constexpr double kInfinity = std::numeric_limits<double>::infinity();
     double error_squares = 0.0;
     double reference_squares = 0.0;
     double magnitude_squares = 0.0;
+    std::size_t finite = 0;
     report.worst_error_over_budget = -1.0;
 
     for (std::size_t i = 0; i < c.size(); ++i) {
-        const double error = std::abs(double(c[i]) - reference[i]);
-        const double allowed = elementwise * magnitude[i];
-        error_squares += error * error;
-        reference_squares += reference[i] * reference[i];
-        magnitude_squares += magnitude[i] * magnitude[i];
-
-        // Written so that NaN fails: every comparison with NaN is false.
-        const bool within = error <= allowed;
-        const double ratio = !(error == error)     ? std::numeric_limits<double>::infinity()
-                             : allowed > 0.0       ? error / allowed
-                             : error == 0.0        ? 0.0
-                                                   : std::numeric_limits<double>::infinity();
+        const ValueClass expected = classify(reference[i]);
+        const ValueClass got = classify(c[i]);
+        double error = 0.0, allowed = 0.0, ratio = 0.0;
+        bool within = true;
+        if (expected != ValueClass::finite || got != ValueClass::finite) {
+            within = got == expected;  // NaN where NaN is due, the right infinity
+            report.non_finite += expected != ValueClass::finite;
+            report.wrong_class += !within;
+            ratio = within ? 0.0 : kInfinity;
+            error = within ? 0.0 : kInfinity;
+        } else {
+            ++finite;
+            error = std::abs(double(c[i]) - reference[i]);
+            allowed = elementwise * magnitude[i] + elementwise_underflow;
+            error_squares += error * error;
+            reference_squares += reference[i] * reference[i];
+            magnitude_squares += magnitude[i] * magnitude[i];
+            within = error <= allowed;
+            ratio = error / allowed;
+            const double over_magnitude = magnitude[i] > 0.0 ? error / magnitude[i] : error == 0.0 ? 0.0 : kInfinity;
+            if (over_magnitude > report.worst_error_over_magnitude) report.worst_error_over_magnitude = over_magnitude;
+        }
         const ElementError element{i, double(c[i]), reference[i], error, allowed};
         if (ratio > report.worst_error_over_budget) {
             report.worst_error_over_budget = ratio;
@@ -50,7 +77,8 @@ VerificationReport check_against_reference(std::span<const float> c,
 
     const double error_norm = std::sqrt(error_squares);
     const double reference_norm = std::sqrt(reference_squares);
-    const double allowed_norm = budget.normwise_factor() * std::sqrt(magnitude_squares);
+    const double allowed_norm = budget.normwise_factor() * std::sqrt(magnitude_squares) +
+                                budget.normwise_underflow() * std::sqrt(double(finite));
     // Relative to ||R|| where it is non-zero, else absolute (alpha = beta = 0).
     const double scale = reference_norm > 0.0 ? reference_norm : 1.0;
     report.normwise_relative_error = error_norm / scale;
@@ -64,6 +92,7 @@ double normwise_relative_difference(std::span<const float> x, std::span<const fl
     double difference_squares = 0.0;
     double y_squares = 0.0;
     for (std::size_t i = 0; i < x.size(); ++i) {
+        if (!std::isfinite(x[i]) || !std::isfinite(y[i])) continue;
         const double d = double(x[i]) - double(y[i]);
         difference_squares += d * d;
         y_squares += double(y[i]) * double(y[i]);

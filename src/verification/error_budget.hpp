@@ -19,6 +19,15 @@
 // Measured on the H100: cuBLAS and stages 1-5 land 85x under it at N = K = 4096 and
 // 230x under it at 8192. It is still tight enough to fail an error as small as one
 // dropped term in every dot product, which the elementwise bound lets pass at large K.
+//
+// Underflow: below FP32's smallest normal (2^-126) an operation's error is absolute, up
+// to the subnormal spacing 2^-149 (Higham, section 2.1), not relative. Both bounds add
+// that for each of the K + 2 operations: (K + 2) 2^-149 elementwise, (3 + sqrt(K)) 2^-149
+// per element normwise. It matters only where W itself is near FP32's bottom.
+//
+// Special values: each element's class (NaN, +Inf, -Inf or finite) must be the
+// reference's, as IEEE arithmetic gives it (Inf - Inf and 0 Inf are NaN, NaN spreads);
+// only elements that are finite in both are held to the bounds and counted in the norms.
 #pragma once
 
 #include <cstddef>
@@ -31,9 +40,14 @@ struct ErrorBudget {
     double unit_roundoff = 0.0;
     int k = 0;
 
-    double elementwise_factor() const;  // gamma(K + 2)
-    double normwise_factor() const;     // (3 + sqrt(K)) u
+    double elementwise_factor() const;     // gamma(K + 2)
+    double normwise_factor() const;        // (3 + sqrt(K)) u
+    double elementwise_underflow() const;  // (K + 2) 2^-149
+    double normwise_underflow() const;     // (3 + sqrt(K)) 2^-149, per element
 };
+
+enum class ValueClass { finite, nan, plus_infinity, minus_infinity };
+ValueClass classify(double value);
 
 struct ElementError {
     std::size_t index = 0;  // row-major: row = index / N, col = index % N
@@ -44,12 +58,17 @@ struct ElementError {
 };
 
 struct VerificationReport {
-    double normwise_relative_error = 0.0;   // ||C - R||_F / ||R||_F
+    double normwise_relative_error = 0.0;   // ||C - R||_F / ||R||_F, over the finite elements
     double normwise_relative_budget = 0.0;  // the normwise budget, relative to ||R||_F
     bool normwise_ok = false;
-    double worst_error_over_budget = 0.0;   // max_ij |C_ij - R_ij| / budget_ij (NaN: infinity)
+    double worst_error_over_budget = 0.0;   // max_ij |C_ij - R_ij| / budget_ij (wrong class: infinity)
     ElementError worst;
-    std::optional<ElementError> first_bad;  // the first element, in memory order, past its budget
+    // max_ij |C_ij - R_ij| / W_ij over the finite elements: the error an element's own
+    // magnitude carried, which cancellation in R_ij cannot inflate.
+    double worst_error_over_magnitude = 0.0;
+    std::size_t wrong_class = 0;     // elements whose class is not the reference's
+    std::size_t non_finite = 0;      // elements where the reference is NaN or +-Inf
+    std::optional<ElementError> first_bad;  // the first element, in memory order, past its budget or of the wrong class
 
     bool passed() const { return normwise_ok && !first_bad.has_value(); }
 };
@@ -59,7 +78,8 @@ VerificationReport check_against_reference(std::span<const float> c,
                                            std::span<const double> magnitude,
                                            const ErrorBudget& budget);
 
-// ||x - y||_F / ||y||_F, for comparing a stage with cuBLAS (information, not a check).
+// ||x - y||_F / ||y||_F over the elements finite in both, for comparing a stage with
+// cuBLAS (information, not a check).
 double normwise_relative_difference(std::span<const float> x, std::span<const float> y);
 
 }  // namespace sgemm

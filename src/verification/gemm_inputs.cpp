@@ -15,9 +15,10 @@ GemmInputs::GemmInputs(const GemmProblem& problem, Precision precision, std::uin
       b_(element_count_b(problem.shape)),
       c_initial_(problem.beta != 0.0f ? element_count_c(problem.shape) : 0) {
     // Distinct streams of random numbers for A, B and C from one seed.
-    fill_input(a_.data(), a_.size(), seed * 3 + 0, data, stream);
-    fill_input(b_.data(), b_.size(), seed * 3 + 1, data, stream);
-    if (c_initial_.size() > 0) fill_input(c_initial_.data(), c_initial_.size(), seed * 3 + 2, data, stream);
+    const GemmShape& s = problem.shape;
+    fill_input(a_.data(), Operand::a, s.m, s.k, seed * 3 + 0, data, stream);
+    fill_input(b_.data(), Operand::b, s.k, s.n, seed * 3 + 1, data, stream);
+    if (c_initial_.size() > 0) fill_input(c_initial_.data(), Operand::c, s.m, s.n, seed * 3 + 2, data, stream);
     if (precision == Precision::bf16) {
         a_bf16_ = DeviceBuffer<__nv_bfloat16>(a_.size());
         b_bf16_ = DeviceBuffer<__nv_bfloat16>(b_.size());

@@ -9,19 +9,30 @@
 namespace sgemm {
 namespace {
 
-constexpr std::array<std::pair<InputData, std::string_view>, 3> kNames{
-    {{InputData::uniform, "uniform"}, {InputData::wide, "wide"}, {InputData::exact, "exact"}}};
+constexpr std::array<std::pair<InputData, std::string_view>, 8> kNames{{{InputData::uniform, "uniform"},
+                                                                        {InputData::wide, "wide"},
+                                                                        {InputData::exact, "exact"},
+                                                                        {InputData::graded, "graded"},
+                                                                        {InputData::outliers, "outliers"},
+                                                                        {InputData::subnormal, "subnormal"},
+                                                                        {InputData::extremes, "extremes"},
+                                                                        {InputData::special, "special"}}};
 
-__global__ void fill_input_kernel(float* values, std::size_t count, std::uint64_t seed, InputData data) {
-    for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < count;
-         i += std::size_t{gridDim.x} * blockDim.x)
-        values[i] = input_value(data, seed, i);
+__global__ void fill_input_kernel(float* values, Operand operand, std::uint64_t rows, std::uint64_t columns,
+                                  std::uint64_t seed, InputData data) {
+    const std::uint64_t count = rows * columns;
+    for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < count;
+         i += std::uint64_t{gridDim.x} * blockDim.x)
+        values[i] = input_value(data, seed, MatrixElement{operand, i / columns, i % columns, rows, columns});
 }
 
 }  // namespace
 
-void fill_input(float* values, std::size_t count, std::uint64_t seed, InputData data, cudaStream_t stream) {
-    fill_input_kernel<<<fill_blocks(count), kFillThreads, 0, stream>>>(values, count, seed, data);
+void fill_input(float* values, Operand operand, std::uint64_t rows, std::uint64_t columns, std::uint64_t seed,
+                InputData data, cudaStream_t stream) {
+    if (rows * columns == 0) return;
+    fill_input_kernel<<<fill_blocks(rows * columns), kFillThreads, 0, stream>>>(values, operand, rows, columns, seed,
+                                                                              data);
     CUDA_CHECK(cudaGetLastError());
 }
 
