@@ -182,7 +182,7 @@ __global__ void __launch_bounds__(kFallbackThreads, 2) fallback_kernel(GemmProbl
                                                                     float* c, Flagged flagged) {
     __shared__ float a_tile[kFallbackK][kFallbackTile + 1];  // [k][row]; + 1: the transposing stores spread over banks
     __shared__ alignas(16) float b_tile[kFallbackK][kFallbackTile];  // [k][column], read as float4
-    const auto [m, n, k] = problem.shape;
+    const int m = problem.shape.m, n = problem.shape.n, k = problem.shape.k;  // plain ints: the lambdas capture them
     const int flagged_rows = flagged.counts[0], flagged_columns = flagged.counts[2];
     const int first_pass_tiles = ceil_div(flagged_rows, kFallbackTile) * ceil_div(n, kFallbackTile);
     const int second_pass_columns = ceil_div(flagged_columns, kFallbackTile);
