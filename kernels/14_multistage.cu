@@ -26,32 +26,19 @@
 //     stored. Any other shape loads through registers with every value tested. Whole
 //     tiles pay nothing for either.
 //
+// The kernel, 14_multistage.cuh, is the pipeline; the any-shape edges and the tail split
+// are in 14_edges_and_tail_split.cuh.
+//
 // Prediction: 1.5-2x stage 13, to 75-85 % of the measured mma.sync ceiling.
 //
 // Measured on the H100 (make results): 434.0 TFLOPS at N = 4096, 61.7 % of cuBLAS BF16
 // and 67.2 % of the mma.sync ceiling (646 TFLOPS); 440.1 at 8192, 61.5 % and 68.2 %;
-// about 3.7-3.8x stage 13, and short of the prediction. Launch by launch this kernel and
-// cuBLAS share one SM clock (1553 and 1468 MHz, the ceiling's 1815), so per clock it does
-// 78.6 and 84.3 % of what mma.sync does; timed in turns, each at the clock its own power
-// draw allows, it reaches 66.1 and 70.2 % of cuBLAS. NVIDIA's own sm80 kernels (CUTLASS's,
-// in cuBLASLt, timed by make survey) reach 60.3 and 59.7 %.
-//
-// What limits it, in the order the profiler and the experiments found it:
-//   - L2 bandwidth, about 32 bytes per clock per SM: 128x128 blocks need 64 bytes from L2
-//     per mma.sync, 128x256 blocks 48, and they are the largest tile whose accumulators
-//     fit in one SM's register file.
-//   - Power: the H100 holds its 700 W cap by lowering the SM clock, and cuBLAS's wgmma
-//     kernel does 1.26-1.42x this kernel's work per clock.
-//   - The copies and the barrier: the same warp loop with its operands already in shared
-//     memory runs at 94.2-94.5 % of mma.sync's rate per clock (./sgemm peak), this
-//     kernel's loop at about 87 %.
-//   - About 8 us a tile outside its K loop (the C stores about 5 of them, the pipeline's
-//     fill most of the rest), and at 8192 a last wave half empty.
-// Even with the C stores free it would reach about 65-66 % of cuBLAS at 4096 and 63-64 %
-// at 8192: what is left is the copies and the ldmatrix traffic (128 bytes per mma.sync),
-// which only wgmma removes. docs/notes/14_multistage.md has the measurements behind each
-// line, the small problems, the last wave, the edges, and every experiment tried and
-// dropped, with its figures.
+// about 3.7-3.8x stage 13, and short of the prediction: at the power cap the SM clock
+// falls below the ceiling's, and per clock the kernel does what was predicted. Against
+// cuBLAS it loses most to the copies and the ldmatrix traffic around each mma.sync,
+// which only wgmma removes. docs/notes/14_multistage.md has the figures: the clocks, the
+// limits one by one, the small problems, the last wave, the edges, and every experiment
+// tried and dropped.
 //
 // Shapes: any M, N, K >= 1. Needs sm_80.
 #include "14_multistage.cuh"

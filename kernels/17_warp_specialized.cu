@@ -9,39 +9,120 @@
 //   empty[s]: both consumers are done with stage s (each arrives once its wgmmas that
 //             read it have finished); the producer waits on it before refilling s.
 // Nobody waits on a barrier of the whole block any more: a consumer that is ahead keeps
-// multiplying, and the producer runs up to four K tiles ahead, into the next tile too.
-// setmaxnreg (common/wgmma.cuh) hands registers from the producer (down to 40) to the
-// consumers (up to 232); the SASS shows both (USETMAXREG).
+// multiplying, and the producer runs up to four K tiles ahead. setmaxnreg
+// (common/wgmma.cuh) hands registers from the producer (down to 40) to the consumers (up
+// to 232); the SASS shows both (USETMAXREG).
 //
-// The kernel (17_warp_specialized.cuh, shared with stages 18-20): 384 threads, 128x256
-// tiles, each consumer a 64x256 half, four 48 KB stages, one CTA per tile in raster order,
-// C from registers as in stage 16.
+// What changed since stage 16: the kernel, below, now of 384 threads: the producer and two
+// consumers, each consumer a 64x256 half of the same 128x256 tile; four 48 KB stages, one
+// CTA per tile in raster order, C from registers as before.
 //
 // Prediction: the consumers' barrier wait and thread 0's copy issue were a few percent of
 // each K tile; taking them off should bring 3-5 %.
 //
-// Measured on the H100 (make results): 633.7 TFLOPS at N = 4096, 94.0 % of cuBLAS BF16
-// (93.4 % in turns), 64.9 % of the wgmma ceiling; 700.1 at 8192, 99.9 % (95.3 % in
-// turns); 727.0 at 16384, 100.8 %: no better than stage 16, short of the prediction.
-// What stops the tensor cores is not in the K loop: the same kernel with its C stores
-// left out (timing only) ran at 106.9 % of cuBLAS at 4096 and 106.5 % at 8192. Writing the
-// 128 KB FP32 tile from registers costs about 10 % at 4096 and 5 % at 8192, while every
-// SM stores at once and its tensor cores wait. Stage 19 takes that on.
-//
-// Registers: ptxas compiles the whole kernel within the 168 a thread that
-// __launch_bounds__(384, 1) allows; the consumers hold 128 accumulators and fit, and the
-// extra registers setmaxnreg grants them go unused (an epilogue that kept 64 more values
-// live spilled: docs/notes/19_persistent.md).
+// Measured on the H100 (make results): 94.0 % of cuBLAS BF16 at N = 4096 and 99.9 % at
+// 8192, no better than stage 16: the prediction missed. What stops the tensor cores is not
+// in the K loop: the same kernel with its C stores left out (timing only) ran at 106.9 %
+// of cuBLAS at 4096. Writing the 128 KB FP32 tile from registers costs about 10 % at 4096,
+// while every SM stores at once and its tensor cores wait. Stage 19 takes that on.
 //
 // Shapes: any M; K and N multiples of 8. Needs sm_90a.
-#include "17_warp_specialized.cuh"
+#include <cuda.h>
+
+#include <cstdint>
+
+#include "common/gemm_problem.hpp"
+#include "common/hopper_tiles.cuh"
+#include "common/launch.cuh"
+#include "common/mbarrier.cuh"
+#include "common/tma.cuh"
+#include "common/wgmma.cuh"
 
 namespace sgemm {
+namespace {
+
+// 128x256 tiles, two consumer warpgroups of 64x256 each, four K tiles in the ring.
+constexpr int kBlockM = 128, kBlockN = 256, kStages = 4;
+using Tiles = HopperStageTiles<kBlockM, kBlockN>;
+constexpr int kConsumers = 2, kThreads = 128 * (1 + kConsumers);
+constexpr int kRowsPerConsumer = kBlockM / kConsumers, kMBlocks = kRowsPerConsumer / 64;
+// Registers after setmaxnreg: the producer keeps few, the consumers hold the accumulators
+// (128 x 40 + 256 x 232 fits the SM's 65536).
+constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;
+// The ring, its full and empty barriers, and room to align the ring to the swizzle.
+constexpr int kSharedBytes = kStages * Tiles::kBytes + 2 * kStages * 8 + Tiles::kSwizzleBytes;
+
+__global__ void __launch_bounds__(kThreads, 1)
+    warp_specialized_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
+                            float* c, GemmProblem problem, int group_rows) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    extern __shared__ std::uint8_t shared_bytes[];
+    std::uint8_t* const ring = reinterpret_cast<std::uint8_t*>(
+        (reinterpret_cast<std::uintptr_t>(shared_bytes) + Tiles::kSwizzleBytes - 1) & ~std::uintptr_t(Tiles::kSwizzleBytes - 1));
+    // full[s]: stage s holds its K tile (the copy engine's bytes have landed).
+    // empty[s]: both consumers are done with stage s.
+    std::uint64_t* const full = reinterpret_cast<std::uint64_t*>(ring + kStages * Tiles::kBytes);
+    std::uint64_t* const empty = full + kStages;
+
+    if (threadIdx.x == 0) {
+        for (int stage = 0; stage < kStages; ++stage) {
+            mbarrier_init(&full[stage], 1);
+            mbarrier_init(&empty[stage], kConsumers);
+        }
+        fence_mbarrier_init();
+    }
+    __syncthreads();
+
+    const TileOrigin tile = rasterized_tile_origin<kBlockM, kBlockN>(problem.shape.m, problem.shape.n, group_rows);
+    const int k_tiles = ceil_div(problem.shape.k, Tiles::kBlockK);
+    const int warpgroup = threadIdx.x / 128;
+    if (warpgroup == 0) {
+        // The producer: one thread waits for a free stage, then asks the copy engine for
+        // the K tile's A box and B slabs, counted against the stage's full barrier.
+        warpgroup_release_registers<kProducerRegisters>();
+        if (threadIdx.x == 0) {
+            for (int kt = 0; kt < k_tiles; ++kt) {
+                const int stage = kt % kStages;
+                mbarrier_wait(&empty[stage], (kt / kStages % 2) ^ 1);  // parity 1 first: free
+                mbarrier_arrive_expect_tx(&full[stage], Tiles::kBytes);
+                tma_load_2d(Tiles::a_tile(ring, stage), &a_map, kt * Tiles::kBlockK, tile.row, &full[stage]);
+                for (int slab = 0; slab < Tiles::kBSlabs; ++slab)
+                    tma_load_2d(Tiles::b_tile(ring, stage) + slab * Tiles::kBSlabBytes, &b_map,
+                                tile.col + slab * Tiles::kBSlabColumns, kt * Tiles::kBlockK, &full[stage]);
+            }
+        }
+    } else {
+        // A consumer: waits for each K tile, multiplies it, and hands back the stage of the
+        // previous one once its wgmmas are done.
+        warpgroup_claim_registers<kConsumerRegisters>();
+        const int first_row = (warpgroup - 1) * kRowsPerConsumer;
+        const bool signals = threadIdx.x % 128 == 0;
+        WarpgroupAccumulators<kMBlocks, kBlockN> acc;
+        zero_accumulators<kMBlocks, kBlockN>(acc);
+        for (int kt = 0; kt < k_tiles; ++kt) {
+            const int stage = kt % kStages;
+            mbarrier_wait(&full[stage], kt / kStages % 2);
+            warpgroup_multiply_k_tile<kMBlocks, kBlockN>(acc, Tiles::a_tile(ring, stage), Tiles::b_tile(ring, stage),
+                                                         first_row);
+            wgmma_wait_group<1>();
+            if (kt > 0 && signals) mbarrier_arrive(&empty[(kt - 1) % kStages]);
+        }
+        warpgroup_finish<kMBlocks, kBlockN>(acc);
+        store_warpgroup_tile<kMBlocks, kBlockN>(acc, problem, c, tile.row + first_row, tile.col);
+    }
+#endif
+}
+
+}  // namespace
 
 void launch_warp_specialized(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b, float* c,
                              cudaStream_t stream) {
-    launch_warp_specialized_kernel<WarpSpecializedConfig<128, 256, 4, 1, CStores::kFromRegisters, Schedule::kOneTilePerCta>>(
-        problem, a, b, c, 16, stream);
+    const GemmShape& shape = problem.shape;
+    const CUtensorMap a_map = make_bf16_tensor_map(a, shape.m, shape.k, kBlockM, Tiles::kBlockK);
+    const CUtensorMap b_map = make_bf16_tensor_map(b, shape.k, shape.n, Tiles::kBlockK, Tiles::kBSlabColumns);
+    cudaFuncSetAttribute(warp_specialized_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes);
+    const int tiles = ceil_div(shape.m, kBlockM) * ceil_div(shape.n, kBlockN);
+    warp_specialized_kernel<<<tiles, kThreads, kSharedBytes, stream>>>(a_map, b_map, c, problem, 16);
 }
 
 }  // namespace sgemm

@@ -1,51 +1,180 @@
 // Stage 19 — a persistent kernel whose C stores overlap the next tile's loads.
 //
-// The idea: stage 17 measured its C stores as the largest cost left: 10 % at N = 4096.
-// Each CTA computes one tile, stores 128 KB of FP32 from registers while its tensor cores
-// wait, and leaves; and since all CTAs of a wave finish together, every SM stores at
-// once. Two changes take most of that away.
-//   - Persistent CTAs (common/tile_schedule.cuh): the grid is as many clusters as the GPU
-//     holds at once (66 of two CTAs on the H100), and cluster c takes stacks c, c + 66,
-//     ... in raster order. The producer's loop runs over all of its tiles, so while the
-//     consumers store one tile it is already filling the ring with the next one's first
-//     four K tiles, and the barrier inits, tensor maps and launch are paid once per SM.
-//   - C through shared memory and TMA (store_c_chunk_through_tma, common/hopper_tiles.cuh):
-//     each consumer writes its 64x256 tile in eight 64x32 chunks (8 KB, swizzled like the
-//     operands) into two buffers of its own and has the copy engine store each chunk; it
-//     waits only until the engine has read a buffer two chunks later, not until C is in
-//     memory. alpha and beta are applied on the way, and TMA leaves out what lies outside
-//     C. The ring keeps its four stages: 4 x 48 + 2 x 16 KB of buffers = 225 KB.
+// The idea: stage 17 measured its C stores as the largest cost left. Each CTA computes
+// one tile, stores 128 KB of FP32 from registers while its tensor cores wait, and
+// leaves; and since all CTAs of a wave finish together, every SM stores at once. Two
+// changes take most of that away.
+//   - Persistent CTAs: the grid is as many clusters as the GPU holds at once (66 of two
+//     CTAs on the H100), and cluster c takes stacks c, c + 66, ... in raster order. The
+//     producer's loop runs over all of its tiles, so while the consumers store one tile
+//     it is already filling the ring with the next one's first four K tiles, and the
+//     barrier inits, tensor maps and launch are paid once per SM.
+//   - C through shared memory and TMA (19_persistent_c_stores.cuh, which stages 20 and 22
+//     reuse): each consumer writes its 64x256 tile in eight 64x32 chunks (8 KB, swizzled
+//     like the operands) into two buffers of its own and has the copy engine store each
+//     chunk; it waits only until the engine has read a buffer two chunks later, not until
+//     C is in memory. alpha and beta are applied on the way, and TMA leaves out what lies
+//     outside C. The ring keeps its four stages: 4 x 48 + 2 x 16 KB of buffers = 225 KB.
 //
-// What changed since stage 18: CStores::kThroughTma and Schedule::kPersistent (template
-// arguments of 17_warp_specialized.cuh); raster groups of 8 stack rows.
+// What changed since stage 18: the loops over the cluster's stacks, with the ring's
+// position (`passed`) running on from one tile to the next; the C stores; raster groups of
+// 8 stack rows.
 //
 // Prediction: most of the 10 % at 4096 and 5 % at 8192 that the stores cost: 103-105 % of
 // cuBLAS.
 //
-// Measured on the H100 (make results): 665.7 TFLOPS at N = 4096, 98.8 % of cuBLAS BF16
-// (97.5 % in turns), 68.9 % of the wgmma ceiling; 695.8 at 8192, 102.1 % (100.5 % in
-// turns), 71.0 %; 742.1 at 16384, 101.6 % (100.1 %); 525.8 at 2048, 94.0 %. The TMA stores
-// bought 3.5 points at 4096 and 1.5 at 8192 (tuning_stage20.md in results/: the same
-// kernel storing from registers, 95.3 and 102.9 %, against 98.8 and 104.4 %), about a
-// third of what the stores cost. Most likely the copy engine takes a chunk only as fast
-// as it writes one out, so with 16 KB of buffers a consumer still waits for most of its
-// tile's write (not measured); larger buffers need a shallower ring, which cost more
-// (docs/notes/19_persistent.md, with the other tries).
-//
-// What limits it now: at 4096, 256 stacks on 66 clusters make 3.88 rounds, so the last
-// round leaves 8 clusters idle (3 % of the time); the stores (about 7 % at 4096: the
-// kernel without them reached 106.9 %); and the ring's four stages, which the 227 KB of
-// shared memory allow beside the C buffers.
+// Measured on the H100 (make results): 98.8 % of cuBLAS BF16 at N = 4096 and 102.1 % at
+// 8192, short of the prediction. The TMA stores bought 3.5 points at 4096 and 1.5 at 8192
+// over the same kernel storing from registers, about a third of what the stores cost:
+// most likely the copy engine takes a chunk only as fast as it writes one out, so a
+// consumer still waits for most of its tile's write (not measured). Also left at 4096:
+// 256 stacks on 66 clusters make 3.88 rounds, and the last leaves 8 clusters idle.
+// docs/notes/19_persistent.md has the other tries (larger buffers, deferred stores).
 //
 // Shapes: any M; K and N multiples of 8. Needs sm_90a.
-#include "17_warp_specialized.cuh"
+#include <cuda.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "19_persistent_c_stores.cuh"
+#include "common/cluster.cuh"
+#include "common/gemm_problem.hpp"
+#include "common/hopper_tiles.cuh"
+#include "common/launch.cuh"
+#include "common/mbarrier.cuh"
+#include "common/tma.cuh"
+#include "common/wgmma.cuh"
 
 namespace sgemm {
+namespace {
+
+// 128x256 tiles, two consumer warpgroups of 64x256 each, four K tiles in the ring;
+// clusters of two CTAs; two C chunk buffers per consumer.
+constexpr int kBlockM = 128, kBlockN = 256, kStages = 4, kClusterM = 2, kCBuffers = 2;
+using Tiles = HopperStageTiles<kBlockM, kBlockN>;
+constexpr int kConsumers = 2, kThreads = 128 * (1 + kConsumers);
+constexpr int kRowsPerConsumer = kBlockM / kConsumers, kMBlocks = kRowsPerConsumer / 64;
+// Registers after setmaxnreg: the producer keeps few, the consumers hold the accumulators
+// (128 x 40 + 256 x 232 fits the SM's 65536).
+constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;
+// The ring, each consumer's C chunk buffers, the full and empty barriers, and room to
+// align the ring to the swizzle: 4 x 48 + 2 x 16 KB and a little.
+constexpr int kCBufferBytes = kCBuffers * kCChunkBytes;
+constexpr int kSharedBytes = kStages * Tiles::kBytes + kConsumers * kCBufferBytes + 2 * kStages * 8 + Tiles::kSwizzleBytes;
+static_assert(Tiles::kBSlabs % kClusterM == 0, "the cluster's CTAs load B's slabs in equal shares");
+static_assert(kMBlocks == 1, "TMA stores: one m64 block per consumer");
+static_assert(kSharedBytes <= 227 * 1024, "an H100 block has at most 227 KB of shared memory");
+
+__global__ void __launch_bounds__(kThreads, 1)
+    persistent_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
+                      const __grid_constant__ CUtensorMap c_map, float* c, GemmProblem problem, int group_rows) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    extern __shared__ std::uint8_t shared_bytes[];
+    std::uint8_t* const ring = reinterpret_cast<std::uint8_t*>(
+        (reinterpret_cast<std::uintptr_t>(shared_bytes) + Tiles::kSwizzleBytes - 1) & ~std::uintptr_t(Tiles::kSwizzleBytes - 1));
+    // full[s]: stage s holds its K tile (the copy engine's bytes have landed).
+    // empty[s]: every consumer of the cluster is done with stage s.
+    std::uint8_t* const c_buffers = ring + kStages * Tiles::kBytes;
+    std::uint64_t* const full = reinterpret_cast<std::uint64_t*>(c_buffers + kConsumers * kCBufferBytes);
+    std::uint64_t* const empty = full + kStages;
+
+    if (threadIdx.x == 0) {
+        for (int stage = 0; stage < kStages; ++stage) {
+            mbarrier_init(&full[stage], 1);
+            mbarrier_init(&empty[stage], kConsumers * kClusterM);
+        }
+        fence_mbarrier_init();
+    }
+    cluster_sync();  // the other CTA's barriers are initialized before anyone arrives on them
+
+    // Stacks as in stage 18, but as many clusters as the GPU holds at once, each taking
+    // stacks cluster, cluster + clusters, ... in turn.
+    const unsigned rank = cluster_cta_rank();
+    const int cluster = blockIdx.x / kClusterM, clusters = gridDim.x / kClusterM;
+    const int stacks = ceil_div(problem.shape.m, kClusterM * kBlockM) * ceil_div(problem.shape.n, kBlockN);
+    const auto tile_of = [&](int stack) {
+        TileOrigin origin = rasterized_tile_origin<kClusterM * kBlockM, kBlockN>(stack, problem.shape.m,
+                                                                                problem.shape.n, group_rows);
+        origin.row += rank * kBlockM;
+        return origin;
+    };
+    const int k_tiles = ceil_div(problem.shape.k, Tiles::kBlockK);
+    const int warpgroup = threadIdx.x / 128;
+    // The ring runs on over the tiles: `passed` counts the K tiles that have gone through
+    // it so far, over all of this CTA's tiles; the next is in stage passed % kStages, in
+    // that stage's phase passed / kStages.
+    if (warpgroup == 0) {
+        warpgroup_release_registers<kProducerRegisters>();
+        if (threadIdx.x == 0) {
+            int passed = 0;
+            for (int stack = cluster; stack < stacks; stack += clusters) {
+                const TileOrigin tile = tile_of(stack);
+                for (int kt = 0; kt < k_tiles; ++kt, ++passed) {
+                    const int stage = passed % kStages;
+                    mbarrier_wait(&empty[stage], (passed / kStages % 2) ^ 1);  // parity 1 first: free
+                    mbarrier_arrive_expect_tx(&full[stage], Tiles::kBytes);
+                    tma_load_2d(Tiles::a_tile(ring, stage), &a_map, kt * Tiles::kBlockK, tile.row, &full[stage]);
+                    for (int slab = rank; slab < Tiles::kBSlabs; slab += kClusterM)
+                        tma_load_2d_multicast(Tiles::b_tile(ring, stage) + slab * Tiles::kBSlabBytes, &b_map,
+                                              tile.col + slab * Tiles::kBSlabColumns, kt * Tiles::kBlockK,
+                                              &full[stage], (1u << kClusterM) - 1);
+                }
+            }
+        }
+    } else {
+        warpgroup_claim_registers<kConsumerRegisters>();
+        const int first_row = (warpgroup - 1) * kRowsPerConsumer;
+        const bool signals = threadIdx.x % 128 == 0;
+        const auto release = [&](int stage) {
+            if (signals)
+                for (int cta = 0; cta < kClusterM; ++cta) mbarrier_arrive_in_cta(&empty[stage], cta);
+        };
+        WarpgroupAccumulators<kMBlocks, kBlockN> acc;
+        int passed = 0, c_chunks = 0;
+        for (int stack = cluster; stack < stacks; stack += clusters) {
+            const TileOrigin tile = tile_of(stack);
+            zero_accumulators<kMBlocks, kBlockN>(acc);
+            for (int kt = 0; kt < k_tiles; ++kt, ++passed) {
+                const int stage = passed % kStages;
+                mbarrier_wait(&full[stage], passed / kStages % 2);
+                warpgroup_multiply_k_tile<kMBlocks, kBlockN>(acc, Tiles::a_tile(ring, stage),
+                                                             Tiles::b_tile(ring, stage), first_row);
+                wgmma_wait_group<1>();
+                if (kt > 0) release((passed - 1) % kStages);
+            }
+            warpgroup_finish<kMBlocks, kBlockN>(acc);
+            release((passed - 1) % kStages);  // the producer is already loading the next tile
+#pragma unroll
+            for (int chunk = 0; chunk < kBlockN / kCChunkColumns; ++chunk)
+                store_c_chunk_through_tma<kCBuffers>(acc[0] + chunk * kCChunkValues, problem, c, &c_map,
+                                                     c_buffers + (warpgroup - 1) * kCBufferBytes, c_chunks++,
+                                                     tile.row + first_row, tile.col + chunk * kCChunkColumns,
+                                                     warpgroup);
+        }
+        // Shared memory must outlive the copy engine's reads of it.
+        if (signals) tma_store_wait<0>();
+    }
+    // No CTA may leave while the other can still write to its shared memory.
+    __syncwarp();
+    cluster_sync();
+#endif
+}
+
+}  // namespace
 
 void launch_persistent(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b, float* c,
                        cudaStream_t stream) {
-    launch_warp_specialized_kernel<WarpSpecializedConfig<128, 256, 4, 2, CStores::kThroughTma, Schedule::kPersistent>>(
-        problem, a, b, c, 8, stream);
+    const GemmShape& shape = problem.shape;
+    const CUtensorMap a_map = make_bf16_tensor_map(a, shape.m, shape.k, kBlockM, Tiles::kBlockK);
+    const CUtensorMap b_map = make_bf16_tensor_map(b, shape.k, shape.n, Tiles::kBlockK, Tiles::kBSlabColumns);
+    const CUtensorMap c_map = make_fp32_tensor_map(c, shape.m, shape.n, kCChunkRows, kCChunkColumns);
+    cudaFuncSetAttribute(persistent_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes);
+    const int stacks = ceil_div(shape.m, kClusterM * kBlockM) * ceil_div(shape.n, kBlockN);
+    const int resident = max_active_clusters(persistent_kernel, kThreads, kClusterM, kSharedBytes);
+    const int clusters = resident > 0 ? std::min(stacks, resident) : stacks;
+    launch_with_cluster(persistent_kernel, clusters * kClusterM, kThreads, kClusterM, kSharedBytes, stream, a_map,
+                        b_map, c_map, c, problem, 8);
 }
 
 }  // namespace sgemm

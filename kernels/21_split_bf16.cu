@@ -27,16 +27,14 @@
 // 700 TFLOPS): 1.2 ms at N = 4096, 9.4 ms at 8192; the pre-pass moves 0.54 GB at 4096,
 // 2.1 GB at 8192 (0.2 and 0.7 ms): 1.9x cuBLAS SGEMM at 4096 and 2.1x at 8192.
 //
-// Measured on the H100 (make results, make accuracy): 2.02x cuBLAS SGEMM at N = 4096
-// (1.83x in turns), 2.37x at 8192 (2.05x): faster than predicted, as the long K runs the
-// GEMM near the tensor cores' peak; the range pass took it from 2.23x to 2.02x at 4096.
-// But the error is not SGEMM's: normwise 4.0e-6 at 4096 against 1.15e-6, 8.5e-6 at 8192
-// against 1.6e-6, and 1.5-7x SGEMM's on every input kind (within the FP32 budget, no NaN
-// or Inf out of place). It grows as K, where SGEMM's grows as sqrt(K): a bias. The
-// tensor cores add each k16 step's products to the accumulator aligned to the largest of
-// them and truncated, toward zero; with the running sum in the accumulator each of the
-// K/16 steps loses up to a unit in the last place of the whole sum, always the same way.
-// Stage 22 keeps the sum out of the tensor cores.
+// Measured on the H100 (make results, make accuracy): 2.02x cuBLAS SGEMM at N = 4096 and
+// 2.37x at 8192, faster than predicted: the long K runs the GEMM near the tensor cores'
+// peak. But the error is not SGEMM's: normwise 4.0e-6 at 4096 against 1.15e-6, and
+// 1.5-7x SGEMM's on every input kind. It grows as K, where SGEMM's grows as sqrt(K): a
+// bias. The tensor cores add each k16 step's products to the accumulator aligned to the
+// largest of them and truncated, toward zero; with the running sum in the accumulator
+// each of the K/16 steps loses up to a unit in the last place of the whole sum, always
+// the same way. Stage 22 keeps the sum out of the tensor cores.
 //
 // Shapes: any M and K; N a multiple of 8 (TMA writes C's rows). Needs sm_90a.
 #include <cuda_bf16.h>
@@ -44,17 +42,14 @@
 #include <algorithm>
 #include <cstddef>
 
+#include "20_hopper_tuned.cuh"
 #include "common/fp32_split.cuh"
 #include "common/gemm_problem.hpp"
-#include "common/hopper_tiles.cuh"
 #include "common/launch.cuh"
+#include "common/operand_scaling.cuh"
 #include "common/workspace.cuh"
 
 namespace sgemm {
-
-void launch_hopper_tuned(const GemmProblem&, const __nv_bfloat16*, const __nv_bfloat16*, float*, cudaStream_t,
-                         const OperandScaling&);
-
 namespace {
 
 constexpr int kParts = 6;  // products kept, and segments of A' and B'

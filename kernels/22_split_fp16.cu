@@ -4,17 +4,18 @@
 // The idea: stage 21 lost to SGEMM in accuracy not through its split but through the
 // tensor cores' adds, which truncate against the running sum. So the sums leave them:
 // every two K tiles the wgmmas start a fresh partial tile, which the consumer adds to its
-// FP32 registers (Accumulation::kInRegisters in 17_warp_specialized.cuh), rounding to
-// nearest; the truncation acts on a partial of 128 products, not on the whole sum. The
-// price: 128x128 tiles (partial and sums take 128 registers a thread) and a drain of each
-// consumer's wgmmas every two K tiles, which the other consumer's wgmmas cover.
+// FP32 sums in registers, rounding to nearest; the truncation acts on a partial of 128
+// products, not on the whole sum. The kernel below is stage 19's with that K loop and a
+// scaling epilogue. The price: 128x128 tiles (partial and sums take 128 registers a
+// thread) and a drain of each consumer's wgmmas every two K tiles, which the other
+// consumer's wgmmas cover.
 //
 // Fewer products: fp16 has 11 significant bits to bf16's 8, so two parts carry 22 bits,
 // x = hi + 2^-11 lo + r with |r| <= 2^-22 |x| (lo scaled up by 2^11 so that it stays a
 // normal fp16 as long as hi does; common/fp32_split.cuh). Three products are kept, as one
 // fp16 GEMM with K three times as long: A' = [lo | hi], B' = [hi; lo], and a third
-// segment hi.hi that re-reads both hi parts (OperandScaling's repeat); the partials of the
-// first two segments are weighted by 2^-11. The dropped terms (lo.lo, the remainders) are
+// segment hi.hi for which the producer re-reads both hi parts; the partials of the first
+// two segments are weighted by 2^-11. The dropped terms (lo.lo, the remainders) are
 // each at most 2^-22 of |A_ik B_kj|, random in sign: they do not grow with the sum.
 //
 // Range, and the check: fp16 spans 2^-24 .. 65504. A pre-pass scales each row of A and
@@ -33,239 +34,176 @@
 // check adds a pass over N values (the column exponents) and a fallback launch that
 // finds no work: under 1 % on benign data.
 //
-// Measured on the H100 (make results, make accuracy): 2.88x cuBLAS SGEMM at N = 4096
-// (2.75x in turns), 3.37x at 8192 (2.97x). Slower than predicted: before the check, ncu
-// put the GEMM at 62 % of the tensor cores' peak (stage 21's: 96 %; the 128x128 tiles
-// load 1.5x its bytes a product) and the pre-pass at 16 % of the time. The check cost
-// about 1 point at 4096 and 1-4 at 8192 beside the unchecked stage in the same run.
-// Normwise error 2.2e-7 at 4096 against SGEMM's 1.15e-6; on every input kind both errors
-// are at most SGEMM's, 0.10-0.84 of them, and SGEMM's to every digit on graded data,
-// which goes wholly to the fallback (0.47x SGEMM). docs/notes/22_split_fp16.md has more.
+// Measured on the H100 (make results, make accuracy): 2.88x cuBLAS SGEMM at N = 4096 and
+// 3.37x at 8192, slower than predicted: before the check, ncu put the GEMM at 62 % of the
+// tensor cores' peak (stage 21's: 96 %; the 128x128 tiles load 1.5x its bytes a product)
+// and the pre-pass at 16 % of the time. Normwise error 2.2e-7 at 4096 against SGEMM's
+// 1.15e-6, and on every input kind both errors are at most SGEMM's: on graded data,
+// which goes wholly to the fallback, SGEMM's own. docs/notes/22_split_fp16.md has each
+// kind, and what the check costs.
+//
+// The pre-pass and the fallback are in 22_split_fp16_operands.cuh; the GEMM kernel below.
 //
 // Shapes: any M and K; N a multiple of 8 (TMA writes C's rows). Needs sm_90a.
+#include <cuda.h>
 #include <cuda_fp16.h>
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 
-#include "17_warp_specialized.cuh"
+#include "19_persistent_c_stores.cuh"
+#include "22_split_fp16_operands.cuh"
+#include "common/cluster.cuh"
 #include "common/fp32_split.cuh"
-#include "common/vector_access.cuh"
+#include "common/gemm_problem.hpp"
+#include "common/hopper_tiles.cuh"
+#include "common/launch.cuh"
+#include "common/mbarrier.cuh"
+#include "common/operand_scaling.cuh"
+#include "common/tma.cuh"
+#include "common/wgmma.cuh"
 #include "common/workspace.cuh"
 
 namespace sgemm {
 namespace {
 
-// What the pre-pass tells the fallback: the rows of A in two lists, the ones the split
-// cannot hold (flagged) from the front of row_order, the others from its back, and the
-// columns of B the split cannot hold. counts: flagged rows, other rows, flagged columns.
-struct Flagged {
-    int* row_order;         // m
-    int* flagged_columns;   // n
-    int* counts;            // 3, zero before the pre-pass
-};
+// Stage 19's kernel with 128x128 tiles (the partial tile and the sums take 128 registers a
+// consumer thread; 128x256 would take 256) and five K tiles in the ring; the products of
+// kPromotionInterval K tiles go into each partial.
+constexpr int kBlockM = 128, kBlockN = 128, kStages = 5, kClusterM = 2, kCBuffers = 2, kPromotionInterval = 2;
+constexpr int kGroupRows = 8;
+using Tiles = HopperStageTiles<kBlockM, kBlockN>;
+constexpr int kConsumers = 2, kThreads = 128 * (1 + kConsumers);
+constexpr int kRowsPerConsumer = kBlockM / kConsumers, kMBlocks = kRowsPerConsumer / 64;
+constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;
+constexpr int kCBufferBytes = kCBuffers * kCChunkBytes;
+constexpr int kSharedBytes = kStages * Tiles::kBytes + kConsumers * kCBufferBytes + 2 * kStages * 8 + Tiles::kSwizzleBytes;
+static_assert(Tiles::kBSlabs % kClusterM == 0, "the cluster's CTAs load B's slabs in equal shares");
+static_assert(kMBlocks == 1, "TMA stores: one m64 block per consumer");
+static_assert(kSharedBytes <= 227 * 1024, "an H100 block has at most 227 KB of shared memory");
+// The lo segments end where a partial ends, so that no partial mixes lo and hi products.
+static_assert(2 % kPromotionInterval == 0, "a partial holds the products of one segment");
+constexpr float kLoWeight = 1.0f / kF16LoScale;
 
-// The exponent of a row or column that the split leaves to the fallback: its part of A'
-// or B' is zeros, and the epilogue's unscaling of those zeros stays zero.
-constexpr int kLeftToFallback = 1 << 20;
+using Accumulators = WarpgroupAccumulators<kMBlocks, kBlockN>;
 
-// Eight consecutive values as lo and hi parts, each written as one 16-byte vector.
-struct EightSplitValues {
-    alignas(16) __half hi[8];
-    alignas(16) __half lo[8];
-};
-
-__device__ __forceinline__ EightSplitValues split_eight(const float (&values)[8], const int (&exponents)[8]) {
-    EightSplitValues out;
+// sums += weight * partial (one fused multiply-add, rounded to nearest), once the wgmmas
+// that wrote partial are done; weight is a power of two, so only the add rounds.
+__device__ __forceinline__ void add_partial(Accumulators& sums, Accumulators& partial, float weight) {
 #pragma unroll
-    for (int i = 0; i < 8; ++i) {
-        const bool splits = exponents[i] != kLeftToFallback;
-        const F16Parts parts = split_into_f16_parts(splits ? times_power_of_two(values[i], exponents[i]) : 0.0f);
-        out.hi[i] = parts.hi;
-        out.lo[i] = parts.lo;
-    }
-    return out;
-}
-
-__device__ __forceinline__ void store_eight(__half* address, const __half (&values)[8]) {
-    *reinterpret_cast<uint4*>(address) = *reinterpret_cast<const uint4*>(values);
-}
-
-// A (M x K) -> A' = [lo | hi] (M x 2 padded_k), one warp a row: the row's range first
-// (its scaling exponent, kept for the epilogue, and whether two fp16 parts hold it: if
-// not, or if it holds NaN or Inf, the row is listed for the fallback and its A' row is
-// zeros), then the row scaled and split, eight values a lane (two 16-byte loads where K
-// is a multiple of 8).
-__global__ void split_a_kernel(const float* a, int* row_exponents, __half* split, int m, int k, int padded_k,
-                               Flagged flagged) {
-    const int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32, lane = threadIdx.x % 32;
-    if (row >= m) return;
-    const float* const values = a + static_cast<std::size_t>(row) * k;
-    const MagnitudeRange range = warp_row_range(values, k, lane);
-    const bool splits = !range.non_finite && fits_two_f16_parts(range.largest, range.smallest);
-    const int exponent = splits ? scaling_exponent(range.largest) : kLeftToFallback;
-    if (lane == 0) {
-        row_exponents[row] = exponent;
-        if (splits) flagged.row_order[m - 1 - atomicAdd(&flagged.counts[1], 1)] = row;
-        else flagged.row_order[atomicAdd(&flagged.counts[0], 1)] = row;
-    }
-    int exponents[8];
+    for (int i = 0; i < kMBlocks; ++i) {
+        wgmma_fence_accumulators(partial[i]);
 #pragma unroll
-    for (int i = 0; i < 8; ++i) exponents[i] = exponent;
-    __half* const out = split + static_cast<std::size_t>(row) * 2 * padded_k;
-    for (int column = 8 * lane; column < padded_k; column += 8 * 32) {
-        float eight[8];
-        if (k % 8 == 0 && column < k) {
-            const float4 first = load_float4(values + column), second = load_float4(values + column + 4);
-            eight[0] = first.x, eight[1] = first.y, eight[2] = first.z, eight[3] = first.w;
-            eight[4] = second.x, eight[5] = second.y, eight[6] = second.z, eight[7] = second.w;
-        } else {
-#pragma unroll
-            for (int i = 0; i < 8; ++i) eight[i] = column + i < k ? values[column + i] : 0.0f;
-        }
-        const EightSplitValues parts = split_eight(eight, exponents);
-        store_eight(out + column, parts.lo);
-        store_eight(out + padded_k + column, parts.hi);
+        for (int j = 0; j < kBlockN / 2; ++j) sums[i][j] = fmaf(weight, partial[i][j], sums[i][j]);
     }
 }
 
-// Each column of B's scaling exponent from its range, or kLeftToFallback (and the column
-// listed) where two fp16 parts cannot hold it or it holds NaN or Inf; one thread a column.
-__global__ void column_exponents_kernel(ColumnRanges ranges, int* column_exponents, int n, Flagged flagged) {
-    const int column = blockIdx.x * blockDim.x + threadIdx.x;
-    if (column >= n) return;
-    const MagnitudeRange range = ranges.of(column);
-    const bool splits = !range.non_finite && fits_two_f16_parts(range.largest, range.smallest);
-    column_exponents[column] = splits ? scaling_exponent(range.largest) : kLeftToFallback;
-    if (!splits) flagged.flagged_columns[atomicAdd(&flagged.counts[2], 1)] = column;
-}
+// C = alpha (A' B', over the three segments of segment_k_tiles K tiles each) + beta C, the
+// scaling undone. A' is [lo | hi] and B' is [hi; lo]: the third segment, hi.hi, re-reads
+// A's hi parts segment_k_tiles back and B's 2 segment_k_tiles back.
+__global__ void __launch_bounds__(kThreads, 1)
+    split_fp16_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
+                      const __grid_constant__ CUtensorMap c_map, float* c, GemmProblem problem, int segment_k_tiles,
+                      OperandScaling scaling) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    extern __shared__ std::uint8_t shared_bytes[];
+    std::uint8_t* const ring = reinterpret_cast<std::uint8_t*>(
+        (reinterpret_cast<std::uintptr_t>(shared_bytes) + Tiles::kSwizzleBytes - 1) & ~std::uintptr_t(Tiles::kSwizzleBytes - 1));
+    std::uint8_t* const c_buffers = ring + kStages * Tiles::kBytes;
+    std::uint64_t* const full = reinterpret_cast<std::uint64_t*>(c_buffers + kConsumers * kCBufferBytes);
+    std::uint64_t* const empty = full + kStages;
 
-// B (K x N) -> B' = [hi; lo] (2 padded_k x N), eight values of a row a thread (N is a
-// multiple of 8), each column scaled by its exponent.
-__global__ void split_b_kernel(const float* b, const int* column_exponents, __half* split, int k, int n,
-                               int padded_k) {
-    const std::size_t count = static_cast<std::size_t>(padded_k) * n / 8;
-    const std::size_t segment = static_cast<std::size_t>(padded_k) * n;
-    for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < count;
-         i += std::size_t{gridDim.x} * blockDim.x) {
-        const std::size_t first = 8 * i;  // of B and of each segment of B'
-        const int row = static_cast<int>(first / n), column = static_cast<int>(first % n);
-        const int4 low_exponents = *reinterpret_cast<const int4*>(column_exponents + column);
-        const int4 high_exponents = *reinterpret_cast<const int4*>(column_exponents + column + 4);
-        const int exponents[8] = {low_exponents.x,  low_exponents.y,  low_exponents.z,  low_exponents.w,
-                                  high_exponents.x, high_exponents.y, high_exponents.z, high_exponents.w};
-        float eight[8] = {};
-        if (row < k) {
-            const float4 low = load_float4(b + first), high = load_float4(b + first + 4);
-            eight[0] = low.x, eight[1] = low.y, eight[2] = low.z, eight[3] = low.w;
-            eight[4] = high.x, eight[5] = high.y, eight[6] = high.z, eight[7] = high.w;
+    if (threadIdx.x == 0) {
+        for (int stage = 0; stage < kStages; ++stage) {
+            mbarrier_init(&full[stage], 1);
+            mbarrier_init(&empty[stage], kConsumers * kClusterM);
         }
-        const EightSplitValues parts = split_eight(eight, exponents);
-        store_eight(split + first, parts.hi);
-        store_eight(split + segment + first, parts.lo);
+        fence_mbarrier_init();
     }
-}
+    cluster_sync();
 
-// The fallback: the flagged rows and columns of C in FP32 on the CUDA cores, as cuBLAS
-// SGEMM computes them, each dot product summed in K order by fused multiply-adds. The
-// GEMM left fl(beta C0) there (their rows of A' and columns of B' are zeros); this adds
-// alpha A B to it. Two passes in one launch, over 64 x 64 tiles that a persistent grid
-// takes in turn: the flagged rows with every column, then the other rows with the flagged
-// columns, so that each element is computed once. A tile's rows (and, in the second pass,
-// columns) are gathered through the lists; 256 threads take 4 x 4 outputs each, and load
-// the next 32 values of K into registers while they multiply the current ones (with few
-// flagged rows a block has its SM alone, and would otherwise wait out every load).
-constexpr int kFallbackTile = 64, kFallbackK = 32, kFallbackThreads = 256;
-constexpr int kFallbackLoads = kFallbackK * kFallbackTile / kFallbackThreads;  // of A and of B, per thread
-
-__global__ void __launch_bounds__(kFallbackThreads, 2) fallback_kernel(GemmProblem problem, const float* a, const float* b,
-                                                                    float* c, Flagged flagged) {
-    __shared__ float a_tile[kFallbackK][kFallbackTile + 1];  // [k][row]; + 1: the transposing stores spread over banks
-    __shared__ alignas(16) float b_tile[kFallbackK][kFallbackTile];  // [k][column], read as float4
-    const int m = problem.shape.m, n = problem.shape.n, k = problem.shape.k;  // plain ints: the lambdas capture them
-    const int flagged_rows = flagged.counts[0], flagged_columns = flagged.counts[2];
-    const int first_pass_tiles = ceil_div(flagged_rows, kFallbackTile) * ceil_div(n, kFallbackTile);
-    const int second_pass_columns = ceil_div(flagged_columns, kFallbackTile);
-    const int tiles = first_pass_tiles + ceil_div(m - flagged_rows, kFallbackTile) * second_pass_columns;
-    const int thread_row = threadIdx.x / 16 * 4, thread_column = threadIdx.x % 16 * 4;
-    for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-        const bool first_pass = tile < first_pass_tiles;
-        const int in_pass = first_pass ? tile : tile - first_pass_tiles;
-        const int column_tiles = first_pass ? ceil_div(n, kFallbackTile) : second_pass_columns;
-        const int* const rows = flagged.row_order + (first_pass ? 0 : flagged_rows);
-        const int row_count = first_pass ? flagged_rows : m - flagged_rows;
-        const int column_count = first_pass ? n : flagged_columns;
-        const int tile_row = in_pass / column_tiles * kFallbackTile, tile_column = in_pass % column_tiles * kFallbackTile;
-        const auto column_at = [&](int j) { return first_pass ? j : flagged.flagged_columns[j]; };
-        // Load l of a thread: A's value at row l kFallbackThreads / kFallbackK + threadIdx.x / kFallbackK
-        // of the tile, K index k0 + threadIdx.x % kFallbackK (a warp reads 32 values of a row), and B's at K
-        // index k0 + l kFallbackThreads / kFallbackTile + threadIdx.x / kFallbackTile, column threadIdx.x %
-        // kFallbackTile (a warp reads 32 columns of a row). The rows and column are found once a tile.
-        constexpr int kARowStep = kFallbackThreads / kFallbackK, kBRowStep = kFallbackThreads / kFallbackTile;
-        const float* a_rows[kFallbackLoads];
-#pragma unroll
-        for (int l = 0; l < kFallbackLoads; ++l) {
-            const int r = tile_row + l * kARowStep + threadIdx.x / kFallbackK;
-            a_rows[l] = r < row_count ? a + static_cast<std::size_t>(rows[r]) * k + threadIdx.x % kFallbackK : nullptr;
-        }
-        const int b_column = tile_column + threadIdx.x % kFallbackTile;
-        const float* const b_first =
-            b_column < column_count ? b + static_cast<std::size_t>(threadIdx.x / kFallbackTile) * n + column_at(b_column)
-                                    : nullptr;
-        float a_next[kFallbackLoads], b_next[kFallbackLoads];
-        const auto load_slab = [&](int k0) {
-            const bool a_in_k = k0 + static_cast<int>(threadIdx.x % kFallbackK) < k;
-#pragma unroll
-            for (int l = 0; l < kFallbackLoads; ++l) {
-                a_next[l] = a_rows[l] != nullptr && a_in_k ? a_rows[l][k0] : 0.0f;
-                const int kb = k0 + l * kBRowStep + static_cast<int>(threadIdx.x / kFallbackTile);
-                b_next[l] = b_first != nullptr && kb < k ? b_first[static_cast<std::size_t>(k0 + l * kBRowStep) * n] : 0.0f;
-            }
-        };
-        float acc[4][4] = {};
-        load_slab(0);
-        for (int k0 = 0; k0 < k; k0 += kFallbackK) {
-#pragma unroll
-            for (int l = 0; l < kFallbackLoads; ++l) {
-                a_tile[threadIdx.x % kFallbackK][l * kARowStep + threadIdx.x / kFallbackK] = a_next[l];
-                b_tile[l * kBRowStep + threadIdx.x / kFallbackTile][threadIdx.x % kFallbackTile] = b_next[l];
-            }
-            __syncthreads();
-            if (k0 + kFallbackK < k) load_slab(k0 + kFallbackK);
-#pragma unroll
-            for (int kk = 0; kk < kFallbackK; ++kk) {
-                const float4 b4 = *reinterpret_cast<const float4*>(&b_tile[kk][thread_column]);
-                const float bv[4] = {b4.x, b4.y, b4.z, b4.w};
-#pragma unroll
-                for (int i = 0; i < 4; ++i)
-#pragma unroll
-                    for (int j = 0; j < 4; ++j) acc[i][j] = fmaf(a_tile[kk][thread_row + i], bv[j], acc[i][j]);
-            }
-            __syncthreads();
-        }
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-            if (tile_row + thread_row + i >= row_count) break;
-            float* const c_row = c + static_cast<std::size_t>(rows[tile_row + thread_row + i]) * n;
-#pragma unroll
-            for (int j = 0; j < 4; ++j)
-                if (tile_column + thread_column + j < column_count) {
-                    float& out = c_row[column_at(tile_column + thread_column + j)];
-                    out = fmaf(problem.alpha, acc[i][j], out);
+    const unsigned rank = cluster_cta_rank();
+    const int cluster = blockIdx.x / kClusterM, clusters = gridDim.x / kClusterM;
+    const int stacks = ceil_div(problem.shape.m, kClusterM * kBlockM) * ceil_div(problem.shape.n, kBlockN);
+    const auto tile_of = [&](int stack) {
+        TileOrigin origin = rasterized_tile_origin<kClusterM * kBlockM, kBlockN>(stack, problem.shape.m,
+                                                                                problem.shape.n, kGroupRows);
+        origin.row += rank * kBlockM;
+        return origin;
+    };
+    const int k_tiles = 3 * segment_k_tiles, lo_k_tiles = 2 * segment_k_tiles;
+    const int warpgroup = threadIdx.x / 128;
+    if (warpgroup == 0) {
+        warpgroup_release_registers<kProducerRegisters>();
+        if (threadIdx.x == 0) {
+            int passed = 0;
+            for (int stack = cluster; stack < stacks; stack += clusters) {
+                const TileOrigin tile = tile_of(stack);
+                for (int kt = 0; kt < k_tiles; ++kt, ++passed) {
+                    const int stage = passed % kStages;
+                    const int a_kt = kt < lo_k_tiles ? kt : kt - segment_k_tiles;
+                    const int b_kt = kt < lo_k_tiles ? kt : kt - 2 * segment_k_tiles;
+                    mbarrier_wait(&empty[stage], (passed / kStages % 2) ^ 1);  // parity 1 first: free
+                    mbarrier_arrive_expect_tx(&full[stage], Tiles::kBytes);
+                    tma_load_2d(Tiles::a_tile(ring, stage), &a_map, a_kt * Tiles::kBlockK, tile.row, &full[stage]);
+                    for (int slab = rank; slab < Tiles::kBSlabs; slab += kClusterM)
+                        tma_load_2d_multicast(Tiles::b_tile(ring, stage) + slab * Tiles::kBSlabBytes, &b_map,
+                                              tile.col + slab * Tiles::kBSlabColumns, b_kt * Tiles::kBlockK,
+                                              &full[stage], (1u << kClusterM) - 1);
                 }
+            }
         }
+    } else {
+        warpgroup_claim_registers<kConsumerRegisters>();
+        const int first_row = (warpgroup - 1) * kRowsPerConsumer;
+        const bool signals = threadIdx.x % 128 == 0;
+        const auto release = [&](int stage) {
+            if (signals)
+                for (int cta = 0; cta < kClusterM; ++cta) mbarrier_arrive_in_cta(&empty[stage], cta);
+        };
+        Accumulators sums, partial;
+        int passed = 0, c_chunks = 0;
+        for (int stack = cluster; stack < stacks; stack += clusters) {
+            const TileOrigin tile = tile_of(stack);
+            zero_accumulators<kMBlocks, kBlockN>(sums);
+            // Each kPromotionInterval K tiles' products go into a fresh partial, which is added
+            // to the sums once the tensor cores are done with it. Adding it any sooner (while
+            // the next K tile's wgmmas run) would have ptxas serialize every wgmma: it cannot
+            // tell which accumulators are in flight. The other consumer's wgmmas cover the wait.
+            for (int kt = 0; kt < k_tiles; ++kt, ++passed) {
+                const int stage = passed % kStages, in_partial = kt % kPromotionInterval;
+                mbarrier_wait(&full[stage], passed / kStages % 2);
+                warpgroup_multiply_k_tile<kMBlocks, kBlockN, __half>(partial, Tiles::a_tile(ring, stage),
+                                                                     Tiles::b_tile(ring, stage), first_row,
+                                                                     in_partial == 0);
+                const bool partial_ends = in_partial == kPromotionInterval - 1 || kt + 1 == k_tiles;
+                if (partial_ends) wgmma_wait_group<0>();
+                else wgmma_wait_group<1>();
+                if (in_partial > 0) release((passed - 1) % kStages);
+                if (partial_ends) {
+                    add_partial(sums, partial, kt < lo_k_tiles ? kLoWeight : 1.0f);
+                    if (kt + 1 < k_tiles) release(stage);  // the tile's last is released below
+                }
+            }
+            release((passed - 1) % kStages);
+            unscale_accumulators<kMBlocks, kBlockN>(sums, scaling, problem.shape, tile.row + first_row, tile.col);
+#pragma unroll
+            for (int chunk = 0; chunk < kBlockN / kCChunkColumns; ++chunk)
+                store_c_chunk_through_tma<kCBuffers>(sums[0] + chunk * kCChunkValues, problem, c, &c_map,
+                                                     c_buffers + (warpgroup - 1) * kCBufferBytes, c_chunks++,
+                                                     tile.row + first_row, tile.col + chunk * kCChunkColumns,
+                                                     warpgroup);
+        }
+        if (signals) tma_store_wait<0>();
     }
+    __syncwarp();
+    cluster_sync();
+#endif
 }
 
-// 128x128 tiles (the partial tile and acc take 128 registers a consumer thread; 128x256
-// would take 256), the products of two K tiles added into registers at a time.
-constexpr int kPromotionInterval = 2;
-using SplitF16Config = WarpSpecializedConfig<128, 128, 5, 2, CStores::kThroughTma, Schedule::kPersistent, __half,
-                                             Accumulation::kInRegisters, kPromotionInterval>;
-constexpr int kSplitF16GroupRows = 8;
 // K is padded per segment to whole K tiles, so that no partial mixes lo and hi products.
-constexpr int kKAlignment = SplitF16Config::Tiles::kBlockK;
-static_assert(2 % kPromotionInterval == 0, "the lo segments end where a partial ends");
+constexpr int kKAlignment = Tiles::kBlockK;
 
 }  // namespace
 
@@ -290,24 +228,31 @@ void launch_split_fp16(const GemmProblem& problem, const float* a, const float* 
     const Flagged flagged{row_order, flagged_columns,
                           reinterpret_cast<int*>(ranges.words) + ColumnRanges::kWordsPerColumn * n};
 
-    constexpr int kThreads = 256;
+    constexpr int kPrepassThreads = 256;
     const auto blocks = [](std::size_t count) {  // grid-stride loops: at most 8192 blocks
-        return static_cast<int>(std::min<std::size_t>((count + kThreads - 1) / kThreads, 8192));
+        return static_cast<int>(std::min<std::size_t>((count + kPrepassThreads - 1) / kPrepassThreads, 8192));
     };
     cudaMemsetAsync(ranges.words, 0, zeroed_words * 4, stream);
     launch_column_ranges(b, k, n, ranges, stream);
-    column_exponents_kernel<<<ceil_div(n, kThreads), kThreads, 0, stream>>>(ranges, column_exponents, n, flagged);
-    split_a_kernel<<<ceil_div(m, kThreads / 32), kThreads, 0, stream>>>(a, row_exponents, a_split, m, k, padded_k,
-                                                                         flagged);
-    split_b_kernel<<<blocks(static_cast<std::size_t>(padded_k) * n / 8), kThreads, 0, stream>>>(
+    column_exponents_kernel<<<ceil_div(n, kPrepassThreads), kPrepassThreads, 0, stream>>>(ranges, column_exponents, n,
+                                                                                       flagged);
+    split_a_kernel<<<ceil_div(m, kPrepassThreads / 32), kPrepassThreads, 0, stream>>>(a, row_exponents, a_split, m, k,
+                                                                                    padded_k, flagged);
+    split_b_kernel<<<blocks(static_cast<std::size_t>(padded_k) * n / 8), kPrepassThreads, 0, stream>>>(
         b, column_exponents, b_split, k, n, padded_k);
-    // The GEMM runs over K' = 3 padded_k, in segments lo.hi, hi.lo (scaled up by 2^11) and
-    // hi.hi; its third segment re-reads A's hi parts (k_tiles back) and B's (2 k_tiles back).
+
+    // The GEMM over K' = 3 padded_k: A' and B' hold 2 padded_k values of K each.
     const GemmProblem split_problem{GemmShape{m, n, 3 * padded_k}, problem.alpha, problem.beta};
-    OperandScaling scaling{row_exponents, column_exponents, 2 * k_tiles, kF16LoScale};
-    scaling.repeat_from = 2 * k_tiles, scaling.a_repeat_back = k_tiles, scaling.b_repeat_back = 2 * k_tiles;
-    launch_warp_specialized_kernel<SplitF16Config>(split_problem, a_split, b_split, c, kSplitF16GroupRows, stream,
-                                                   scaling);
+    const CUtensorMap a_map = make_f16_tensor_map(a_split, m, 2 * padded_k, kBlockM, Tiles::kBlockK);
+    const CUtensorMap b_map = make_f16_tensor_map(b_split, 2 * padded_k, n, Tiles::kBlockK, Tiles::kBSlabColumns);
+    const CUtensorMap c_map = make_fp32_tensor_map(c, m, n, kCChunkRows, kCChunkColumns);
+    cudaFuncSetAttribute(split_fp16_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes);
+    const int stacks = ceil_div(m, kClusterM * kBlockM) * ceil_div(n, kBlockN);
+    const int resident = max_active_clusters(split_fp16_kernel, kThreads, kClusterM, kSharedBytes);
+    const int clusters = resident > 0 ? std::min(stacks, resident) : stacks;
+    launch_with_cluster(split_fp16_kernel, clusters * kClusterM, kThreads, kClusterM, kSharedBytes, stream, a_map,
+                        b_map, c_map, c, split_problem, k_tiles, OperandScaling{row_exponents, column_exponents});
+
     static const int fallback_blocks = 4 * std::max(current_sm_count(), 1);
     fallback_kernel<<<fallback_blocks, kFallbackThreads, 0, stream>>>(problem, a, b, c, flagged);
 }

@@ -24,6 +24,9 @@ SIZES = (4096, 8192)
 NOTES_DIR = REPO / "docs" / "notes"
 # A chapter a reader can finish: a stage file's opening comment has at most this many lines.
 MAX_CHAPTER_LINES = 60
+# Its "Measured" paragraph gives the headline figures, whether the prediction held and why,
+# in at most this many lines; every other figure goes to docs/notes/.
+MAX_MEASURED_LINES = 8
 # profile.csv column -> how a reader calls it, and how to print its value
 COUNTERS = {
     "fma_pipe_pct": ("FMA pipe busy", lambda v: f"{v:.1f} %"),
@@ -72,6 +75,17 @@ def opening_comment(path):
 def chapter_lines(path):
     """The number of lines of the comment block a stage file opens with."""
     return len(_comment_block(path))
+
+
+def measured_lines(path):
+    """The number of lines of the paragraph of a stage file's opening comment that begins
+    with "Measured" (0 if there is none)."""
+    lines = _comment_block(path)
+    for i, line in enumerate(lines):
+        if line.startswith("Measured"):
+            end = next((j for j in range(i, len(lines)) if not lines[j].strip()), len(lines))
+            return end - i
+    return 0
 
 
 def notes(path, base):

@@ -1,5 +1,5 @@
 // Which problems stage 14 splits the last wave of (plan_tail_split in
-// kernels/14_multistage.cuh), on a GPU of 132 SMs like the H100.
+// kernels/14_edges_and_tail_split.cuh), on a GPU of 132 SMs like the H100.
 #include <gtest/gtest.h>
 
 #include "14_multistage.cuh"

@@ -1,4 +1,4 @@
-// The Hopper stages' tile schedule (kernels/common/tile_schedule.cuh): every K tile of
+// Stage 20's tile schedule (kernels/20_stream_k.cuh): every K tile of
 // every stack is computed exactly once, and each finishing stream-K piece waits for
 // exactly the clusters that left partial sums in its stack.
 #include <gtest/gtest.h>
@@ -6,7 +6,7 @@
 #include <map>
 #include <vector>
 
-#include "common/tile_schedule.cuh"
+#include "20_stream_k.cuh"
 
 namespace sgemm {
 namespace {

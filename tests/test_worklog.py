@@ -32,6 +32,13 @@ class GeneratedFilesMatchTheCsvs(unittest.TestCase):
                 self.assertLessEqual(worklog.chapter_lines(path), worklog.MAX_CHAPTER_LINES,
                                      f"{path.name}: move what was tried and dropped to docs/notes/{path.stem}.md")
 
+    def test_every_measured_part_is_short(self):
+        for number, path in worklog.stage_files(REPO / "kernels").items():
+            with self.subTest(stage=number):
+                self.assertGreater(worklog.measured_lines(path), 0, f"{path.name}: no Measured paragraph")
+                self.assertLessEqual(worklog.measured_lines(path), worklog.MAX_MEASURED_LINES,
+                                     f"{path.name}: state the other figures once, in docs/notes/{path.stem}.md")
+
     def test_every_notes_file_belongs_to_a_stage_and_reaches_the_worklog(self):
         text = (REPO / "WORKLOG.md").read_text()
         stems = {path.stem for path in worklog.stage_files(REPO / "kernels").values()}

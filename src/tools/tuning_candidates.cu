@@ -2,7 +2,7 @@
 
 #include "10_tuned.cuh"
 #include "14_multistage.cuh"
-#include "17_warp_specialized.cuh"
+#include "20_hopper_tuned.cuh"
 #include "gpu/cuda_check.hpp"
 #include "tools/tuning_candidates.hpp"
 
@@ -52,7 +52,7 @@ TuningCandidate bf16_candidate() {
 template <class Config, int GroupRows>
 void launch_hopper_candidate(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b, float* c,
                              cudaStream_t stream) {
-    launch_warp_specialized_kernel<Config>(problem, a, b, c, GroupRows, stream);
+    launch_hopper_tuned_kernel<Config>(problem, a, b, c, GroupRows, stream);
 }
 
 template <class Config, int GroupRows>
@@ -61,11 +61,11 @@ TuningCandidate hopper_candidate() {
     return TuningCandidate{fmt::format("WarpSpecializedConfig<{}, {}, {}, {}, {}, {}>", T::kBlockM, T::kBlockN, T::kStages, T::kClusterM,
                                        T::kStores == CStores::kThroughTma ? "CStores::kThroughTma" : "CStores::kFromRegisters",
                                        T::kSchedule == Schedule::kPersistentStreamK ? "Schedule::kPersistentStreamK" : "Schedule::kPersistent"),
-                           GroupRows, T::kThreads, T::kSharedBytes, registers_of(warp_specialized_kernel<Config>),
+                           GroupRows, T::kThreads, T::kSharedBytes, registers_of(hopper_tuned_kernel<Config>),
                            nullptr, launch_hopper_candidate<Config, GroupRows>};
 }
 
-// Stage 20 (the kernel of stages 17-19, persistent, the leftover tiles shared out by K
+// Stage 20 (20_hopper_tuned.cuh: stage 19's kernel, the leftover tiles shared out by K
 // where that pays): 128x256 tiles (each consumer an m64n256 block) against 256x128 (each
 // two m64n128, C from registers); clusters of one and two CTAs; 3-4 stages; raster groups
 // of 4-16 tile rows; C through TMA, and once from registers; and once without stream-K.

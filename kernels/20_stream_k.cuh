@@ -1,9 +1,11 @@
-// Which work each CTA (or cluster) of a Hopper GEMM takes (stages 17-20). The unit is a
-// "stack": the ClusterM vertically adjacent block tiles one cluster computes at once,
-// in raster order. A piece of work is K tiles [k_begin, k_end) of one stack.
-//   kOneTilePerCta:     a grid of one cluster per stack; each takes its own, whole.
-//   kPersistent:        a grid of as many clusters as the GPU holds at once; cluster c
-//                       takes stacks c, c + clusters, ..., whole.
+// Stage 20's schedule (read 20_hopper_tuned.cu first): which work each cluster of the
+// persistent grid takes, with the stacks left over after its whole rounds shared out by
+// K (stream-K), and the hand-over of partial sums between clusters that this needs.
+//
+// The unit is a stack (stage 18: the ClusterM vertically adjacent tiles one cluster
+// computes at once), in raster order. A "piece" of work is K tiles [k_begin, k_end) of
+// one stack. A "round" gives every cluster one whole stack.
+//   kPersistent:        cluster c takes stacks c, c + clusters, ..., whole (stage 19).
 //   kPersistentStreamK: the same for the whole rounds; the stacks left over after them
 //                       (fewer than the clusters, which would leave the rest idle for a
 //                       whole tile's time) are shared out by K tiles instead, each
@@ -17,11 +19,16 @@
 //                       writes C.
 #pragma once
 
+#include <cstddef>
+
+#include "common/hopper_tiles.cuh"
 #include "common/launch.cuh"
+#include "common/sync.cuh"
+#include "common/workspace.cuh"
 
 namespace sgemm {
 
-enum class Schedule { kOneTilePerCta, kPersistent, kPersistentStreamK };
+enum class Schedule { kPersistent, kPersistentStreamK };
 
 struct WorkPiece {
     int stack;
@@ -71,8 +78,7 @@ struct TileSchedule {
 
 // Stream-K pays where it spares each cluster at least this many K tiles of waiting: on
 // the H100 the hand-over of partial sums cost about as much as 17-21 K tiles of work
-// (measured at N = 4096, where it spared 8 and lost 3.5 %, and at 8192, where it spared
-// 62 and gained 2 %).
+// (docs/notes/20_hopper_tuned.md).
 constexpr int kStreamKMinSparedKTiles = 24;
 
 // The schedule of `stacks` stacks of k_tiles K tiles on `clusters` clusters.
@@ -87,6 +93,67 @@ inline TileSchedule make_tile_schedule(Schedule kind, int stacks, int k_tiles, i
         schedule.split_tail = true;
     }
     return schedule;
+}
+
+// The hand-over, by the `threads` consumer threads of a CTA (this one `thread`).
+// publish_partial_sums: the partial sums of a piece that does not finish its tile go to
+// `slot`, four values at a time (float4 q of thread t at q * threads + t, so that a warp's
+// stores are coalesced); once every consumer has written them (barrier `barrier_id`), one
+// thread raises `flag` (st.release.gpu). add_partial_sums: one thread waits for `flag`
+// (ld.acquire.gpu) and lowers it again for the next launch, then every consumer adds the
+// slot's sums to its accumulators, reading past L1 (ld.global.cg), which may hold the slot
+// from an earlier launch.
+template <int kMBlocks, int kBlockN>
+__device__ __forceinline__ void publish_partial_sums(const WarpgroupAccumulators<kMBlocks, kBlockN>& acc, float* slot,
+                                                     int* flag, int thread, int threads, int barrier_id) {
+    float4* const slot4 = reinterpret_cast<float4*>(slot);
+#pragma unroll
+    for (int i = 0; i < kMBlocks; ++i)
+#pragma unroll
+        for (int v = 0; v < kBlockN / 2; v += 4)
+            slot4[(i * kBlockN / 2 + v) / 4 * threads + thread] =
+                make_float4(acc[i][v], acc[i][v + 1], acc[i][v + 2], acc[i][v + 3]);
+    __threadfence();
+    named_barrier_sync(barrier_id, threads);
+    if (thread == 0) store_release(flag, 1);
+}
+
+template <int kMBlocks, int kBlockN>
+__device__ __forceinline__ void add_partial_sums(WarpgroupAccumulators<kMBlocks, kBlockN>& acc, const float* slot,
+                                                 int* flag, int thread, int threads, int barrier_id) {
+    if (thread == 0) {
+        while (load_acquire(flag) == 0) {
+        }
+        *flag = 0;
+    }
+    named_barrier_sync(barrier_id, threads);
+    const float4* const slot4 = reinterpret_cast<const float4*>(slot);
+#pragma unroll
+    for (int i = 0; i < kMBlocks; ++i)
+#pragma unroll
+        for (int v = 0; v < kBlockN / 2; v += 4) {
+            const float4 sums = __ldcg(slot4 + (i * kBlockN / 2 + v) / 4 * threads + thread);
+            acc[i][v] += sums.x;
+            acc[i][v + 1] += sums.y;
+            acc[i][v + 2] += sums.z;
+            acc[i][v + 3] += sums.w;
+        }
+}
+
+// The workspace: a partial tile and a flag for each CTA of the largest grid asked for so
+// far. The flags are zero between launches (whoever reads a partial tile lowers its
+// flag), so launches on one stream may share them.
+struct StreamKWorkspace {
+    float* partial_sums = nullptr;
+    int* flags = nullptr;
+};
+
+inline StreamKWorkspace stream_k_workspace(int ctas, int tile_values) {
+    static GrowingWorkspace partial_sums("stream-K's partial tiles");
+    static GrowingWorkspace flags("stream-K's flags", true);
+    return StreamKWorkspace{
+        static_cast<float*>(partial_sums.at_least(static_cast<std::size_t>(ctas) * tile_values * sizeof(float))),
+        static_cast<int*>(flags.at_least(static_cast<std::size_t>(ctas) * sizeof(int)))};
 }
 
 }  // namespace sgemm

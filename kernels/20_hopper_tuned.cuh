@@ -1,8 +1,7 @@
-// The kernel of stages 17-20 as a template: a producer warpgroup feeds a ring of
-// shared-memory stages through TMA, two consumer warpgroups multiply them with wgmma.
-// ClusterM > 1 (stage 18) shares B's tile between the CTAs of a cluster; C through TMA
-// and a persistent schedule (stage 19) keep each CTA on its SM over many tiles; stream-K
-// (stage 20) shares the leftover tiles out by K. Read 17_warp_specialized.cu first.
+// Stage 20's kernel (read 20_hopper_tuned.cu first): stage 19's, persistent, with what the
+// tuner (src/tools/tuning_candidates.cu) varies as template parameters: the tile, the ring's
+// depth, the cluster, how C is written, and whether the leftover stacks are shared out by K
+// (20_stream_k.cuh). It also undoes the operand scaling of stage 21, which runs it.
 #pragma once
 
 #include <cuda.h>
@@ -10,37 +9,28 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "19_persistent_c_stores.cuh"
+#include "20_stream_k.cuh"
 #include "common/cluster.cuh"
 #include "common/gemm_problem.hpp"
 #include "common/hopper_tiles.cuh"
 #include "common/launch.cuh"
 #include "common/mbarrier.cuh"
-#include "common/tile_schedule.cuh"
+#include "common/operand_scaling.cuh"
 #include "common/tma.cuh"
-#include "common/workspace.cuh"
+#include "common/wgmma.cuh"
 
 namespace sgemm {
 
-// How the consumers write C: straight from registers (stages 17, 18), or through shared
-// memory and TMA stores (stage 19 on), which leaves them free for the next tile sooner.
+// How the consumers write C: straight from registers (stages 17 and 18), or through shared
+// memory and TMA stores (stage 19), which leaves them free for the next tile sooner.
 enum class CStores { kFromRegisters, kThroughTma };
 
-// Where the FP32 sums are kept: in the tensor cores' accumulators all along K, or, for
-// stage 22, in registers that the products of every few K tiles are added to (the tensor
-// cores' own adds truncate; FP32 adds round to nearest).
-enum class Accumulation { kInTensorCores, kInRegisters };
-
 // A BlockM x BlockN block tile split between two consumer warpgroups (BlockM / 2 rows
-// each), Stages K tiles in the ring, clusters of ClusterM CTAs that take vertically
-// adjacent tiles and so share B's, the way C is written, and how CTAs take their tiles
-// (common/tile_schedule.cuh); the 16-bit type of A and B, and where the sums are kept.
-template <int BlockM, int BlockN, int Stages, int ClusterM, CStores Stores, Schedule Scheduling,
-          class InputType = __nv_bfloat16, Accumulation Accumulate = Accumulation::kInTensorCores,
-          int PromotionInterval = 1>
+// each), Stages K tiles in the ring, clusters of ClusterM CTAs whose tiles form a stack and
+// share B's, the way C is written, and the schedule.
+template <int BlockM, int BlockN, int Stages, int ClusterM, CStores Stores, Schedule Scheduling>
 struct WarpSpecializedConfig {
-    using Input = InputType;
-    static constexpr Accumulation kAccumulation = Accumulate;
-    static constexpr int kPromotionInterval = PromotionInterval;  // K tiles (kInRegisters)
     static constexpr Schedule kSchedule = Scheduling;
     static constexpr int kCBuffers = 2;  // C chunk buffers per consumer (kThroughTma)
     using Tiles = HopperStageTiles<BlockM, BlockN>;
@@ -66,13 +56,12 @@ struct WarpSpecializedConfig {
 
 template <class Config>
 __global__ void __launch_bounds__(Config::kThreads, 1)
-    warp_specialized_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
-                            const __grid_constant__ CUtensorMap c_map, float* c, GemmProblem problem,
-                            int group_rows, const __grid_constant__ TileSchedule schedule, float* partial_sums,
-                            int* partial_flags, OperandScaling scaling) {
+    hopper_tuned_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
+                        const __grid_constant__ CUtensorMap c_map, float* c, GemmProblem problem, int group_rows,
+                        const __grid_constant__ TileSchedule schedule, float* partial_sums, int* partial_flags,
+                        OperandScaling scaling) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     using Tiles = typename Config::Tiles;
-    using Input = typename Config::Input;
     constexpr int kStages = Config::kStages, kClusterM = Config::kClusterM;
     extern __shared__ std::uint8_t shared_bytes[];
     std::uint8_t* const ring = reinterpret_cast<std::uint8_t*>(
@@ -92,8 +81,6 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
     }
     if constexpr (kClusterM > 1) cluster_sync(); else __syncthreads();
 
-    // The cluster takes a ClusterM BlockM x BlockN stack of tiles at a time, in raster
-    // order; CTA `rank` of the cluster takes the rank-th tile of the stack.
     const unsigned rank = kClusterM > 1 ? cluster_cta_rank() : 0;
     const int cluster = blockIdx.x / kClusterM;
     const auto tile_of = [&](int stack) {
@@ -105,22 +92,21 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
     WorkPiece piece{};
 
     const int warpgroup = threadIdx.x / 128;
+    // `passed`: the K tiles that have gone through the ring so far (stage 19).
     if (warpgroup == 0) {
         warpgroup_release_registers<Config::kProducerRegisters>();
         if (threadIdx.x == 0) {
-            int round = 0;  // K tiles loaded so far, over all this CTA's tiles
+            int passed = 0;
             for (int index = 0; schedule.piece(cluster, index, piece); ++index) {
                 const TileOrigin tile = tile_of(piece.stack);
-                for (int kt = piece.k_begin; kt < piece.k_end; ++kt, ++round) {
-                    const int stage = round % kStages;
-                    mbarrier_wait(&empty[stage], (round / kStages % 2) ^ 1);  // parity 1 first: free
+                for (int kt = piece.k_begin; kt < piece.k_end; ++kt, ++passed) {
+                    const int stage = passed % kStages;
+                    mbarrier_wait(&empty[stage], (passed / kStages % 2) ^ 1);  // parity 1 first: free
                     mbarrier_arrive_expect_tx(&full[stage], Tiles::kBytes);
-                    tma_load_2d(Tiles::a_tile(ring, stage), &a_map, scaling.a_k_tile(kt) * Tiles::kBlockK, tile.row,
-                                &full[stage]);
-                    // Each CTA of the cluster loads its share of B's slabs into every CTA.
+                    tma_load_2d(Tiles::a_tile(ring, stage), &a_map, kt * Tiles::kBlockK, tile.row, &full[stage]);
                     for (int slab = rank; slab < Tiles::kBSlabs; slab += kClusterM) {
                         std::uint8_t* const slab_tile = Tiles::b_tile(ring, stage) + slab * Tiles::kBSlabBytes;
-                        const int column = tile.col + slab * Tiles::kBSlabColumns, row = scaling.b_k_tile(kt) * Tiles::kBlockK;
+                        const int column = tile.col + slab * Tiles::kBSlabColumns, row = kt * Tiles::kBlockK;
                         if constexpr (kClusterM > 1)
                             tma_load_2d_multicast(slab_tile, &b_map, column, row, &full[stage], (1u << kClusterM) - 1);
                         else
@@ -133,8 +119,6 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
         warpgroup_claim_registers<Config::kConsumerRegisters>();
         const int first_row = (warpgroup - 1) * Config::kRowsPerConsumer;
         const bool signals = threadIdx.x % 128 == 0;
-        // A stage is free once this warpgroup's wgmmas that read it are done: tell every
-        // CTA of the cluster, whose producers all write into it.
         const auto release = [&](int stage) {
             if (!signals) return;
             if constexpr (kClusterM > 1) {
@@ -144,7 +128,7 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
             }
         };
         WarpgroupAccumulators<Config::kMBlocks, Config::kBlockN> acc;
-        int round = 0, c_chunks = 0;
+        int passed = 0, c_chunks = 0;
         const int consumer_thread = threadIdx.x - 128, consumer_threads = Config::kConsumers * 128;
         // Named barriers: 1 and 2 each consumer's own (the C chunks), 3 both (stream-K).
         constexpr int kConsumersBarrier = 1 + Config::kConsumers;
@@ -152,42 +136,16 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
         for (int index = 0; schedule.piece(cluster, index, piece); ++index) {
             const TileOrigin tile = tile_of(piece.stack);
             zero_accumulators<Config::kMBlocks, Config::kBlockN>(acc);
-            if constexpr (Config::kAccumulation == Accumulation::kInTensorCores) {
-                for (int kt = piece.k_begin; kt < piece.k_end; ++kt, ++round) {
-                    const int stage = round % kStages;
-                    mbarrier_wait(&full[stage], round / kStages % 2);
-                    warpgroup_multiply_k_tile<Config::kMBlocks, Config::kBlockN, Input>(
-                        acc, Tiles::a_tile(ring, stage), Tiles::b_tile(ring, stage), first_row);
-                    wgmma_wait_group<1>();
-                    if (kt > piece.k_begin) release((round - 1) % kStages);
-                }
-                warpgroup_finish<Config::kMBlocks, Config::kBlockN>(acc);
-            } else {
-                // Every kPromotionInterval K tiles' products go into a partial tile, fresh,
-                // which is added to acc once the tensor cores are done with it. Adding it
-                // any sooner (while the next K tile's wgmmas run) would have ptxas
-                // serialize every wgmma: it cannot tell which accumulators are in flight.
-                // A partial of the first scaling.lo_k_tiles K tiles (a multiple of the
-                // interval) carries lo parts scaled up by lo_scale, which its weight undoes.
-                WarpgroupAccumulators<Config::kMBlocks, Config::kBlockN> partial;
-                const float lo_weight = 1.0f / scaling.lo_scale;
-                for (int kt = piece.k_begin; kt < piece.k_end; ++kt, ++round) {
-                    const int stage = round % kStages, in_chunk = (kt - piece.k_begin) % Config::kPromotionInterval;
-                    mbarrier_wait(&full[stage], round / kStages % 2);
-                    warpgroup_multiply_k_tile<Config::kMBlocks, Config::kBlockN, Input>(
-                        partial, Tiles::a_tile(ring, stage), Tiles::b_tile(ring, stage), first_row, in_chunk == 0);
-                    const bool chunk_ends = in_chunk == Config::kPromotionInterval - 1 || kt + 1 == piece.k_end;
-                    if (chunk_ends) wgmma_wait_group<0>();
-                    else wgmma_wait_group<1>();
-                    if (in_chunk > 0) release((round - 1) % kStages);
-                    if (chunk_ends) {
-                        add_accumulators<Config::kMBlocks, Config::kBlockN>(
-                            acc, partial, kt < scaling.lo_k_tiles ? lo_weight : 1.0f);
-                        if (kt + 1 < piece.k_end) release(stage);  // the piece's last is released below
-                    }
-                }
+            for (int kt = piece.k_begin; kt < piece.k_end; ++kt, ++passed) {
+                const int stage = passed % kStages;
+                mbarrier_wait(&full[stage], passed / kStages % 2);
+                warpgroup_multiply_k_tile<Config::kMBlocks, Config::kBlockN>(acc, Tiles::a_tile(ring, stage),
+                                                                             Tiles::b_tile(ring, stage), first_row);
+                wgmma_wait_group<1>();
+                if (kt > piece.k_begin) release((passed - 1) % kStages);
             }
-            release((round - 1) % kStages);
+            warpgroup_finish<Config::kMBlocks, Config::kBlockN>(acc);
+            release((passed - 1) % kStages);
             constexpr bool kStreamK = Config::kSchedule == Schedule::kPersistentStreamK;
             if (kStreamK && piece.k_end < schedule.k_tiles) {  // a piece that leaves its tile unfinished
                 publish_partial_sums<Config::kMBlocks, Config::kBlockN>(
@@ -229,43 +187,20 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
 #endif
 }
 
-// The stream-K workspace: a partial tile and a flag for each CTA of the largest grid
-// asked for so far. The flags are zero between launches (whoever reads a partial tile
-// lowers its flag), so launches on one stream may share them.
-struct StreamKWorkspace {
-    float* partial_sums = nullptr;
-    int* flags = nullptr;
-};
-
-inline StreamKWorkspace stream_k_workspace(int ctas, int tile_values) {
-    static GrowingWorkspace partial_sums("stream-K's partial tiles");
-    static GrowingWorkspace flags("stream-K's flags", true);
-    return StreamKWorkspace{
-        static_cast<float*>(partial_sums.at_least(static_cast<std::size_t>(ctas) * tile_values * sizeof(float))),
-        static_cast<int*>(flags.at_least(static_cast<std::size_t>(ctas) * sizeof(int)))};
-}
-
-// scaling: how A and B were scaled (stages 21 and 22), undone before C is written.
+// scaling: how stage 21 scaled A and B, undone before C is written.
 template <class Config>
-void launch_warp_specialized_kernel(const GemmProblem& problem, const typename Config::Input* a,
-                                    const typename Config::Input* b, float* c, int group_rows, cudaStream_t stream,
-                                    OperandScaling scaling = {}) {
+void launch_hopper_tuned_kernel(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b, float* c,
+                                int group_rows, cudaStream_t stream, OperandScaling scaling = {}) {
     using Tiles = typename Config::Tiles;
     const GemmShape& shape = problem.shape;
-    const auto make_input_map = kIsF16<typename Config::Input> ? make_f16_tensor_map : make_bf16_tensor_map;
-    const int stored_k = scaling.repeat_from < ceil_div(shape.k, Tiles::kBlockK) ? scaling.repeat_from * Tiles::kBlockK
-                                                                                 : shape.k;
-    const CUtensorMap a_map = make_input_map(a, shape.m, stored_k, Config::kBlockM, Tiles::kBlockK);
-    const CUtensorMap b_map = make_input_map(b, stored_k, shape.n, Tiles::kBlockK, Tiles::kBSlabColumns);
+    const CUtensorMap a_map = make_bf16_tensor_map(a, shape.m, shape.k, Config::kBlockM, Tiles::kBlockK);
+    const CUtensorMap b_map = make_bf16_tensor_map(b, shape.k, shape.n, Tiles::kBlockK, Tiles::kBSlabColumns);
     const CUtensorMap c_map = make_fp32_tensor_map(c, shape.m, shape.n, kCChunkRows, kCChunkColumns);
-    const auto kernel = warp_specialized_kernel<Config>;
+    const auto kernel = hopper_tuned_kernel<Config>;
     cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Config::kSharedBytes);
     const int stacks = ceil_div(shape.m, Config::kClusterM * Config::kBlockM) * ceil_div(shape.n, Config::kBlockN);
-    int clusters = stacks;
-    if (Config::kSchedule != Schedule::kOneTilePerCta) {
-        const int resident = max_active_clusters(kernel, Config::kThreads, Config::kClusterM, Config::kSharedBytes);
-        if (resident > 0) clusters = std::min(stacks, resident);
-    }
+    const int resident = max_active_clusters(kernel, Config::kThreads, Config::kClusterM, Config::kSharedBytes);
+    const int clusters = resident > 0 ? std::min(stacks, resident) : stacks;
     const TileSchedule schedule =
         make_tile_schedule(Config::kSchedule, stacks, ceil_div(shape.k, Tiles::kBlockK), clusters);
     StreamKWorkspace workspace;
@@ -275,5 +210,9 @@ void launch_warp_specialized_kernel(const GemmProblem& problem, const typename C
                         Config::kSharedBytes, stream, a_map, b_map, c_map, c, problem, group_rows, schedule,
                         workspace.partial_sums, workspace.flags, scaling);
 }
+
+// Stage 21 runs the tuned kernel on operands it has scaled by powers of two (20_hopper_tuned.cu).
+void launch_hopper_tuned(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b, float* c,
+                         cudaStream_t stream, const OperandScaling& scaling);
 
 }  // namespace sgemm
