@@ -46,9 +46,10 @@ constexpr int kBlockM = 128, kBlockN = 256, kStages = 4, kClusterM = 2;
 using Tiles = HopperStageTiles<kBlockM, kBlockN>;
 constexpr int kConsumers = 2, kThreads = 128 * (1 + kConsumers);
 constexpr int kRowsPerConsumer = kBlockM / kConsumers, kMBlocks = kRowsPerConsumer / 64;
-// Registers after setmaxnreg: the producer keeps few, the consumers hold the accumulators
-// (128 x 40 + 256 x 232 fits the SM's 65536).
+static_assert(kMBlocks * 64 == kRowsPerConsumer, "each consumer takes whole m64 blocks");
+// Registers after setmaxnreg: the producer keeps few, the consumers hold the accumulators.
 constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;
+static_assert(128 * kProducerRegisters + 128 * kConsumers * kConsumerRegisters <= 65536, "the SM's registers");
 // The ring, its full and empty barriers, and room to align the ring to the swizzle.
 constexpr int kSharedBytes = kStages * Tiles::kBytes + 2 * kStages * 8 + Tiles::kSwizzleBytes;
 static_assert(Tiles::kBSlabs % kClusterM == 0, "the cluster's CTAs load B's slabs in equal shares");

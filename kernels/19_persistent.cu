@@ -55,9 +55,9 @@ constexpr int kBlockM = 128, kBlockN = 256, kStages = 4, kClusterM = 2, kCBuffer
 using Tiles = HopperStageTiles<kBlockM, kBlockN>;
 constexpr int kConsumers = 2, kThreads = 128 * (1 + kConsumers);
 constexpr int kRowsPerConsumer = kBlockM / kConsumers, kMBlocks = kRowsPerConsumer / 64;
-// Registers after setmaxnreg: the producer keeps few, the consumers hold the accumulators
-// (128 x 40 + 256 x 232 fits the SM's 65536).
+// Registers after setmaxnreg: the producer keeps few, the consumers hold the accumulators.
 constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;
+static_assert(128 * kProducerRegisters + 128 * kConsumers * kConsumerRegisters <= 65536, "the SM's registers");
 // The ring, each consumer's C chunk buffers, the full and empty barriers, and room to
 // align the ring to the swizzle: 4 x 48 + 2 x 16 KB and a little.
 constexpr int kCBufferBytes = kCBuffers * kCChunkBytes;

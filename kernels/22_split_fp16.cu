@@ -72,11 +72,11 @@ namespace {
 // consumer thread; 128x256 would take 256) and five K tiles in the ring; the products of
 // kPromotionInterval K tiles go into each partial.
 constexpr int kBlockM = 128, kBlockN = 128, kStages = 5, kClusterM = 2, kCBuffers = 2, kPromotionInterval = 2;
-constexpr int kGroupRows = 8;
 using Tiles = HopperStageTiles<kBlockM, kBlockN>;
 constexpr int kConsumers = 2, kThreads = 128 * (1 + kConsumers);
 constexpr int kRowsPerConsumer = kBlockM / kConsumers, kMBlocks = kRowsPerConsumer / 64;
-constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;
+constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;  // after setmaxnreg
+static_assert(128 * kProducerRegisters + 128 * kConsumers * kConsumerRegisters <= 65536, "the SM's registers");
 constexpr int kCBufferBytes = kCBuffers * kCChunkBytes;
 constexpr int kSharedBytes = kStages * Tiles::kBytes + kConsumers * kCBufferBytes + 2 * kStages * 8 + Tiles::kSwizzleBytes;
 static_assert(Tiles::kBSlabs % kClusterM == 0, "the cluster's CTAs load B's slabs in equal shares");
@@ -84,20 +84,6 @@ static_assert(kMBlocks == 1, "TMA stores: one m64 block per consumer");
 static_assert(kSharedBytes <= 227 * 1024, "an H100 block has at most 227 KB of shared memory");
 // The lo segments end where a partial ends, so that no partial mixes lo and hi products.
 static_assert(2 % kPromotionInterval == 0, "a partial holds the products of one segment");
-constexpr float kLoWeight = 1.0f / kF16LoScale;
-
-using Accumulators = WarpgroupAccumulators<kMBlocks, kBlockN>;
-
-// sums += weight * partial (one fused multiply-add, rounded to nearest), once the wgmmas
-// that wrote partial are done; weight is a power of two, so only the add rounds.
-__device__ __forceinline__ void add_partial(Accumulators& sums, Accumulators& partial, float weight) {
-#pragma unroll
-    for (int i = 0; i < kMBlocks; ++i) {
-        wgmma_fence_accumulators(partial[i]);
-#pragma unroll
-        for (int j = 0; j < kBlockN / 2; ++j) sums[i][j] = fmaf(weight, partial[i][j], sums[i][j]);
-    }
-}
 
 // C = alpha (A' B', over the three segments of segment_k_tiles K tiles each) + beta C, the
 // scaling undone. A' is [lo | hi] and B' is [hi; lo]: the third segment, hi.hi, re-reads
@@ -107,6 +93,8 @@ __global__ void __launch_bounds__(kThreads, 1)
                       const __grid_constant__ CUtensorMap c_map, float* c, GemmProblem problem, int segment_k_tiles,
                       OperandScaling scaling) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    constexpr int kGroupRows = 8;                     // raster groups of stack rows, as in stage 19
+    constexpr float kLoWeight = 1.0f / kF16LoScale;  // the lo segments' partials
     extern __shared__ std::uint8_t shared_bytes[];
     std::uint8_t* const ring = reinterpret_cast<std::uint8_t*>(
         (reinterpret_cast<std::uintptr_t>(shared_bytes) + Tiles::kSwizzleBytes - 1) & ~std::uintptr_t(Tiles::kSwizzleBytes - 1));
@@ -162,7 +150,17 @@ __global__ void __launch_bounds__(kThreads, 1)
             if (signals)
                 for (int cta = 0; cta < kClusterM; ++cta) mbarrier_arrive_in_cta(&empty[stage], cta);
         };
-        Accumulators sums, partial;
+        WarpgroupAccumulators<kMBlocks, kBlockN> sums, partial;
+        // sums += weight * partial (one fused multiply-add, rounded to nearest), once the
+        // wgmmas that wrote partial are done; weight is a power of two, so only the add rounds.
+        const auto add_partial = [&](float weight) {
+#pragma unroll
+            for (int i = 0; i < kMBlocks; ++i) {
+                wgmma_fence_accumulators(partial[i]);
+#pragma unroll
+                for (int j = 0; j < kBlockN / 2; ++j) sums[i][j] = fmaf(weight, partial[i][j], sums[i][j]);
+            }
+        };
         int passed = 0, c_chunks = 0;
         for (int stack = cluster; stack < stacks; stack += clusters) {
             const TileOrigin tile = tile_of(stack);
@@ -182,7 +180,7 @@ __global__ void __launch_bounds__(kThreads, 1)
                 else wgmma_wait_group<1>();
                 if (in_partial > 0) release((passed - 1) % kStages);
                 if (partial_ends) {
-                    add_partial(sums, partial, kt < lo_k_tiles ? kLoWeight : 1.0f);
+                    add_partial(kt < lo_k_tiles ? kLoWeight : 1.0f);
                     if (kt + 1 < k_tiles) release(stage);  // the tile's last is released below
                 }
             }
