@@ -11,6 +11,8 @@
 #                 and for it (wgmma) timed beside stages 14 and 20 -> results/<gpu>/cublaslt_survey.md
 # make accuracy   the FP32 problem's accuracy and speed by cuBLAS SGEMM, cuBLAS TF32 and BF16x9,
 #                 stages 10, 21 and 22, on every input kind but exact -> results/<gpu>/accuracy.md
+# make shapes     the shape suite: square, transformer-layer, skinny and K-heavy problems through the
+#                 best stage of each track, against cuBLAS (GROUPS=layer for one group) -> results/<gpu>/shapes.*
 # make profile    Nsight Compute counters of every stage at N=4096 (STAGE=7 for one) -> results/<gpu>/profile.csv
 #
 # ARCH selects the GPU architecture: by default the GPU that is present (sm_90 becomes
@@ -26,7 +28,7 @@ NVCC ?= $(or $(shell command -v nvcc),$(wildcard /usr/local/cuda/bin/nvcc))
 # PATH may be a pyenv or venv one without it, where the system's has it.
 PYTHON ?= $(or $(shell sed -n 's/^SGEMM_PYTHON:FILEPATH=//p' $(BUILD_DIR)/CMakeCache.txt 2>/dev/null),python3)
 
-.PHONY: all dependencies build test sanitize results peak tune survey accuracy profile clean
+.PHONY: all dependencies build test sanitize results peak tune survey accuracy shapes profile clean
 
 all: build
 
@@ -63,6 +65,9 @@ survey: build
 
 accuracy: build
 	$(PYTHON) scripts/accuracy.py
+
+shapes: build
+	$(PYTHON) scripts/shapes.py $(if $(GROUPS),--groups $(GROUPS))
 
 clean:
 	rm -rf $(BUILD_DIR) sgemm

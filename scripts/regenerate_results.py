@@ -11,9 +11,10 @@ Every stage runs launch by launch with cuBLAS at each of --sizes (results.csv), 
 again in turns (--timing blocks) at each of --turns-sizes (results_in_turns.csv, whose
 table shows the tensor-core stages, where the two timings differ).
 
---stages runs only those stages (each on its own, `sgemm <stage> N`) and replaces their
-rows at those sizes in the CSVs already in results/<gpu>/, keeping every other row: the
-Hopper stages add N = 16384 this way, where the early stages would take minutes.
+Every run replaces the rows it measured in the CSVs already in results/<gpu>/ and keeps
+the others. --stages runs only those stages (each on its own, `sgemm <stage> N`): the
+Hopper stages add N = 16384 this way, where the early stages would take minutes, and a
+plain run at the default sizes keeps those rows.
 
 --ceilings-only measures the ceilings but runs no stage; --no-run runs nothing and
 rebuilds everything from the CSVs already in results/<gpu>/ (no GPU needed). Both
@@ -197,7 +198,7 @@ def main(argv=None):
             if ceilings is not None:
                 out_dir.mkdir(parents=True, exist_ok=True)
                 written.append(Path(shutil.copyfile(ceilings, out_dir / "ceilings.csv")))
-            if args.stages:
+            if rows:  # a run replaces the rows it measured and keeps the others
                 rows = merged(rows, out_dir / "results.csv")
                 turns_rows = merged(turns_rows, out_dir / sgemm_results.TURNS_CSV)
             if turns_rows:

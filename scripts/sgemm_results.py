@@ -115,26 +115,31 @@ MISSING = "–"
 MARKERS = ("o", "s", "^", "D", "v", "P", "X")
 
 
-def read_rows(path):
+def read_rows(path, extra_columns=()):
     """Parse an sgemm results CSV into dicts with int/float/str values.
 
-    Empty optional error fields become None. Raises ValueError naming the
+    Empty optional error fields become None. extra_columns: text columns that follow
+    the binary's own (the shape suite's name and group). Raises ValueError naming the
     file and line when the header or a field does not match the format.
     """
+    extra_columns = tuple(extra_columns)
     with open(path, newline="", encoding="utf-8") as file:
         reader = csv.DictReader(file)
         header = tuple(reader.fieldnames or ())
-        if header not in (COLUMNS, COLUMNS_BEFORE_DATA, COLUMNS_BEFORE_CLOCKS):
+        if extra_columns and header != COLUMNS + extra_columns:
+            raise ValueError(f"{path}: header must be exactly {','.join(COLUMNS + extra_columns)}; "
+                             f"got {','.join(header) or 'nothing'}")
+        if not extra_columns and header not in (COLUMNS, COLUMNS_BEFORE_DATA, COLUMNS_BEFORE_CLOCKS):
             raise ValueError(
                 f"{path}: header must be exactly {','.join(COLUMNS)} "
                 f"(or without the last 1 or {len(CLOCK_COLUMNS) + 1}); got {','.join(header) or 'nothing'}")
-        return [_typed_row(raw, path, reader.line_num) for raw in reader]
+        return [_typed_row(raw, path, reader.line_num, extra_columns) for raw in reader]
 
 
-def _typed_row(raw, path, line):
+def _typed_row(raw, path, line, extra_columns=()):
     if None in raw or None in raw.values():
-        raise ValueError(f"{path}:{line}: expected {len(COLUMNS)} fields")
-    row = {}
+        raise ValueError(f"{path}:{line}: expected {len(COLUMNS) + len(extra_columns)} fields")
+    row = {column: raw[column] for column in extra_columns}
     for column in COLUMNS:
         try:
             row[column] = _parse_field(column, raw.get(column, ""))
@@ -163,15 +168,17 @@ def _parse_field(column, text):
     return text
 
 
-def write_rows(rows, path):
-    """Write rows in the binary's CSV format (header, then one line each)."""
+def write_rows(rows, path, extra_columns=()):
+    """Write rows in the binary's CSV format (header, then one line each), with
+    extra_columns after the binary's own."""
+    columns = COLUMNS + tuple(extra_columns)
     with open(path, "w", newline="", encoding="utf-8") as file:
         writer = csv.writer(file, lineterminator="\n")
-        writer.writerow(COLUMNS)
+        writer.writerow(columns)
         for row in rows:
             writer.writerow(
                 "" if row[column] is None else row[column]
-                for column in COLUMNS)
+                for column in columns)
 
 
 def read_ceilings(path):

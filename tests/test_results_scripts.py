@@ -673,6 +673,16 @@ class RegenerateResultsTest(unittest.TestCase):
             else:
                 self.assertEqual(new, old)
 
+    def test_a_full_run_keeps_the_rows_of_sizes_it_does_not_run(self):
+        self.assertEqual(self.regenerate().returncode, 0)
+        before = sgemm_results.read_rows(self.out_dir / "results.csv")
+        result = self.regenerate("--sizes", "4096", env={"FAKE_SGEMM_TFLOPS": "123.5"})
+        self.assertEqual(result.returncode, 0, result.stderr)
+        after = sgemm_results.read_rows(self.out_dir / "results.csv")
+        self.assertEqual(len(after), len(before))
+        self.assertEqual([row for row in after if row["m"] == 1024], [row for row in before if row["m"] == 1024])
+        self.assertTrue(any(row["m"] == 4096 for row in after))
+
     def test_full_flow(self):
         result = self.regenerate("--extra-args", "--reps", "3")
         self.assertEqual(result.returncode, 0, result.stderr)

@@ -1,0 +1,252 @@
+#!/usr/bin/env python3
+"""The shape suite: the problems people run, not only squares. Each shape of the list
+below goes through the best stage of each track, against cuBLAS at the stage's precision
+in the same process, launch by launch, verified against float64 like any run; the rows go
+to results/<gpu>/shapes.csv (the columns of results.csv, then the shape's name and group),
+with a table (shapes.md) and a chart (shapes.png).
+
+    python3 scripts/shapes.py [--groups square layer skinny k-heavy] [--binary ./sgemm]
+        [--results-dir results] [--time-budget 0.5] [--no-run [--gpu SLUG]]
+
+A run replaces the rows of the shapes it measured and keeps the others, so a group can be
+re-run alone. --no-run rebuilds shapes.md and shapes.png from the committed shapes.csv.
+Exits non-zero if a stage failed verification or the binary failed.
+"""
+
+import argparse
+import math
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+try:
+    import sgemm_results
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+except ModuleNotFoundError as missing:
+    sys.exit(f"error: Python module '{missing.name}' is missing; "
+             "install matplotlib (python3 -m pip install matplotlib)")
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SHAPE_COLUMNS = ("shape", "group")
+CSV_NAME, TABLE_NAME, CHART_NAME = "shapes.csv", "shapes.md", "shapes.png"
+
+# The best stage of each track, and what it is compared with.
+TRACKS = (
+    (20, "bf16 on Hopper tensor cores", "cuBLAS bf16"),
+    (22, "FP32 on tensor cores", "cuBLAS SGEMM"),
+    (10, "FP32 on CUDA cores", "cuBLAS SGEMM"),
+)
+
+# The layer GEMMs of Llama 3 8B (hidden size 4096; 32 query heads and 8 key-value heads
+# of 128; MLP 14336, its gate and up projections fused; vocabulary 128256), as
+# C = A B with A = tokens x K and B = K x N, the weights.
+MODEL = "Llama 3 8B"
+LAYERS = (("qkv", 4096, 4096 + 2 * 8 * 128), ("attn_out", 4096, 4096), ("mlp_up", 4096, 2 * 14336),
+          ("mlp_down", 14336, 4096), ("vocab", 4096, 128256))
+TOKENS = (64, 128, 256, 1024, 4096, 16384)
+# The vocabulary head at 16384 tokens (17 PFLOP, 8 GB of C) would take the suite's time.
+MAX_VOCAB_TOKENS = 4096
+
+
+def suite():
+    """(name, group, m, n, k) of every shape, in the order they run."""
+    shapes = [(f"square_{n}", "square", n, n, n) for n in (1024, 2048, 4096, 8192, 16384)]
+    for tokens in TOKENS:
+        for layer, k, n in LAYERS:
+            if layer != "vocab" or tokens <= MAX_VOCAB_TOKENS:
+                shapes.append((f"{layer}_{tokens}", "layer", tokens, n, k))
+    # Skinny: a decode step's batch of 16 tokens, and outputs 64 and 16 columns wide.
+    shapes += [("m16", "skinny", 16, 4096, 4096), ("n64", "skinny", 4096, 64, 4096),
+               ("n16", "skinny", 8192, 16, 8192)]
+    # K-heavy: little output, a long reduction.
+    shapes += [("k16384", "k-heavy", 1024, 1024, 16384), ("k32768", "k-heavy", 2048, 2048, 32768),
+               ("k65536", "k-heavy", 256, 256, 65536)]
+    return shapes
+
+
+GROUPS = ("square", "layer", "skinny", "k-heavy")
+# Bands of M over which the summary takes its geomean and worst.
+BANDS = (("M ≤ 256", lambda row: row["m"] <= 256), ("M ≥ 1024", lambda row: row["m"] >= 1024),
+         ("M, N ≥ 1024", lambda row: row["m"] >= 1024 and row["n"] >= 1024))
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description="Run the shape suite and write results/<gpu>/shapes.*")
+    parser.add_argument("--groups", nargs="+", choices=GROUPS, default=list(GROUPS),
+                        help="which groups of shapes to run (default: all)")
+    parser.add_argument("--binary", default="sgemm", help="sgemm executable (default: ./sgemm)")
+    parser.add_argument("--results-dir", default="results", help="outputs go to RESULTS_DIR/<gpu-slug>/")
+    parser.add_argument("--time-budget", type=float, default=0.5,
+                        help="seconds per timing measurement, passed to sgemm (default 0.5)")
+    parser.add_argument("--no-run", action="store_true", help="run nothing: rebuild from shapes.csv")
+    parser.add_argument("--gpu", help="with --no-run: the folder under RESULTS_DIR")
+    return parser.parse_args(argv)
+
+
+def repo_path(path):
+    path = Path(path)
+    return path if path.is_absolute() else REPO_ROOT / path
+
+
+def run_suite(binary, shapes, time_budget, scratch):
+    """Run every track on every shape; return (rows with their shape and group, failures)."""
+    rows, failures = [], []
+    for index, (name, group, m, n, k) in enumerate(shapes, start=1):
+        for stage, _, _ in TRACKS:
+            print(f"[{index}/{len(shapes)}] {name} ({m} x {n} x {k}) stage {stage}", flush=True)
+            csv_path = scratch / f"{name}_{stage}.csv"
+            command = [str(binary), str(stage), "-m", str(m), "-n", str(n), "-k", str(k),
+                       "--time-budget", str(time_budget), "--csv", str(csv_path)]
+            exit_code = subprocess.run(command, cwd=REPO_ROOT, check=False).returncode
+            written = sgemm_results.read_rows(csv_path) if csv_path.exists() and csv_path.stat().st_size else []
+            for row in written:
+                rows.append({**row, "shape": name, "group": group})
+                if row["verified"] == "false":
+                    failures.append(f"{name} stage {stage}: failed verification")
+            if exit_code != 0 and not any(row["verified"] == "false" for row in written):
+                failures.append(f"{name} stage {stage}: {binary.name} exited with code {exit_code}")
+    return rows, failures
+
+
+def merged(new_rows, old_path):
+    """new_rows, and the rows of old_path (if it exists) of the other shapes or stages."""
+    if not old_path.exists():
+        return new_rows
+    replaced = {(row["shape"], row["stage"]) for row in new_rows}
+    return [row for row in sgemm_results.read_rows(old_path, SHAPE_COLUMNS)
+            if (row["shape"], row["stage"]) not in replaced] + new_rows
+
+
+def in_suite_order(rows):
+    order = {name: index for index, (name, *_) in enumerate(suite())}
+    stage_order = {stage: index for index, (stage, _, _) in enumerate(TRACKS)}
+    return sorted(rows, key=lambda row: (order.get(row["shape"], len(order)), row["shape"],
+                                         stage_order.get(row["stage"], len(stage_order))))
+
+
+def geomean(values):
+    return math.exp(sum(math.log(value) for value in values) / len(values))
+
+
+def summary(rows, stage):
+    """[(band, shapes, geomean, worst row)] of one stage's ratios: all shapes, then each band."""
+    stage_rows = [row for row in rows if row["stage"] == stage]
+    out = []
+    for band, member in (("all shapes", lambda row: True), *BANDS):
+        chosen = [row for row in stage_rows if member(row)]
+        if chosen:
+            out.append((band, len(chosen), geomean([row["ratio_to_cublas"] for row in chosen]),
+                        min(chosen, key=lambda row: row["ratio_to_cublas"])))
+    return out
+
+
+def _percent(ratio):
+    return f"{ratio * 100:.1f} %"
+
+
+def shapes_markdown(rows):
+    gpus = sorted({row["gpu"] for row in rows})
+    lines = [f"# The shape suite on {', '.join(gpus)}", "",
+             f"Generated by `scripts/shapes.py` (`make shapes`) from `{CSV_NAME}`. Each track's best stage "
+             "against cuBLAS at its precision, in the same process, launch by launch; every row "
+             f"verified against float64 (✓). The layer shapes are {MODEL}'s: C = A B with A = tokens x K, "
+             "B = K x N (the weights); M is the token count.", "",
+             "## Summary: ratio to cuBLAS, geomean and worst", "",
+             "| stage | track | vs | band | shapes | geomean | worst |", "|--:|:--|:--|:--|--:|--:|:--|"]
+    for stage, track, reference in TRACKS:
+        for band, count, mean, worst in summary(rows, stage):
+            lines.append(f"| {stage} | {track} | {reference} | {band} | {count} | {_percent(mean)} | "
+                         f"{_percent(worst['ratio_to_cublas'])} ({worst['shape']}) |")
+    present = [track for track in TRACKS if any(row["stage"] == track[0] for row in rows)]
+    by_shape = {}
+    for row in rows:
+        by_shape.setdefault(row["shape"], {})[row["stage"]] = row
+    lines += ["", "## Every shape: % of cuBLAS (TFLOPS of the stage)", "",
+              "| shape | group | M | N | K | " + " | ".join(f"stage {stage}" for stage, _, _ in present) + " |",
+              "|:--|:--|--:|--:|--:|" + "--:|" * len(present)]
+    for name in dict.fromkeys(row["shape"] for row in in_suite_order(rows)):
+        first = next(iter(by_shape[name].values()))
+        cells = []
+        for stage, _, _ in present:
+            row = by_shape[name].get(stage)
+            mark = {"true": " ✓", "false": " ✗", "skipped": ""}[row["verified"]] if row else ""
+            cells.append(f"{_percent(row['ratio_to_cublas'])} ({row['tflops']:.1f}){mark}" if row else sgemm_results.MISSING)
+        lines.append(f"| {name} | {first['group']} | {first['m']} | {first['n']} | {first['k']} | "
+                     + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def plot_shapes(rows, path):
+    """One panel per track: % of cuBLAS against M, a line per layer, markers for the rest."""
+    present = [track for track in TRACKS if any(row["stage"] == track[0] for row in rows)]
+    figure = Figure(figsize=(6.0 * len(present), 5.0))
+    FigureCanvasAgg(figure)
+    for index, (stage, track, reference) in enumerate(present, start=1):
+        axes = figure.add_subplot(1, len(present), index)
+        stage_rows = [row for row in rows if row["stage"] == stage]
+        for number, (layer, _, _) in enumerate(LAYERS):
+            series = sorted((row for row in stage_rows if row["group"] == "layer" and row["shape"].startswith(layer + "_")),
+                            key=lambda row: row["m"])
+            if series:
+                axes.plot([row["m"] for row in series], [row["ratio_to_cublas"] * 100 for row in series],
+                          marker=sgemm_results.MARKERS[number % len(sgemm_results.MARKERS)], label=layer)
+        for group, marker in (("square", "s"), ("skinny", "v"), ("k-heavy", "D")):
+            points = [row for row in stage_rows if row["group"] == group]
+            if points:
+                axes.scatter([row["m"] for row in points], [row["ratio_to_cublas"] * 100 for row in points],
+                             marker=marker, color="0.3", label=group, zorder=3)
+        axes.axhline(100, color="black", linestyle="--", linewidth=1)
+        axes.set_xscale("log", base=2)
+        axes.set_xlabel("M (tokens for the layer shapes)")
+        axes.set_ylabel(f"% of {reference}")
+        axes.set_title(f"stage {stage}: {track}")
+        axes.grid(alpha=0.3)
+        axes.legend(fontsize="small")
+    figure.suptitle(f"The shape suite on {', '.join(sorted({row['gpu'] for row in rows}))} ({MODEL} layers)")
+    figure.tight_layout()
+    figure.savefig(path, dpi=sgemm_results.DPI)
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    results_dir = repo_path(args.results_dir)
+    failures = []
+    if args.no_run:
+        out_dir = results_dir / args.gpu if args.gpu else None
+        if out_dir is None:
+            folders = sorted(p for p in results_dir.iterdir() if (p / CSV_NAME).exists()) if results_dir.is_dir() else []
+            if len(folders) != 1:
+                sys.exit(f"error: choose a GPU with --gpu ({', '.join(p.name for p in folders) or 'no ' + CSV_NAME})")
+            out_dir = folders[0]
+        rows = sgemm_results.read_rows(out_dir / CSV_NAME, SHAPE_COLUMNS)
+    else:
+        binary = repo_path(args.binary)
+        if not (binary.is_file() and os.access(binary, os.X_OK)):
+            sys.exit(f"error: {binary} not found or not executable; run make first")
+        shapes = [shape for shape in suite() if shape[1] in args.groups]
+        with tempfile.TemporaryDirectory(prefix="sgemm-shapes-") as scratch:
+            rows, failures = run_suite(binary, shapes, args.time_budget, Path(scratch))
+        if not rows:
+            sys.exit(f"error: {binary.name} wrote no rows; see its output above")
+        gpus = sorted({row["gpu"] for row in rows})
+        if len(gpus) != 1:
+            sys.exit(f"error: expected rows from one GPU, got {', '.join(gpus)}")
+        out_dir = results_dir / sgemm_results.gpu_slug(gpus[0])
+        out_dir.mkdir(parents=True, exist_ok=True)
+        rows = in_suite_order(merged(rows, out_dir / CSV_NAME))
+        sgemm_results.write_rows(rows, out_dir / CSV_NAME, SHAPE_COLUMNS)
+        print(f"wrote {out_dir / CSV_NAME}")
+    (out_dir / TABLE_NAME).write_text(shapes_markdown(rows), encoding="utf-8")
+    plot_shapes(rows, out_dir / CHART_NAME)
+    print(f"wrote {out_dir / TABLE_NAME}\nwrote {out_dir / CHART_NAME}")
+    if failures:
+        print(f"FAILED ({len(failures)}):", *failures, sep="\n  ", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
