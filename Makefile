@@ -12,7 +12,7 @@
 # make accuracy   the FP32 problem's accuracy and speed by cuBLAS SGEMM, cuBLAS TF32 and BF16x9,
 #                 stages 10, 21 and 22, on every input kind but exact -> results/<gpu>/accuracy.md
 # make shapes     the shape suite: square, transformer-layer, skinny and K-heavy problems through the
-#                 best stage of each track, against cuBLAS (GROUPS=layer for one group) -> results/<gpu>/shapes.*
+#                 best stage of each track, against cuBLAS (GROUPS=layer, STAGES=10 for some) -> results/<gpu>/shapes.*
 # make profile    Nsight Compute counters of every stage at N=4096 (STAGE=7 for one) -> results/<gpu>/profile.csv
 #
 # ARCH selects the GPU architecture: by default the GPU that is present (sm_90 becomes
@@ -67,7 +67,7 @@ accuracy: build
 	$(PYTHON) scripts/accuracy.py
 
 shapes: build
-	$(PYTHON) scripts/shapes.py $(if $(GROUPS),--groups $(GROUPS))
+	$(PYTHON) scripts/shapes.py $(if $(GROUPS),--groups $(GROUPS)) $(if $(STAGES),--stages $(STAGES))
 
 clean:
 	rm -rf $(BUILD_DIR) sgemm

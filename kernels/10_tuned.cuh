@@ -10,6 +10,7 @@
 #include "common/gemm_problem.hpp"
 #include "common/launch.cuh"
 #include "common/vector_access.cuh"
+#include "common/workspace.cuh"
 
 namespace sgemm {
 
@@ -48,12 +49,40 @@ struct TileConfig {
     static_assert(kBLoads >= 1 && kBLoads * kThreads * 4 == kBlockK * kBlockN, "B tile loads evenly");
 };
 
+// A split of K (10_tuned.cu): part p of `parts` (blockIdx.y) sums K tiles
+// [p tiles / parts, (p + 1) tiles / parts) of its tile of C into partials + p M N, an
+// M x N matrix, and sum_k_parts_kernel adds the parts up in order.
+struct KSplit {
+    int parts;        // 1: K is not split, and C is written directly
+    float* partials;  // parts M x N matrices
+};
+
+// The number of parts that finishes soonest, if the GPU runs `slots` blocks at once: the
+// time of `tiles * parts` blocks of k_tiles / parts K tiles each, in whole waves, where
+// each part adds kPartCost to the time for its partial sums and their sum; each part keeps
+// at least kMinKTilesPerPart K tiles. Whole waves of whole tiles are never split.
+constexpr int kMaxKParts = 64, kMinKTilesPerPart = 16;
+constexpr double kPartCost = 0.03;
+
+inline int k_parts(int tiles, int k_tiles, int slots) {
+    if (slots <= 0) return 1;
+    const auto time = [&](int parts) {
+        const long long waves = (static_cast<long long>(tiles) * parts + slots - 1) / slots;
+        return static_cast<double>(waves) * ceil_div(k_tiles, parts) * (parts > 1 ? 1.0 + kPartCost * parts : 1.0);
+    };
+    int best = 1;
+    for (int parts = 2; parts <= kMaxKParts && k_tiles / parts >= kMinKTilesPerPart; ++parts)
+        if (time(parts) < time(best)) best = parts;
+    return best;
+}
+
 // kChecked: every load and store tests the matrix bounds (for shapes that are not
 // multiples of the tile); without it the kernel assumes whole tiles and uses float4s.
+// kSplitK: the block sums part blockIdx.y of K into split.partials (see KSplit).
 // group_rows: block rasterization, see 10_tuned.cu.
-template <class Config, bool kChecked>
+template <class Config, bool kChecked, bool kSplitK>
 __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
-    tuned_kernel(GemmProblem problem, const float* a, const float* b, float* c, int group_rows) {
+    tuned_kernel(GemmProblem problem, const float* a, const float* b, float* c, int group_rows, KSplit split) {
     using T = Config;
     extern __shared__ float4 shared_storage[];  // float4: 16-byte alignment
     float* const shared = reinterpret_cast<float*>(shared_storage);
@@ -64,6 +93,7 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
     const int row0 = origin.row, col0 = origin.col;
     a += row0 * k;
     b += col0;
+    if constexpr (kSplitK) c = split.partials + static_cast<std::size_t>(blockIdx.y) * m * n;
     c += row0 * n + col0;
 
     const int warp = threadIdx.x / 32;
@@ -153,20 +183,24 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
 
     float acc[T::kThreadM][T::kThreadN] = {};
 
-    // Prologue: A of tile 0 in shared memory, B of tiles 0 .. kStages - 2 in flight.
-    const int tile_count = ceil_div(k, T::kBlockK);
-    load_a(0);
-    store_a(0);
+    // This block's K tiles [first_tile, tile_count): all of them, or its part of K.
+    const int k_tiles = ceil_div(k, T::kBlockK);
+    const int first_tile = kSplitK ? static_cast<int>(blockIdx.y) * k_tiles / split.parts : 0;
+    const int tile_count = kSplitK ? (static_cast<int>(blockIdx.y) + 1) * k_tiles / split.parts : k_tiles;
+
+    // Prologue: A of the first tile in shared memory, B of the next kStages - 1 in flight.
+    load_a(first_tile);
+    store_a(first_tile);
 #pragma unroll
-    for (int tile = 0; tile < T::kStages - 1; ++tile) {
-        if (tile < tile_count) copy_b(tile);
+    for (int stage = 0; stage < T::kStages - 1; ++stage) {
+        if (first_tile + stage < tile_count) copy_b(first_tile + stage);
         cp_async_commit();  // one group per tile, empty or not, keeps the wait counts fixed
     }
     cp_async_wait<T::kStages - 2>();
     __syncthreads();
-    load_slices(buffer_of(0), 0, a_slice[0], b_slice[0]);
+    load_slices(buffer_of(first_tile), 0, a_slice[0], b_slice[0]);
 
-    for (int t = 0; t < tile_count; ++t) {
+    for (int t = first_tile; t < tile_count; ++t) {
         const bool has_next = t + 1 < tile_count;
         // A of the next tile into registers, B of tile t + kStages - 1 into the buffer
         // that last held tile t - 1 (every thread finished reading it before the
@@ -204,7 +238,13 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
             const int row = quad_row + (r / 4) * T::kQuadStrideM + r % 4;
             const int col = quad_col + q * T::kQuadStrideN;
             const float quad[4] = {acc[r][4 * q], acc[r][4 * q + 1], acc[r][4 * q + 2], acc[r][4 * q + 3]};
-            if constexpr (kChecked) {
+            if constexpr (kSplitK && kChecked) {  // the part's sums, as they are
+#pragma unroll
+                for (int e = 0; e < 4; ++e)
+                    if (row0 + row < m && col0 + col + e < n) c[row * n + col + e] = quad[e];
+            } else if constexpr (kSplitK) {
+                store_float4(c + row * n + col, make_float4(quad[0], quad[1], quad[2], quad[3]));
+            } else if constexpr (kChecked) {
 #pragma unroll
                 for (int e = 0; e < 4; ++e)
                     if (row0 + row < m && col0 + col + e < n) {
@@ -217,27 +257,72 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
         }
 }
 
-template <class Config, bool kChecked>
+// C = alpha * (the sum of the parts, in part order) + beta * C, a value a thread.
+constexpr int kPartSumThreads = 256;
+
+template <int kThreads>
+__global__ void __launch_bounds__(kThreads) sum_k_parts_kernel(GemmProblem problem, KSplit split, float* c) {
+    const std::size_t values = static_cast<std::size_t>(problem.shape.m) * problem.shape.n;
+    const std::size_t i = static_cast<std::size_t>(blockIdx.x) * kThreads + threadIdx.x;
+    if (i >= values) return;
+    float sum = 0.0f;
+    for (int part = 0; part < split.parts; ++part) sum += split.partials[part * values + i];
+    c[i] = scale_and_accumulate(sum, problem.alpha, problem.beta, c[i]);
+}
+
+template <class Config, bool kChecked, bool kSplitK = false>
 void launch_tuned_kernel(const GemmProblem& problem, const float* a, const float* b, float* c,
-                         int group_rows, cudaStream_t stream) {
-    const auto kernel = tuned_kernel<Config, kChecked>;
+                         int group_rows, cudaStream_t stream, KSplit split = {1, nullptr}) {
+    const auto kernel = tuned_kernel<Config, kChecked, kSplitK>;
     if constexpr (Config::kSharedBytes > 48 * 1024)  // above 48 KB only on request
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                              static_cast<int>(Config::kSharedBytes));
-    const int blocks = ceil_div(problem.shape.m, Config::kBlockM) * ceil_div(problem.shape.n, Config::kBlockN);
-    kernel<<<blocks, Config::kThreads, Config::kSharedBytes, stream>>>(problem, a, b, c, group_rows);
+    const int tiles = ceil_div(problem.shape.m, Config::kBlockM) * ceil_div(problem.shape.n, Config::kBlockN);
+    kernel<<<dim3(tiles, split.parts), Config::kThreads, Config::kSharedBytes, stream>>>(problem, a, b, c, group_rows,
+                                                                                       split);
 }
 
-// Whole tiles take the unchecked kernel; any other shape the checked one.
+// How many blocks of the kernel the GPU runs at once (0 if it cannot say).
+template <class Kernel>
+int resident_blocks(Kernel kernel, int threads, std::size_t shared_bytes) {
+    int per_sm = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, shared_bytes) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return per_sm * current_sm_count();
+}
+
+// The partial sums of a split K, kept between calls and grown as problems grow.
+inline float* k_split_partials(std::size_t values) {
+    static GrowingWorkspace partials("stage 10's partial sums");
+    return static_cast<float*>(partials.at_least(values * sizeof(float)));
+}
+
+// Whole tiles take the unchecked kernel; any other shape the checked one. K is split
+// where that finishes sooner (k_parts), and the parts are added up after.
 template <class Config>
 void launch_tile_config(const GemmProblem& problem, const float* a, const float* b, float* c,
                         int group_rows, cudaStream_t stream) {
     const GemmShape& s = problem.shape;
     const bool whole_tiles = s.m % Config::kBlockM == 0 && s.n % Config::kBlockN == 0 && s.k % Config::kBlockK == 0;
-    if (whole_tiles)
+    const int tiles = ceil_div(s.m, Config::kBlockM) * ceil_div(s.n, Config::kBlockN);
+    static const int slots = resident_blocks(tuned_kernel<Config, false, false>, Config::kThreads, Config::kSharedBytes);
+    const int parts = k_parts(tiles, ceil_div(s.k, Config::kBlockK), slots);
+    if (parts > 1) {
+        const KSplit split{parts, k_split_partials(static_cast<std::size_t>(parts) * s.m * s.n)};
+        if (whole_tiles)
+            launch_tuned_kernel<Config, false, true>(problem, a, b, c, group_rows, stream, split);
+        else
+            launch_tuned_kernel<Config, true, true>(problem, a, b, c, group_rows, stream, split);
+        const std::size_t values = static_cast<std::size_t>(s.m) * s.n;
+        const int blocks = static_cast<int>((values + kPartSumThreads - 1) / kPartSumThreads);
+        sum_k_parts_kernel<kPartSumThreads><<<blocks, kPartSumThreads, 0, stream>>>(problem, split, c);
+    } else if (whole_tiles) {
         launch_tuned_kernel<Config, false>(problem, a, b, c, group_rows, stream);
-    else
+    } else {
         launch_tuned_kernel<Config, true>(problem, a, b, c, group_rows, stream);
+    }
 }
 
 }  // namespace sgemm

@@ -5,11 +5,11 @@ in the same process, launch by launch, verified against float64 like any run; th
 to results/<gpu>/shapes.csv (the columns of results.csv, then the shape's name and group),
 with a table (shapes.md) and a chart (shapes.png).
 
-    python3 scripts/shapes.py [--groups square layer skinny k-heavy] [--binary ./sgemm]
+    python3 scripts/shapes.py [--groups square layer skinny k-heavy] [--stages 20 22 10] [--binary ./sgemm]
         [--results-dir results] [--time-budget 0.5] [--no-run [--gpu SLUG]]
 
-A run replaces the rows of the shapes it measured and keeps the others, so a group can be
-re-run alone. --no-run rebuilds shapes.md and shapes.png from the committed shapes.csv.
+A run replaces the rows of the shapes and stages it measured and keeps the others, so a
+group or a stage can be re-run alone. --no-run rebuilds shapes.md and shapes.png from the committed shapes.csv.
 Exits non-zero if a stage failed verification or the binary failed.
 """
 
@@ -77,6 +77,8 @@ def parse_args(argv):
     parser = argparse.ArgumentParser(description="Run the shape suite and write results/<gpu>/shapes.*")
     parser.add_argument("--groups", nargs="+", choices=GROUPS, default=list(GROUPS),
                         help="which groups of shapes to run (default: all)")
+    parser.add_argument("--stages", nargs="+", type=int, choices=[stage for stage, _, _ in TRACKS],
+                        default=[stage for stage, _, _ in TRACKS], help="which tracks' stages to run (default: all)")
     parser.add_argument("--binary", default="sgemm", help="sgemm executable (default: ./sgemm)")
     parser.add_argument("--results-dir", default="results", help="outputs go to RESULTS_DIR/<gpu-slug>/")
     parser.add_argument("--time-budget", type=float, default=0.5,
@@ -91,11 +93,11 @@ def repo_path(path):
     return path if path.is_absolute() else REPO_ROOT / path
 
 
-def run_suite(binary, shapes, time_budget, scratch):
-    """Run every track on every shape; return (rows with their shape and group, failures)."""
+def run_suite(binary, shapes, stages, time_budget, scratch):
+    """Run `stages` on every shape; return (rows with their shape and group, failures)."""
     rows, failures = [], []
     for index, (name, group, m, n, k) in enumerate(shapes, start=1):
-        for stage, _, _ in TRACKS:
+        for stage in stages:
             print(f"[{index}/{len(shapes)}] {name} ({m} x {n} x {k}) stage {stage}", flush=True)
             csv_path = scratch / f"{name}_{stage}.csv"
             command = [str(binary), str(stage), "-m", str(m), "-n", str(n), "-k", str(k),
@@ -228,7 +230,7 @@ def main(argv=None):
             sys.exit(f"error: {binary} not found or not executable; run make first")
         shapes = [shape for shape in suite() if shape[1] in args.groups]
         with tempfile.TemporaryDirectory(prefix="sgemm-shapes-") as scratch:
-            rows, failures = run_suite(binary, shapes, args.time_budget, Path(scratch))
+            rows, failures = run_suite(binary, shapes, args.stages, args.time_budget, Path(scratch))
         if not rows:
             sys.exit(f"error: {binary.name} wrote no rows; see its output above")
         gpus = sorted({row["gpu"] for row in rows})

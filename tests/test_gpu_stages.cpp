@@ -88,6 +88,9 @@ std::vector<Case> all_cases() {
                       {"small_odd", {3, 5, 7}},
                       {"odd", {127, 129, 67}},
                       {"rectangular", {96, 700, 1030}},
+                      // Few whole tiles and a long K, which stage 10 splits into parts (it
+                      // splits the rectangular shape above too, through its checked kernel).
+                      {"few_tiles_long_k", {256, 256, 4096}},
                       // K and N multiples of 8, nothing else: rows 16-byte aligned, tiles partial.
                       {"aligned_edges", {200, 264, 136}},
                       {"aligned_short_k", {130, 520, 8}},

@@ -30,7 +30,7 @@ TuningCandidate candidate() {
                                        T::kBlockN, T::kBlockK, T::kWarpM, T::kWarpN, T::kThreadM,
                                        T::kThreadN, T::kStages, T::kMinBlocksPerSm),
                            GroupRows, T::kThreads, T::kSharedBytes,
-                           registers_of(tuned_kernel<Config, false>), launch_candidate<Config, GroupRows>};
+                           registers_of(tuned_kernel<Config, false, false>), launch_candidate<Config, GroupRows>};
 }
 
 template <class Config, int GroupRows>
