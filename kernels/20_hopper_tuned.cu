@@ -15,7 +15,9 @@
 //
 // Where it pays: the hand-over costs about as much as 17-21 K tiles of work, so the
 // schedule shares the leftovers out only where that spares each cluster at least 24 K
-// tiles of waiting: at 8192 and 16384, not at 2048 or 4096 (where it would spare 8).
+// tiles of waiting: at 8192 and 16384, not at 2048 or 4096 (where it would spare 8). A
+// problem of fewer stacks than the GPU holds clusters (a few tokens, or a small C with a
+// long K) is shared out over every cluster by the same rule (make_grid_schedule).
 //
 // What changed since stage 19: the schedule and the hand-over; and the kernel
 // (20_hopper_tuned.cuh) takes what the tuner varies as template parameters: the tile, the

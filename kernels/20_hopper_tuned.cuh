@@ -200,9 +200,9 @@ void launch_hopper_tuned_kernel(const GemmProblem& problem, const __nv_bfloat16*
     cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Config::kSharedBytes);
     const int stacks = ceil_div(shape.m, Config::kClusterM * Config::kBlockM) * ceil_div(shape.n, Config::kBlockN);
     const int resident = max_active_clusters(kernel, Config::kThreads, Config::kClusterM, Config::kSharedBytes);
-    const int clusters = resident > 0 ? std::min(stacks, resident) : stacks;
     const TileSchedule schedule =
-        make_tile_schedule(Config::kSchedule, stacks, ceil_div(shape.k, Tiles::kBlockK), clusters);
+        make_grid_schedule(Config::kSchedule, stacks, ceil_div(shape.k, Tiles::kBlockK), resident);
+    const int clusters = schedule.clusters;
     StreamKWorkspace workspace;
     if (schedule.split_tail)
         workspace = stream_k_workspace(clusters * Config::kClusterM, Config::kBlockM * Config::kBlockN);

@@ -95,6 +95,18 @@ inline TileSchedule make_tile_schedule(Schedule kind, int stacks, int k_tiles, i
     return schedule;
 }
 
+// The schedule for a grid of at most `resident` clusters, all that the GPU holds at once
+// (0: not known). With fewer stacks than that, one cluster a stack, unless stream-K can
+// share those few stacks out by K over every cluster.
+inline TileSchedule make_grid_schedule(Schedule kind, int stacks, int k_tiles, int resident) {
+    if (resident <= 0) return make_tile_schedule(kind, stacks, k_tiles, stacks);
+    if (stacks < resident) {
+        const TileSchedule spread = make_tile_schedule(kind, stacks, k_tiles, resident);
+        if (spread.split_tail) return spread;
+    }
+    return make_tile_schedule(kind, stacks, k_tiles, stacks < resident ? stacks : resident);
+}
+
 // The hand-over, by the `threads` consumer threads of a CTA (this one `thread`).
 // publish_partial_sums: the partial sums of a piece that does not finish its tile go to
 // `slot`, four values at a time (float4 q of thread t at q * threads + t, so that a warp's

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <utility>
 #include <vector>
 
 #include "20_stream_k.cuh"
@@ -54,8 +55,26 @@ TEST(TileSchedule, StreamKOnlyWhereItSparesEnough) {
     EXPECT_FALSE(make_tile_schedule(Schedule::kPersistentStreamK, 1056, 128, 66).split_tail);  // no leftover
 }
 
+TEST(TileSchedule, FewerStacksThanClustersAreSharedOutByKOverEveryClusterWhereThatPays) {
+    // 1024 x 1024 x 16384 in 128x256 tiles, clusters of two: 16 stacks of 256 K tiles on 66 clusters.
+    const TileSchedule spread = make_grid_schedule(Schedule::kPersistentStreamK, 16, 256, 66);
+    EXPECT_EQ(spread.clusters, 66);
+    EXPECT_TRUE(spread.split_tail);
+    expect_every_k_tile_once(spread);
+    EXPECT_EQ(make_grid_schedule(Schedule::kPersistent, 16, 256, 66).clusters, 16);
+    // N = 1024 (16 stacks of 16 K tiles) and 2048 (64 of 32): too little K to share out.
+    for (const auto [stacks, k_tiles] : {std::pair{16, 16}, std::pair{64, 32}}) {
+        const TileSchedule whole = make_grid_schedule(Schedule::kPersistentStreamK, stacks, k_tiles, 66);
+        EXPECT_EQ(whole.clusters, stacks);
+        EXPECT_FALSE(whole.split_tail);
+    }
+    EXPECT_EQ(make_grid_schedule(Schedule::kPersistentStreamK, 1024, 128, 66).clusters, 66);
+    EXPECT_EQ(make_grid_schedule(Schedule::kPersistentStreamK, 16, 256, 0).clusters, 16);
+}
+
 TEST(TileSchedule, StreamKCoversEveryKTileOnceAndNamesEachStacksContributors) {
-    for (const Case c : {Case{1024, 128, 66}, Case{4096, 256, 66}, Case{72, 32, 66}, Case{100, 80, 66}, Case{3, 64, 2}}) {
+    for (const Case c : {Case{1024, 128, 66}, Case{4096, 256, 66}, Case{72, 32, 66}, Case{100, 80, 66}, Case{3, 64, 2},
+                         Case{16, 256, 66}, Case{16, 64, 66}}) {
         const TileSchedule schedule = make_tile_schedule(Schedule::kPersistentStreamK, c.stacks, c.k_tiles, c.clusters);
         ASSERT_TRUE(schedule.split_tail) << c.stacks;
         expect_every_k_tile_once(schedule);
