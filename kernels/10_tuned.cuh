@@ -282,17 +282,6 @@ void launch_tuned_kernel(const GemmProblem& problem, const float* a, const float
                                                                                        split);
 }
 
-// How many blocks of the kernel the GPU runs at once (0 if it cannot say).
-template <class Kernel>
-int resident_blocks(Kernel kernel, int threads, std::size_t shared_bytes) {
-    int per_sm = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, shared_bytes) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return 0;
-    }
-    return per_sm * current_sm_count();
-}
-
 // The partial sums of a split K, kept between calls and grown as problems grow.
 inline float* k_split_partials(std::size_t values) {
     static GrowingWorkspace partials("stage 10's partial sums");

@@ -37,9 +37,7 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
     using Tiles = typename Config::Tiles;
     constexpr int kStages = Config::kStages;
     extern __shared__ std::uint8_t shared_bytes[];
-    // Dynamic shared memory is only 16-byte aligned; the swizzle wants 1024.
-    std::uint8_t* const ring = reinterpret_cast<std::uint8_t*>(
-        (reinterpret_cast<std::uintptr_t>(shared_bytes) + Tiles::kSwizzleBytes - 1) & ~std::uintptr_t(Tiles::kSwizzleBytes - 1));
+    std::uint8_t* const ring = Tiles::ring_start(shared_bytes);
     std::uint64_t* const full = reinterpret_cast<std::uint64_t*>(ring + kStages * Tiles::kBytes);
 
     const TileOrigin tile = rasterized_tile_origin<Config::kBlockM, Config::kBlockN>(problem.shape.m, problem.shape.n, group_rows);

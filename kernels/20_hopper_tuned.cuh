@@ -64,8 +64,7 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
     using Tiles = typename Config::Tiles;
     constexpr int kStages = Config::kStages, kClusterM = Config::kClusterM;
     extern __shared__ std::uint8_t shared_bytes[];
-    std::uint8_t* const ring = reinterpret_cast<std::uint8_t*>(
-        (reinterpret_cast<std::uintptr_t>(shared_bytes) + Tiles::kSwizzleBytes - 1) & ~std::uintptr_t(Tiles::kSwizzleBytes - 1));
+    std::uint8_t* const ring = Tiles::ring_start(shared_bytes);
     // full[s]: stage s holds its K tile (the copy engine's bytes have landed).
     // empty[s]: every consumer of the cluster is done with stage s.
     std::uint8_t* const c_buffers = ring + kStages * Tiles::kBytes;

@@ -96,8 +96,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     constexpr int kGroupRows = 8;                     // raster groups of stack rows, as in stage 19
     constexpr float kLoWeight = 1.0f / kF16LoScale;  // the lo segments' partials
     extern __shared__ std::uint8_t shared_bytes[];
-    std::uint8_t* const ring = reinterpret_cast<std::uint8_t*>(
-        (reinterpret_cast<std::uintptr_t>(shared_bytes) + Tiles::kSwizzleBytes - 1) & ~std::uintptr_t(Tiles::kSwizzleBytes - 1));
+    std::uint8_t* const ring = Tiles::ring_start(shared_bytes);
     std::uint8_t* const c_buffers = ring + kStages * Tiles::kBytes;
     std::uint64_t* const full = reinterpret_cast<std::uint64_t*>(c_buffers + kConsumers * kCBufferBytes);
     std::uint64_t* const empty = full + kStages;

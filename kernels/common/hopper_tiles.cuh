@@ -42,6 +42,13 @@ struct HopperStageTiles {
     static_assert(kBlockM % 64 == 0 && kBlockN % kBSlabColumns == 0, "whole m64 blocks and B slabs");
     static_assert(kBlockM <= 256, "one TMA box holds at most 256 rows");
 
+    // Where the ring starts in dynamic shared memory, which is only 16-byte aligned: the
+    // swizzle wants 1024 (kSwizzleBytes more than the ring, asked for at launch).
+    __device__ static std::uint8_t* ring_start(std::uint8_t* shared_bytes) {
+        return reinterpret_cast<std::uint8_t*>((reinterpret_cast<std::uintptr_t>(shared_bytes) + kSwizzleBytes - 1) &
+                                               ~std::uintptr_t(kSwizzleBytes - 1));
+    }
+
     // Stage `stage` of a ring that starts at `base` (1024-byte aligned).
     __device__ static std::uint8_t* a_tile(std::uint8_t* base, int stage) { return base + stage * kBytes; }
     __device__ static std::uint8_t* b_tile(std::uint8_t* base, int stage) { return a_tile(base, stage) + kABytes; }

@@ -3,6 +3,8 @@
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
+
 namespace sgemm {
 
 __host__ __device__ constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
@@ -15,6 +17,17 @@ inline int current_sm_count() {
         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
         return 0;
     return sms;
+}
+
+// How many blocks of `kernel` the current GPU runs at once (0 if it cannot say).
+template <class Kernel>
+int resident_blocks(Kernel kernel, int threads, std::size_t shared_bytes) {
+    int per_sm = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, shared_bytes) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return per_sm * current_sm_count();
 }
 
 // Block rasterization (stages 10 and 14): a 1D grid walks the tiles of C in groups of
