@@ -133,6 +133,13 @@ std::vector<Case> all_cases() {
             cases.push_back({stage.number, large, scalar(rng), scalar(rng), fmt::format("large_{}", to_string(hostile)),
                              hostile});
         cases.push_back({stage.number, large, scalar(rng), 0.0f, "large_special_beta0", InputData::special});
+        // The same kinds where a C of few tiles has a long K: stage 10 splits K into parts
+        // there, and stages 20 and 21 share its one stack out by K over every cluster.
+        const GemmShape few_tiles{256, 256, 16384};
+        for (const InputData hostile : {InputData::graded, InputData::outliers, InputData::subnormal,
+                                        InputData::extremes, InputData::special})
+            cases.push_back({stage.number, few_tiles, scalar(rng), scalar(rng),
+                             fmt::format("few_tiles_long_k_{}", to_string(hostile)), hostile});
     }
     return cases;
 }
