@@ -5,7 +5,8 @@ in the same process, launch by launch, verified against float64 like any run; th
 to results/<gpu>/shapes.csv (the columns of results.csv, then the shape's name and group),
 with a table (shapes.md) and a chart (shapes.png).
 
-    python3 scripts/shapes.py [--groups square layer skinny k-heavy] [--stages 20 22 10] [--binary ./sgemm]
+    python3 scripts/shapes.py [--groups square layer skinny k-heavy] [--shapes qkv_128 ...]
+        [--stages 20 22 10] [--binary ./sgemm]
         [--results-dir results] [--time-budget 0.5] [--no-run [--gpu SLUG]]
 
 A run replaces the rows of the shapes and stages it measured and keeps the others, so a
@@ -77,6 +78,8 @@ def parse_args(argv):
     parser = argparse.ArgumentParser(description="Run the shape suite and write results/<gpu>/shapes.*")
     parser.add_argument("--groups", nargs="+", choices=GROUPS, default=list(GROUPS),
                         help="which groups of shapes to run (default: all)")
+    parser.add_argument("--shapes", nargs="+", metavar="NAME",
+                        help="only these shapes of the groups (names as in shapes.md)")
     parser.add_argument("--stages", nargs="+", type=int, choices=[stage for stage, _, _ in TRACKS],
                         default=[stage for stage, _, _ in TRACKS], help="which tracks' stages to run (default: all)")
     parser.add_argument("--binary", default="sgemm", help="sgemm executable (default: ./sgemm)")
@@ -228,7 +231,10 @@ def main(argv=None):
         binary = repo_path(args.binary)
         if not (binary.is_file() and os.access(binary, os.X_OK)):
             sys.exit(f"error: {binary} not found or not executable; run make first")
-        shapes = [shape for shape in suite() if shape[1] in args.groups]
+        shapes = [shape for shape in suite() if shape[1] in args.groups and (not args.shapes or shape[0] in args.shapes)]
+        unknown = set(args.shapes or ()) - {shape[0] for shape in shapes}
+        if unknown:
+            sys.exit(f"error: no shape {', '.join(sorted(unknown))} in the groups chosen")
         with tempfile.TemporaryDirectory(prefix="sgemm-shapes-") as scratch:
             rows, failures = run_suite(binary, shapes, args.stages, args.time_budget, Path(scratch))
         if not rows:

@@ -108,6 +108,15 @@ class RunTest(unittest.TestCase):
         self.assertIn("| m16 | skinny | 16 | 4096 | 4096 | 120.0 % (", table)
         self.assertEqual((out_dir / shapes.CHART_NAME).read_bytes()[:8], b"\x89PNG\r\n\x1a\n")
 
+    def test_named_shapes_run_alone_and_unknown_names_are_refused(self):
+        result = self.run_groups("skinny", "--shapes", "n16", "--stages", "20")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(self.log.read_text().split()[:7], ["20", "-m", "8192", "-n", "16", "-k", "8192"])
+        self.assertEqual(len(self.log.read_text().splitlines()), 1)
+        result = self.run_groups("skinny", "--shapes", "qkv_64")
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn("no shape qkv_64", result.stderr)
+
 
 if __name__ == "__main__":
     unittest.main()

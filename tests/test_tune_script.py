@@ -69,6 +69,27 @@ class RankCandidates(unittest.TestCase):
         self.assertEqual(tune.rank_candidates(rows), [])
 
 
+class Shapes(unittest.TestCase):
+    def test_names_and_groups_of_the_suite_become_shapes_once(self):
+        self.assertEqual(tune.suite_shapes(["qkv_64", "skinny", "n16"]),
+                         [("qkv_64", 64, 6144, 4096), ("m16", 16, 4096, 4096), ("n64", 4096, 64, 4096),
+                          ("n16", 8192, 16, 8192)])
+        with self.assertRaises(ValueError):
+            tune.suite_shapes(["qkv_65"])
+        self.assertEqual(tune.output_stem(20, "launches", shapes=True), "tuning_stage20_shapes")
+
+    def test_each_shape_names_its_fastest_candidate(self):
+        def shaped(config, m, n, k, ratio, verified="true"):
+            return {**row(config, 8, 0, ratio, verified), "m": m, "n": n, "k": k}
+        rows = [shaped("Config<A>", 64, 6144, 4096, 0.70), shaped("Config<B>", 64, 6144, 4096, 0.88),
+                shaped("Config<A>", 16, 4096, 4096, 0.80), shaped("Config<B>", 16, 4096, 4096, 0.95, "false")]
+        markdown = tune.shapes_markdown(20, rows, [("qkv_64", 64, 6144, 4096), ("m16", 16, 4096, 4096)])
+        self.assertIn("| 1 | `Config<A>` | 8 |", markdown)
+        self.assertIn("| qkv_64 | 64 | 6144 | 4096 | 2 | 70.0 | **88.0** |", markdown)
+        # A candidate that failed verification is marked, never the fastest.
+        self.assertIn("| m16 | 16 | 4096 | 4096 | 1 | **80.0** | ✗ |", markdown)
+
+
 class ApplyWinner(unittest.TestCase):
     def test_rewrites_only_the_two_lines(self):
         for name in ("10_tuned.cu", "14_multistage.cu"):
