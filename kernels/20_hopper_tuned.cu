@@ -19,21 +19,30 @@
 // problem of fewer stacks than the GPU holds clusters (a few tokens, or a small C with a
 // long K) is shared out over every cluster by the same rule (make_grid_schedule).
 //
-// What changed since stage 19: the schedule and the hand-over; and the kernel
-// (20_hopper_tuned.cuh) takes what the tuner varies as template parameters: the tile, the
-// ring's depth, the cluster, the C stores and the schedule. The tuner (scripts/tune.py
-// --stage 20, results/<gpu>/tuning_stage20.md), ranking by the worst ratio over 4096 and
-// 8192, kept stage 19's choices, and stream-K.
+// Tiles by shape: 128x256 tiles in clusters of two fill the GPU only where C has 88 of
+// them (two thirds of the H100's SMs); 1024 x 1024 has 32, and 64 tokens leave each
+// tile's rows half empty. So the launcher chooses per shape (tuned_tiles_for, below): a
+// C of 64 rows or fewer takes 64-row tiles (the consumers split the columns instead of
+// the rows), the rest the largest of 128x256, 128x128 and 128x64 that gives two thirds of
+// the SMs a tile, and 128x64 where none does. The rule follows the fastest candidate per
+// shape in scripts/tune.py --shapes (results/<gpu>/tuning_stage20_shapes.md).
 //
-// Prediction: the idle share of the last round, up to 3 % at 8192; nothing at 4096.
+// What changed since stage 19: the schedule and the hand-over; the tiles by shape; and
+// the kernel (20_hopper_tuned.cuh) takes what the tuner varies as template parameters:
+// the tile, the ring's depth, the cluster, the C stores and the schedule. The tuner
+// (scripts/tune.py --stage 20, results/<gpu>/tuning_stage20.md), ranking by the worst
+// ratio over 4096 and 8192, kept stage 19's choices, and stream-K.
+//
+// Prediction: the idle share of the last round, up to 3 % at 8192; nothing at 4096. With
+// tiles by shape, most of the SMs that the small problems left idle: up to 2x at 1024.
 //
 // Measured on the H100 (make results): 98.7 % of cuBLAS BF16 at N = 4096 and 104.5 % at
-// 8192, where stream-K gained 2 points, most of the prediction; beside cuBLASLt's own
-// kernels (make survey), whose fastest Hopper kernels reached 100.0 and 102.8 %. At 1024
-// it reaches 53.8 %: 16 stacks keep 32 of the 132 SMs busy. What limits it at 4096 is
-// stage 19's: the C stores, and 3.88 rounds that stream-K cannot recover at its cost.
-// Next to try: a cheaper hand-over, and consumers that take turns on two tiles so that
-// one's stores overlap the other's wgmmas. docs/notes/20_hopper_tuned.md has the rest.
+// 8192, where stream-K gained 2 points, most of the prediction; cuBLASLt's fastest Hopper
+// kernels (make survey) reached 100.0 and 102.8 %. Tiles by shape (make shapes): 1024
+// 53.9 -> 84.1 %; over the suite's M <= 256, 72.1 -> 86.8 % geomean, M >= 1024 89.2 -> 95.4,
+// the worst shape 27.1 -> 60.0 % (256 x 256 x 65536). What limits 4096 is stage 19's: the
+// C stores, and 3.88 rounds that stream-K cannot recover at its cost. Next: consumers that
+// take turns on two tiles, and a rule that knows stream-K. docs/notes/20_hopper_tuned.md.
 //
 // Shapes: any M; K and N multiples of 8. Needs sm_90a.
 #include "20_hopper_tuned.cuh"
@@ -41,19 +50,55 @@
 namespace sgemm {
 namespace {
 
+// The tuner's winner on squares, and the smaller tiles of the per-shape rule.
 using TunedConfig = WarpSpecializedConfig<128, 256, 4, 2, CStores::kThroughTma, Schedule::kPersistentStreamK>;
 constexpr int kTunedGroupRows = 8;
+using MediumTiles = WarpSpecializedConfig<128, 128, 5, 2, CStores::kThroughTma, Schedule::kPersistentStreamK>;
+using NarrowTiles = WarpSpecializedConfig<128, 64, 8, 1, CStores::kThroughTma, Schedule::kPersistentStreamK>;
+using FewRowTiles = WarpSpecializedConfig<64, 128, 8, 2, CStores::kThroughTma, Schedule::kPersistentStreamK>;
+
+// The CTAs of Config's grid that have rows of C to work on in its first round (in a
+// cluster past M's last row, a CTA only loads its share of B).
+template <class Config>
+int busy_ctas(const GemmShape& shape) {
+    return ceil_div(shape.m, Config::kBlockM) * ceil_div(shape.n, Config::kBlockN);
+}
+
+template <class... Scaling>
+void launch_for_shape(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b, float* c,
+                      cudaStream_t stream, const Scaling&... scaling) {
+    switch (tuned_tiles_for(problem.shape, current_sm_count())) {
+        case TunedTiles::kFewRows:
+            return launch_hopper_tuned_kernel<FewRowTiles>(problem, a, b, c, kTunedGroupRows, stream, scaling...);
+        case TunedTiles::kWide:
+            return launch_hopper_tuned_kernel<TunedConfig>(problem, a, b, c, kTunedGroupRows, stream, scaling...);
+        case TunedTiles::kMedium:
+            return launch_hopper_tuned_kernel<MediumTiles>(problem, a, b, c, kTunedGroupRows, stream, scaling...);
+        case TunedTiles::kNarrow:
+            return launch_hopper_tuned_kernel<NarrowTiles>(problem, a, b, c, kTunedGroupRows, stream, scaling...);
+    }
+}
 
 }  // namespace
 
+// 64-row tiles for a few tokens; otherwise the largest tile whose grid leaves at most a
+// third of the SMs idle, and the narrow one where none does.
+TunedTiles tuned_tiles_for(const GemmShape& shape, int sms) {
+    const int enough = 2 * sms / 3;
+    if (shape.m <= 64) return TunedTiles::kFewRows;
+    if (busy_ctas<TunedConfig>(shape) >= enough) return TunedTiles::kWide;
+    if (busy_ctas<MediumTiles>(shape) >= enough) return TunedTiles::kMedium;
+    return TunedTiles::kNarrow;
+}
+
 void launch_hopper_tuned(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b, float* c,
                          cudaStream_t stream) {
-    launch_hopper_tuned_kernel<TunedConfig>(problem, a, b, c, kTunedGroupRows, stream);
+    launch_for_shape(problem, a, b, c, stream);
 }
 
 void launch_hopper_tuned(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b, float* c,
                          cudaStream_t stream, const OperandScaling& scaling) {
-    launch_hopper_tuned_kernel<TunedConfig>(problem, a, b, c, kTunedGroupRows, stream, scaling);
+    launch_for_shape(problem, a, b, c, stream, scaling);
 }
 
 }  // namespace sgemm

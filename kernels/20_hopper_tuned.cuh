@@ -26,9 +26,11 @@ namespace sgemm {
 // memory and TMA stores (stage 19), which leaves them free for the next tile sooner.
 enum class CStores { kFromRegisters, kThroughTma };
 
-// A BlockM x BlockN block tile split between two consumer warpgroups (BlockM / 2 rows
-// each), Stages K tiles in the ring, clusters of ClusterM CTAs whose tiles form a stack and
-// share B's, the way C is written, and the schedule.
+// A BlockM x BlockN block tile split between two consumer warpgroups, Stages K tiles in
+// the ring, clusters of ClusterM CTAs whose tiles form a stack and share B's, the way C is
+// written, and the schedule. The consumers take BlockM / 2 rows each; a tile of 64 rows
+// (for a few tokens: 128 would leave half of each tile's rows empty) is one m64 block, and
+// they take half its columns each instead.
 template <int BlockM, int BlockN, int Stages, int ClusterM, CStores Stores, Schedule Scheduling>
 struct WarpSpecializedConfig {
     static constexpr Schedule kSchedule = Scheduling;
@@ -38,7 +40,9 @@ struct WarpSpecializedConfig {
     static constexpr CStores kStores = Stores;
     static constexpr int kConsumers = 2;
     static constexpr int kThreads = 128 * (1 + kConsumers);
-    static constexpr int kRowsPerConsumer = BlockM / kConsumers;
+    static constexpr bool kSplitColumns = BlockM == 64;
+    static constexpr int kRowsPerConsumer = kSplitColumns ? BlockM : BlockM / kConsumers;
+    static constexpr int kColumnsPerConsumer = kSplitColumns ? BlockN / kConsumers : BlockN;
     static constexpr int kMBlocks = kRowsPerConsumer / 64;
     // Registers after setmaxnreg: the producer keeps few, the consumers hold the
     // accumulators (128 x 40 + 256 x 232 fits the SM's 65536).
@@ -48,6 +52,7 @@ struct WarpSpecializedConfig {
     static constexpr int kSharedBytes =
         Stages * Tiles::kBytes + kConsumers * kCBufferBytes + 2 * Stages * 8 + Tiles::kSwizzleBytes;
     static_assert(kRowsPerConsumer % 64 == 0, "each consumer takes whole m64 blocks");
+    static_assert(kColumnsPerConsumer % Tiles::kBSlabColumns == 0, "each consumer takes whole B slabs");
     static_assert(BlockN <= 256, "one wgmma spans the tile's columns");
     static_assert(Stores == CStores::kFromRegisters || kMBlocks == 1, "TMA stores: one m64 block per consumer");
     static_assert(kSharedBytes <= 227 * 1024, "an H100 block has at most 227 KB of shared memory");
@@ -116,7 +121,10 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
         }
     } else {
         warpgroup_claim_registers<Config::kConsumerRegisters>();
-        const int first_row = (warpgroup - 1) * Config::kRowsPerConsumer;
+        constexpr int kMBlocks = Config::kMBlocks, kColumns = Config::kColumnsPerConsumer;
+        const int first_row = Config::kSplitColumns ? 0 : (warpgroup - 1) * Config::kRowsPerConsumer;
+        const int first_column = Config::kSplitColumns ? (warpgroup - 1) * kColumns : 0;
+        const int first_slab = first_column / Tiles::kBSlabColumns;
         const bool signals = threadIdx.x % 128 == 0;
         const auto release = [&](int stage) {
             if (!signals) return;
@@ -126,7 +134,7 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
                 mbarrier_arrive(&empty[stage]);
             }
         };
-        WarpgroupAccumulators<Config::kMBlocks, Config::kBlockN> acc;
+        WarpgroupAccumulators<kMBlocks, kColumns> acc;
         int passed = 0, c_chunks = 0;
         const int consumer_thread = threadIdx.x - 128, consumer_threads = Config::kConsumers * 128;
         // Named barriers: 1 and 2 each consumer's own (the C chunks), 3 both (stream-K).
@@ -134,20 +142,21 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
         constexpr int kTileValues = Config::kBlockM * Config::kBlockN;
         for (int index = 0; schedule.piece(cluster, index, piece); ++index) {
             const TileOrigin tile = tile_of(piece.stack);
-            zero_accumulators<Config::kMBlocks, Config::kBlockN>(acc);
+            zero_accumulators<kMBlocks, kColumns>(acc);
             for (int kt = piece.k_begin; kt < piece.k_end; ++kt, ++passed) {
                 const int stage = passed % kStages;
                 mbarrier_wait(&full[stage], passed / kStages % 2);
-                warpgroup_multiply_k_tile<Config::kMBlocks, Config::kBlockN>(acc, Tiles::a_tile(ring, stage),
-                                                                             Tiles::b_tile(ring, stage), first_row);
+                warpgroup_multiply_k_tile<kMBlocks, kColumns>(
+                    acc, Tiles::a_tile(ring, stage), Tiles::b_tile(ring, stage) + first_slab * Tiles::kBSlabBytes,
+                    first_row);
                 wgmma_wait_group<1>();
                 if (kt > piece.k_begin) release((passed - 1) % kStages);
             }
-            warpgroup_finish<Config::kMBlocks, Config::kBlockN>(acc);
+            warpgroup_finish<kMBlocks, kColumns>(acc);
             release((passed - 1) % kStages);
             constexpr bool kStreamK = Config::kSchedule == Schedule::kPersistentStreamK;
             if (kStreamK && piece.k_end < schedule.k_tiles) {  // a piece that leaves its tile unfinished
-                publish_partial_sums<Config::kMBlocks, Config::kBlockN>(
+                publish_partial_sums<kMBlocks, kColumns>(
                     acc, partial_sums + static_cast<std::size_t>(blockIdx.x) * kTileValues, &partial_flags[blockIdx.x],
                     consumer_thread, consumer_threads, kConsumersBarrier);
                 continue;
@@ -156,23 +165,24 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
                 const long long tile_start = static_cast<long long>(piece.stack - schedule.tail_first_stack()) * schedule.k_tiles;
                 for (int earlier = cluster - 1; earlier >= 0 && schedule.run_begin(earlier + 1) > tile_start; --earlier) {
                     const int slot = earlier * kClusterM + rank;
-                    add_partial_sums<Config::kMBlocks, Config::kBlockN>(
+                    add_partial_sums<kMBlocks, kColumns>(
                         acc, partial_sums + static_cast<std::size_t>(slot) * kTileValues, &partial_flags[slot],
                         consumer_thread, consumer_threads, kConsumersBarrier);
                 }
             }
             if (scaling.row_exponents != nullptr)
-                unscale_accumulators<Config::kMBlocks, Config::kBlockN>(acc, scaling, problem.shape,
-                                                                        tile.row + first_row, tile.col);
+                unscale_accumulators<kMBlocks, kColumns>(acc, scaling, problem.shape, tile.row + first_row,
+                                                         tile.col + first_column);
             if constexpr (Config::kStores == CStores::kThroughTma) {
 #pragma unroll
-                for (int chunk = 0; chunk < Config::kBlockN / kCChunkColumns; ++chunk)
+                for (int chunk = 0; chunk < kColumns / kCChunkColumns; ++chunk)
                     store_c_chunk_through_tma<Config::kCBuffers>(
                         acc[0] + chunk * kCChunkValues, problem, c, &c_map,
                         c_buffers + (warpgroup - 1) * Config::kCBufferBytes, c_chunks++, tile.row + first_row,
-                        tile.col + chunk * kCChunkColumns, warpgroup);
+                        tile.col + first_column + chunk * kCChunkColumns, warpgroup);
             } else {
-                store_warpgroup_tile<Config::kMBlocks, Config::kBlockN>(acc, problem, c, tile.row + first_row, tile.col);
+                store_warpgroup_tile<kMBlocks, kColumns>(acc, problem, c, tile.row + first_row,
+                                                         tile.col + first_column);
             }
         }
         // Shared memory must outlive the copy engine's reads of it.
@@ -209,6 +219,11 @@ void launch_hopper_tuned_kernel(const GemmProblem& problem, const __nv_bfloat16*
                         Config::kSharedBytes, stream, a_map, b_map, c_map, c, problem, group_rows, schedule,
                         workspace.partial_sums, workspace.flags, scaling);
 }
+
+// Stage 20's tiles for a shape on a GPU of `sms` SMs (20_hopper_tuned.cu): 128x256 (the
+// tuner's choice on squares), 128x128, 128x64, or 64x128 for a few rows.
+enum class TunedTiles { kWide, kMedium, kNarrow, kFewRows };
+TunedTiles tuned_tiles_for(const GemmShape& shape, int sms);
 
 // Stage 21 runs the tuned kernel on operands it has scaled by powers of two (20_hopper_tuned.cu).
 void launch_hopper_tuned(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b, float* c,

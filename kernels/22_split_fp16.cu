@@ -42,9 +42,16 @@
 // which goes wholly to the fallback, SGEMM's own. docs/notes/22_split_fp16.md has each
 // kind, and what the check costs.
 //
+// Where the split cannot pay: the pre-pass reads and writes (M + N) K values for M N K
+// products. Below 192 products a value (M N / (M + N): under about 190 tokens, or a C
+// 64 wide) the launcher hands the problem to stage 10's kernel, FP32 on the CUDA cores,
+// which the suite (make shapes) found ahead of the split on every such shape: over its
+// M <= 256, 0.54x -> 0.79x SGEMM geomean; 256 x 256 x 65536, 0.10x -> 0.88x.
+//
 // The pre-pass and the fallback are in 22_split_fp16_operands.cuh; the GEMM kernel below.
 //
-// Shapes: any M and K; N a multiple of 8 (TMA writes C's rows). Needs sm_90a.
+// Shapes: any M and K; N a multiple of 8 (TMA writes C's rows). Needs sm_90a; a shape
+// where the split cannot pay runs stage 10's kernel.
 #include <cuda.h>
 #include <cuda_fp16.h>
 
@@ -204,8 +211,20 @@ constexpr int kKAlignment = Tiles::kBlockK;
 
 }  // namespace
 
+// Stage 10's launcher (10_tuned.cu), for the shapes where the split cannot pay.
+void launch_tuned(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream);
+
+// Where the split pays: the pre-pass reads each value of A and B and writes its parts,
+// (M + N) K values, for the M N K products that then run on the tensor cores: at least
+// this many products a value (M N / (M + N)) before the tensor cores win the pre-pass's
+// time back. The suite (make shapes) puts the break-even between 128 (128 tokens: stage 10
+// ahead on every layer) and 240 (256 tokens: stage 22 ahead on every layer).
+constexpr double kMinProductsPerSplitValue = 192;
+
 void launch_split_fp16(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream) {
     const auto [m, n, k] = problem.shape;
+    if (static_cast<double>(m) * n / (static_cast<double>(m) + n) < kMinProductsPerSplitValue)
+        return launch_tuned(problem, a, b, c, stream);
     const int padded_k = ceil_div(k, kKAlignment) * kKAlignment, k_tiles = padded_k / kKAlignment;
     const std::size_t a_values = static_cast<std::size_t>(m) * 2 * padded_k;
     const std::size_t b_values = static_cast<std::size_t>(2) * padded_k * n;

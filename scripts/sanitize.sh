@@ -14,7 +14,8 @@
 # (Those were split by a first rule; the problems below are split by the current one.)
 #
 # The Hopper stages (15-22) under memcheck and synccheck, at an odd and an aligned shape,
-# stage 20 where it shares the leftover tiles out by K (stream-K), and stages 21 and 22
+# stage 20 where it shares the leftover tiles out by K (stream-K) and where it takes its
+# 64-row and 128x128 tiles (the others take 128x64), and stages 21 and 22
 # with K padded; only their GEMM kernels are instrumented (the ones that take a
 # CUtensorMap), the split pre-passes of 21 and 22 in the memcheck runs below. Not under
 # racecheck: on the H100 (CUDA 13.0, driver 580) it stops at the first launch of a wgmma
@@ -42,7 +43,8 @@ hopper_runs=()
 for stage in 15 16 17 18 19 20 21 22; do
   hopper_runs+=("$stage -m 200 -n 264 -k 136 --beta 0.5" "$stage -m 256 -n 512 -k 128")
 done
-hopper_runs+=("20 -m 2304 -n 2048 -k 1024 --beta 0.5" "21 -m 129 -n 264 -k 77 --beta 0.5"
+hopper_runs+=("20 -m 2304 -n 2048 -k 1024 --beta 0.5" "20 -m 50 -n 4104 -k 520 --beta 0.5"
+              "20 -m 200 -n 6144 -k 520 --beta 0.5" "21 -m 129 -n 264 -k 77 --beta 0.5"
               "22 -m 129 -n 264 -k 77 --beta 0.5" "22 -m 200 -n 264 -k 136 --data wide")
 hostile_runs=()
 for stage in 21 22; do

@@ -119,6 +119,17 @@ std::vector<Case> all_cases() {
             cases.push_back({stage.number, shape, scalar(rng), 0.0f, label + "_beta0"});
             cases.push_back({stage.number, shape, scalar(rng), scalar(rng), label + "_beta"});
         }
+        // Where stages 20 and 21 choose each of their smaller tiles (20_hopper_tuned.cu on an
+        // H100): 64-row tiles for 50 rows, 128x128 for 200 rows of a wide C, 128x64 for a
+        // C of 1000 x 1000; partial tiles in M and N. Stage 22 splits the last two, and
+        // hands the first to stage 10.
+        for (const auto& [label, shape] : {std::pair<std::string, GemmShape>{"few_rows", {50, 4104, 520}},
+                                           {"medium_tiles", {200, 6144, 520}},
+                                           {"narrow_tiles", {1000, 1000, 256}}}) {
+            if (shape_refusal(stage, shape)) continue;
+            cases.push_back({stage.number, shape, scalar(rng), scalar(rng), label + "_beta"});
+            cases.push_back({stage.number, shape, scalar(rng), 0.0f, label + "_special_beta0", InputData::special});
+        }
         // The other inputs (sgemm --data) on the largest shape: magnitudes over six decades,
         // small integers, which every correct stage multiplies exactly (alpha 1, beta 0 or
         // 1), and the kinds that break numerical code, with C an input (special values in
@@ -134,7 +145,8 @@ std::vector<Case> all_cases() {
                              hostile});
         cases.push_back({stage.number, large, scalar(rng), 0.0f, "large_special_beta0", InputData::special});
         // The same kinds where a C of few tiles has a long K: stage 10 splits K into parts
-        // there, and stages 20 and 21 share its one stack out by K over every cluster.
+        // there (and stage 22 hands it such a shape), and stages 20 and 21 share its few
+        // tiles out by K over every cluster.
         const GemmShape few_tiles{256, 256, 16384};
         for (const InputData hostile : {InputData::graded, InputData::outliers, InputData::subnormal,
                                         InputData::extremes, InputData::special})

@@ -1,12 +1,14 @@
 // Stage 20's tile schedule (kernels/20_stream_k.cuh): every K tile of
 // every stack is computed exactly once, and each finishing stream-K piece waits for
-// exactly the clusters that left partial sums in its stack.
+// exactly the clusters that left partial sums in its stack. And its tiles for a shape
+// (kernels/20_hopper_tuned.cu).
 #include <gtest/gtest.h>
 
 #include <map>
 #include <utility>
 #include <vector>
 
+#include "20_hopper_tuned.cuh"
 #include "20_stream_k.cuh"
 
 namespace sgemm {
@@ -100,6 +102,23 @@ TEST(TileSchedule, StreamKCoversEveryKTileOnceAndNamesEachStacksContributors) {
                 EXPECT_EQ(found, contributors[piece.stack]) << "stack " << piece.stack;
             }
     }
+}
+
+TEST(TunedTiles, TheLargestTileThatKeepsTwoThirdsOfTheSmsBusy) {
+    constexpr int kSms = 132;  // an H100: 88 busy CTAs are enough
+    // Squares from 2048 up keep the tuner's 128x256 tiles (128 CTAs at 2048).
+    for (const int n : {2048, 4096, 8192, 16384}) EXPECT_EQ(tuned_tiles_for({n, n, n}, kSms), TunedTiles::kWide) << n;
+    EXPECT_EQ(tuned_tiles_for({1024, 6144, 4096}, kSms), TunedTiles::kWide);      // 192 CTAs
+    EXPECT_EQ(tuned_tiles_for({256, 6144, 4096}, kSms), TunedTiles::kMedium);     // 48, then 96 CTAs
+    // 128 rows in clusters of two 128-row CTAs: the second CTA of each has no rows.
+    EXPECT_EQ(tuned_tiles_for({128, 6144, 4096}, kSms), TunedTiles::kNarrow);     // 24, 48, 96 CTAs
+    EXPECT_EQ(tuned_tiles_for({256, 4096, 14336}, kSms), TunedTiles::kNarrow);    // 32, 64, then 128 CTAs
+    EXPECT_EQ(tuned_tiles_for({1024, 1024, 1024}, kSms), TunedTiles::kNarrow);    // 32, 64, then 128 CTAs
+    EXPECT_EQ(tuned_tiles_for({256, 256, 65536}, kSms), TunedTiles::kNarrow);     // none has enough
+    EXPECT_EQ(tuned_tiles_for({8192, 16, 8192}, kSms), TunedTiles::kNarrow);      // 64 CTAs of each
+    // 64 rows or fewer take 64-row tiles, however many there are.
+    for (const int m : {1, 16, 64}) EXPECT_EQ(tuned_tiles_for({m, 128256, 4096}, kSms), TunedTiles::kFewRows) << m;
+    EXPECT_EQ(tuned_tiles_for({65, 4096, 4096}, kSms), TunedTiles::kNarrow);
 }
 
 }  // namespace

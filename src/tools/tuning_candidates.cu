@@ -81,6 +81,13 @@ std::vector<TuningCandidate> stage20_candidates() {
         hopper_candidate<WarpSpecializedConfig<256, 128, 4, 2, CStores::kFromRegisters, StreamK>, 8>(),
         hopper_candidate<WarpSpecializedConfig<128, 256, 4, 2, CStores::kFromRegisters, StreamK>, 8>(),
         hopper_candidate<WarpSpecializedConfig<128, 256, 4, 2, CStores::kThroughTma, Schedule::kPersistent>, 8>(),
+        hopper_candidate<WarpSpecializedConfig<128, 128, 5, 2, CStores::kThroughTma, StreamK>, 8>(),
+        hopper_candidate<WarpSpecializedConfig<128, 128, 5, 1, CStores::kThroughTma, StreamK>, 8>(),
+        hopper_candidate<WarpSpecializedConfig<128, 64, 8, 1, CStores::kThroughTma, StreamK>, 8>(),
+        hopper_candidate<WarpSpecializedConfig<64, 256, 4, 2, CStores::kThroughTma, StreamK>, 8>(),
+        hopper_candidate<WarpSpecializedConfig<64, 256, 4, 1, CStores::kThroughTma, StreamK>, 8>(),
+        hopper_candidate<WarpSpecializedConfig<64, 128, 8, 2, CStores::kThroughTma, StreamK>, 8>(),
+        hopper_candidate<WarpSpecializedConfig<64, 128, 8, 1, CStores::kThroughTma, StreamK>, 8>(),
     };
 }
 
