@@ -23,8 +23,8 @@
 // them (two thirds of the H100's SMs); 1024 x 1024 has 32, and 64 tokens leave each
 // tile's rows half empty. So the launcher chooses per shape (tuned_tiles_for, below): a
 // C of 64 rows or fewer takes 64-row tiles (the consumers split the columns instead of
-// the rows), the rest the largest of 128x256, 128x128 and 128x64 that gives two thirds of
-// the SMs a tile, and 128x64 where none does. The rule follows the fastest candidate per
+// the rows), 64x256 or 64x128; the rest 128x256, 128x128 or 128x64: of each, the largest
+// that gives two thirds of the SMs a tile, and the smallest where none does. The rule follows the fastest candidate per
 // shape in scripts/tune.py --shapes (results/<gpu>/tuning_stage20_shapes.md).
 //
 // What changed since stage 19: the schedule and the hand-over; the tiles by shape; and
@@ -39,7 +39,7 @@
 // Measured on the H100 (make results): 98.7 % of cuBLAS BF16 at N = 4096 and 104.5 % at
 // 8192, where stream-K gained 2 points, most of the prediction; cuBLASLt's fastest Hopper
 // kernels (make survey) reached 100.0 and 102.8 %. Tiles by shape (make shapes): 1024
-// 53.9 -> 84.1 %; over the suite's M <= 256, 72.1 -> 86.8 % geomean, M >= 1024 89.2 -> 95.4,
+// 53.9 -> 84.1 %; over the suite's M <= 256, 72.1 -> 88.1 % geomean, M >= 1024 89.2 -> 95.4,
 // the worst shape 27.1 -> 60.0 % (256 x 256 x 65536). What limits 4096 is stage 19's: the
 // C stores, and 3.88 rounds that stream-K cannot recover at its cost. Next: consumers that
 // take turns on two tiles, and a rule that knows stream-K. docs/notes/20_hopper_tuned.md.
@@ -56,6 +56,7 @@ constexpr int kTunedGroupRows = 8;
 using MediumTiles = WarpSpecializedConfig<128, 128, 5, 2, CStores::kThroughTma, Schedule::kPersistentStreamK>;
 using NarrowTiles = WarpSpecializedConfig<128, 64, 8, 1, CStores::kThroughTma, Schedule::kPersistentStreamK>;
 using FewRowTiles = WarpSpecializedConfig<64, 128, 8, 2, CStores::kThroughTma, Schedule::kPersistentStreamK>;
+using FewRowWideTiles = WarpSpecializedConfig<64, 256, 4, 1, CStores::kThroughTma, Schedule::kPersistentStreamK>;
 
 // The CTAs of Config's grid that have rows of C to work on in its first round (in a
 // cluster past M's last row, a CTA only loads its share of B).
@@ -70,6 +71,8 @@ void launch_for_shape(const GemmProblem& problem, const __nv_bfloat16* a, const 
     switch (tuned_tiles_for(problem.shape, current_sm_count())) {
         case TunedTiles::kFewRows:
             return launch_hopper_tuned_kernel<FewRowTiles>(problem, a, b, c, kTunedGroupRows, stream, scaling...);
+        case TunedTiles::kFewRowsWide:
+            return launch_hopper_tuned_kernel<FewRowWideTiles>(problem, a, b, c, kTunedGroupRows, stream, scaling...);
         case TunedTiles::kWide:
             return launch_hopper_tuned_kernel<TunedConfig>(problem, a, b, c, kTunedGroupRows, stream, scaling...);
         case TunedTiles::kMedium:
@@ -81,11 +84,12 @@ void launch_for_shape(const GemmProblem& problem, const __nv_bfloat16* a, const 
 
 }  // namespace
 
-// 64-row tiles for a few tokens; otherwise the largest tile whose grid leaves at most a
-// third of the SMs idle, and the narrow one where none does.
+// The largest tile whose grid leaves at most a third of the SMs idle, of the 64-row tiles
+// for a few tokens, of the 128-row ones for the rest; the smallest where none does.
 TunedTiles tuned_tiles_for(const GemmShape& shape, int sms) {
     const int enough = 2 * sms / 3;
-    if (shape.m <= 64) return TunedTiles::kFewRows;
+    if (shape.m <= 64)
+        return busy_ctas<FewRowWideTiles>(shape) >= enough ? TunedTiles::kFewRowsWide : TunedTiles::kFewRows;
     if (busy_ctas<TunedConfig>(shape) >= enough) return TunedTiles::kWide;
     if (busy_ctas<MediumTiles>(shape) >= enough) return TunedTiles::kMedium;
     return TunedTiles::kNarrow;

@@ -221,8 +221,8 @@ void launch_hopper_tuned_kernel(const GemmProblem& problem, const __nv_bfloat16*
 }
 
 // Stage 20's tiles for a shape on a GPU of `sms` SMs (20_hopper_tuned.cu): 128x256 (the
-// tuner's choice on squares), 128x128, 128x64, or 64x128 for a few rows.
-enum class TunedTiles { kWide, kMedium, kNarrow, kFewRows };
+// tuner's choice on squares), 128x128, 128x64, or for a few rows 64x128 or 64x256.
+enum class TunedTiles { kWide, kMedium, kNarrow, kFewRows, kFewRowsWide };
 TunedTiles tuned_tiles_for(const GemmShape& shape, int sms);
 
 // Stage 21 runs the tuned kernel on operands it has scaled by powers of two (20_hopper_tuned.cu).

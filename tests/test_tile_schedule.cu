@@ -116,8 +116,13 @@ TEST(TunedTiles, TheLargestTileThatKeepsTwoThirdsOfTheSmsBusy) {
     EXPECT_EQ(tuned_tiles_for({1024, 1024, 1024}, kSms), TunedTiles::kNarrow);    // 32, 64, then 128 CTAs
     EXPECT_EQ(tuned_tiles_for({256, 256, 65536}, kSms), TunedTiles::kNarrow);     // none has enough
     EXPECT_EQ(tuned_tiles_for({8192, 16, 8192}, kSms), TunedTiles::kNarrow);      // 64 CTAs of each
-    // 64 rows or fewer take 64-row tiles, however many there are.
-    for (const int m : {1, 16, 64}) EXPECT_EQ(tuned_tiles_for({m, 128256, 4096}, kSms), TunedTiles::kFewRows) << m;
+    // 64 rows or fewer take 64-row tiles: 64x256 where there are 88 of them.
+    for (const int m : {1, 16, 64}) {
+        EXPECT_EQ(tuned_tiles_for({m, 128256, 4096}, kSms), TunedTiles::kFewRowsWide) << m;  // 501 CTAs
+        EXPECT_EQ(tuned_tiles_for({m, 6144, 4096}, kSms), TunedTiles::kFewRows) << m;        // 24 CTAs
+    }
+    EXPECT_EQ(tuned_tiles_for({64, 22528, 4096}, kSms), TunedTiles::kFewRowsWide);  // 88 CTAs
+    EXPECT_EQ(tuned_tiles_for({64, 22272, 4096}, kSms), TunedTiles::kFewRows);      // 87
     EXPECT_EQ(tuned_tiles_for({65, 4096, 4096}, kSms), TunedTiles::kNarrow);
 }
 
