@@ -59,9 +59,9 @@ constexpr Stage kStages[] = {
     {17, "warp_specialized",    Precision::bf16, 90, kTmaRows,     "a producer warpgroup, two consumers, full/empty barriers, setmaxnreg", nullptr, launch_warp_specialized, kSm90a},
     {18, "clusters",            Precision::bf16, 90, kTmaRows,     "clusters of two CTAs share B's tile through TMA multicast", nullptr, launch_clusters, kSm90a},
     {19, "persistent",          Precision::bf16, 90, kTmaRows,     "one CTA per SM loops over the tiles; loads run ahead through epilogues", nullptr, launch_persistent, kSm90a},
-    {20, "hopper_tuned",        Precision::bf16, 90, kTmaRows,     "tile, pipeline depth, cluster and raster order chosen by the tuner", nullptr, launch_hopper_tuned, kSm90a},
+    {20, "hopper_tuned",        Precision::bf16, 90, kTmaRows,     "tiles chosen by shape, pipeline depth, cluster and raster order by the tuner", nullptr, launch_hopper_tuned, kSm90a},
     {21, "split_bf16",          Precision::fp32, 90, {1, 8, 1},   "FP32 on tensor cores: A and B split into three bf16 parts, six products", launch_split_bf16, nullptr, kSm90a},
-    {22, "split_fp16",          Precision::fp32, 90, {1, 8, 1},   "FP32 on tensor cores: rows and columns scaled, two fp16 parts, sums in registers", launch_split_fp16, nullptr, kSm90a},
+    {22, "split_fp16",          Precision::fp32, 90, {1, 8, 1},   "FP32 on tensor cores: rows and columns scaled, two fp16 parts, sums in registers; small M on stage 10", launch_split_fp16, nullptr, kSm90a},
 };
 // clang-format on
 
