@@ -69,6 +69,8 @@ TuningCandidate hopper_candidate() {
 // where that pays): 128x256 tiles (each consumer an m64n256 block) against 256x128 (each
 // two m64n128, C from registers); clusters of one and two CTAs; 3-4 stages; raster groups
 // of 4-16 tile rows; C through TMA, and once from registers; and once without stream-K.
+// Then the smaller tiles that stage 20 chooses among by shape (tune.py --shapes): 128x128,
+// 128x64, and 64-row tiles whose consumers take half the columns each.
 std::vector<TuningCandidate> stage20_candidates() {
     constexpr Schedule StreamK = Schedule::kPersistentStreamK;
     using Wide = WarpSpecializedConfig<128, 256, 4, 2, CStores::kThroughTma, StreamK>;
