@@ -50,42 +50,60 @@ __device__ __forceinline__ void store_eight(__half* address, const __half (&valu
     *reinterpret_cast<uint4*>(address) = *reinterpret_cast<const uint4*>(values);
 }
 
+// Eight values of a row of k from `column` on: two 16-byte loads where k is a multiple of
+// 8, zeros past its end.
+__device__ __forceinline__ void load_eight(const float* values, int k, int column, float (&eight)[8]) {
+    if (k % 8 == 0 && column < k) {
+        const float4 first = load_float4(values + column), second = load_float4(values + column + 4);
+        eight[0] = first.x, eight[1] = first.y, eight[2] = first.z, eight[3] = first.w;
+        eight[4] = second.x, eight[5] = second.y, eight[6] = second.z, eight[7] = second.w;
+    } else {
+#pragma unroll
+        for (int i = 0; i < 8; ++i) eight[i] = column + i < k ? values[column + i] : 0.0f;
+    }
+}
+
+// A row's scaling exponent from its range, kept for the epilogue, and its place in the
+// row order: at the front (flagged, the exponent kLeftToFallback) where two fp16 parts
+// cannot hold it or it holds NaN or Inf, at the back otherwise. One thread a row calls it.
+__device__ __forceinline__ int record_row(const MagnitudeRange& range, int row, int m, int* row_exponents,
+                                          Flagged flagged) {
+    const bool splits = !range.non_finite && fits_two_f16_parts(range.largest, range.smallest);
+    const int exponent = splits ? scaling_exponent(range.largest) : kLeftToFallback;
+    row_exponents[row] = exponent;
+    if (splits) flagged.row_order[m - 1 - atomicAdd(&flagged.counts[1], 1)] = row;
+    else flagged.row_order[atomicAdd(&flagged.counts[0], 1)] = row;
+    return exponent;
+}
+
+// A row of k values scaled and split into its row of A' = [lo | hi] (2 padded_k halves at
+// `out`), zeros for a flagged row: eight values from `first` on, every `stride`.
+__device__ __forceinline__ void split_row(const float* values, int k, int padded_k, int exponent, __half* out,
+                                          int first, int stride) {
+    int exponents[8];
+#pragma unroll
+    for (int i = 0; i < 8; ++i) exponents[i] = exponent;
+    for (int column = first; column < padded_k; column += stride) {
+        float eight[8];
+        load_eight(values, k, column, eight);
+        const EightSplitValues parts = split_eight(eight, exponents);
+        store_eight(out + column, parts.lo);
+        store_eight(out + padded_k + column, parts.hi);
+    }
+}
+
 // A (M x K) -> A' = [lo | hi] (M x 2 padded_k), one warp a row: the row's range first
-// (its scaling exponent, kept for the epilogue, and whether two fp16 parts hold it: if
-// not, or if it holds NaN or Inf, the row is listed for the fallback and its A' row is
-// zeros), then the row scaled and split, eight values a lane (two 16-byte loads where K
-// is a multiple of 8).
+// (record_row), then the row scaled and split, eight values a lane.
 __global__ void split_a_kernel(const float* a, int* row_exponents, __half* split, int m, int k, int padded_k,
                                Flagged flagged) {
     const int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32, lane = threadIdx.x % 32;
     if (row >= m) return;
     const float* const values = a + static_cast<std::size_t>(row) * k;
     const MagnitudeRange range = warp_row_range(values, k, lane);
-    const bool splits = !range.non_finite && fits_two_f16_parts(range.largest, range.smallest);
-    const int exponent = splits ? scaling_exponent(range.largest) : kLeftToFallback;
-    if (lane == 0) {
-        row_exponents[row] = exponent;
-        if (splits) flagged.row_order[m - 1 - atomicAdd(&flagged.counts[1], 1)] = row;
-        else flagged.row_order[atomicAdd(&flagged.counts[0], 1)] = row;
-    }
-    int exponents[8];
-#pragma unroll
-    for (int i = 0; i < 8; ++i) exponents[i] = exponent;
-    __half* const out = split + static_cast<std::size_t>(row) * 2 * padded_k;
-    for (int column = 8 * lane; column < padded_k; column += 8 * 32) {
-        float eight[8];
-        if (k % 8 == 0 && column < k) {
-            const float4 first = load_float4(values + column), second = load_float4(values + column + 4);
-            eight[0] = first.x, eight[1] = first.y, eight[2] = first.z, eight[3] = first.w;
-            eight[4] = second.x, eight[5] = second.y, eight[6] = second.z, eight[7] = second.w;
-        } else {
-#pragma unroll
-            for (int i = 0; i < 8; ++i) eight[i] = column + i < k ? values[column + i] : 0.0f;
-        }
-        const EightSplitValues parts = split_eight(eight, exponents);
-        store_eight(out + column, parts.lo);
-        store_eight(out + padded_k + column, parts.hi);
-    }
+    int exponent = 0;
+    if (lane == 0) exponent = record_row(range, row, m, row_exponents, flagged);
+    exponent = __shfl_sync(0xffffffffu, exponent, 0);
+    split_row(values, k, padded_k, exponent, split + static_cast<std::size_t>(row) * 2 * padded_k, 8 * lane, 8 * 32);
 }
 
 // Each column of B's scaling exponent from its range, or kLeftToFallback (and the column

@@ -23,4 +23,13 @@ __device__ __forceinline__ void store_float4_transposed(float* first, int stride
     first[3 * stride] = value.w;
 }
 
+// ld.shared.f32 from an address in the shared window (shared_address() of cp_async.cuh):
+// where the compiler cannot tell that a pointer is to shared memory (one rounded up to an
+// alignment through an integer, say), it would issue a generic load instead.
+__device__ __forceinline__ float load_shared_float(unsigned address) {
+    float value;
+    asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(value) : "r"(address));
+    return value;
+}
+
 }  // namespace sgemm

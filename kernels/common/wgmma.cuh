@@ -191,6 +191,32 @@ __device__ __forceinline__ void wgmma_m64k16(float (&d)[N / 2], std::uint64_t a_
     Wgmma<N>::template mma<Input, kBMnMajor>(d, a_descriptor, b_descriptor, accumulate);
 }
 
+// The same step with A in registers (the "RS" form, stage 23), for fp16 inputs and
+// N = 64: each thread holds its share of the 64x16 A tile as four registers of two __half
+// (the lower half the lower column), in mma.cuh's m16n8k16 A layout once per warp, warp w
+// taking rows 16w .. 16w + 15: register 0 holds row t/4, columns 2(t%4) + {0,1} of thread
+// t's warp rows; register 1 the row 8 further; registers 2 and 3 the same 8 columns on.
+// The registers must keep their values until the wgmma is done (wgmma_wait_group): ptxas
+// sees the instruction, and keeps them. B is K-major (stored N x 16).
+//   wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 d, {a0, a1, a2, a3}, b-desc,
+//       scale-d, 1, 1, 0
+__device__ __forceinline__ void wgmma_m64n64k16_f16_a_in_registers(float (&d)[32], const unsigned (&a)[4],
+                                                                   std::uint64_t b_descriptor, bool accumulate) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile(
+        "{\n.reg .pred accumulate;\nsetp.ne.b32 accumulate, %37, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 "
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
+        "{%32, %33, %34, %35}, %36, accumulate, 1, 1, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_descriptor), "r"(int{accumulate}));
+#endif
+}
+
 // setmaxnreg.dec/inc.sync.aligned.u32 (sm_90a): the warpgroup that runs it gives back
 // registers to, or takes them from, the SM's pool, so that a producer warpgroup that
 // only issues copies can leave its registers to the warpgroups that hold accumulators.
