@@ -79,6 +79,10 @@ constexpr int kStageBytes = kBTileBytes + 2 * kAPartBytes;
 constexpr int kSharedBytes = kStages * kStageBytes + 2 * kStages * 8 + 1024;
 static_assert(kSharedBytes <= 227 * 1024, "an H100 block has at most 227 KB of shared memory");
 constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;  // after setmaxnreg
+static_assert(128 * kProducerRegisters + 128 * kConsumers * kConsumerRegisters <= 65536, "the SM's registers");
+
+// The consumers' split, for the kernel's sm_90a body (other targets compile it empty).
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
 // The power of two 2^e as a float, for e in -126 .. 127.
 __device__ __forceinline__ float exact_power_of_two(int e) { return __uint_as_float(static_cast<unsigned>(127 + e) << 23); }
@@ -181,6 +185,8 @@ __device__ __forceinline__ void keep_registers(SplitFragment& parts) {
         for (int r = 0; r < 4; ++r) asm volatile("" : "+r"(parts.hi[step][r]), "+r"(parts.lo[step][r])::"memory");
 }
 
+#endif  // __CUDA_ARCH_FEAT_SM90_ALL
+
 // Stream-K: the column blocks' K tiles in a row (a column block's K tiles, then the next
 // block's), cut into equal runs; each run goes to row_blocks CTAs side by side in the
 // grid, one for each block of kBlockRows rows of C, which read the same tiles of B at the
@@ -194,8 +200,8 @@ struct StreamK {
     long long units;  // column blocks x k_tiles
     int runs;
 
-    __host__ __device__ long long run_start(int run) const { return units * run / runs; }
-    // The run that holds unit u: the last that starts at or before it.
+    // Run r takes the units from units r / runs up to the next run's first; the run that
+    // holds unit u is the last that starts at or before it.
     __host__ __device__ int run_of(long long unit) const { return static_cast<int>(((unit + 1) * runs - 1) / units); }
     __host__ __device__ long long slot(int column_block, int run, int row_block) const {
         return (static_cast<long long>(column_block) + run) * row_blocks + row_block;
@@ -224,7 +230,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     __syncthreads();
 
     const int run = blockIdx.x / work.row_blocks, first_row = blockIdx.x % work.row_blocks * kBlockRows;
-    const long long begin = work.run_start(run), end = work.run_start(run + 1);
+    const long long begin = work.units * run / work.runs, end = work.units * (run + 1) / work.runs;
     const int warpgroup = threadIdx.x / 128;
     if (warpgroup == 0) {
         warpgroup_release_registers<kProducerRegisters>();
