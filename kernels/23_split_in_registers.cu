@@ -40,7 +40,7 @@
 // fallback's empty launch took 16 us. docs/notes/23_split_in_registers.md has each step.
 //
 // Where it runs: A of at most 256 rows, or a C too small for stage 22's tiles to fill the
-// GPU (splits_in_registers, below); the rest goes to stage 22, whose pre-pass pays there.
+// GPU (splits_in_registers, 23_split_in_registers.cuh); the rest goes to stage 22.
 //
 // Shapes: any M and K; N a multiple of 8. Needs sm_90a.
 #include <cuda.h>
@@ -52,6 +52,7 @@
 #include <type_traits>
 
 #include "22_split_fp16_operands.cuh"
+#include "23_split_in_registers.cuh"
 #include "common/fp32_split.cuh"
 #include "common/gemm_problem.hpp"
 #include "common/hopper_tiles.cuh"
@@ -67,8 +68,9 @@ namespace {
 
 constexpr int kBlockK = 64;
 constexpr int kConsumers = 2, kThreads = 128 * (1 + kConsumers);
-constexpr int kBlockColumns = 64 * kConsumers;  // of B and C: one m64 block of C^T a consumer
-constexpr int kBlockRows = 64;                  // of A and C: the wgmma's N
+constexpr int kBlockColumns = ColumnBlockRuns::kBlockColumns;  // of B and C: an m64 block of C^T a consumer
+constexpr int kBlockRows = ColumnBlockRuns::kBlockRows;        // of A and C: the wgmma's N
+static_assert(kBlockColumns == 64 * kConsumers, "one m64 block of C^T a consumer");
 constexpr int kStages = 4;
 // B's tile in FP32: boxes of 32 columns (128 bytes, one swizzle row) by 64 rows of K.
 constexpr int kBoxColumns = 32, kBoxBytes = kBlockK * kBoxColumns * 4;
@@ -187,30 +189,9 @@ __device__ __forceinline__ void keep_registers(SplitFragment& parts) {
 
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 
-// Stream-K: the column blocks' K tiles in a row (a column block's K tiles, then the next
-// block's), cut into equal runs; each run goes to row_blocks CTAs side by side in the
-// grid, one for each block of kBlockRows rows of C, which read the same tiles of B at the
-// same time (once from DRAM). A CTA's sums for each column block its run touches go to
-// partial slot (column block + run) row_blocks + row block, a tile of C: the runs and the
-// column blocks interleave, so no two pieces share a slot. The columns of B that a piece
-// leaves get a flag.
-struct StreamK {
-    int k_tiles;     // of each column block
-    int row_blocks;  // of kBlockRows in M
-    long long units;  // column blocks x k_tiles
-    int runs;
-
-    // Run r takes the units from units r / runs up to the next run's first; the run that
-    // holds unit u is the last that starts at or before it.
-    __host__ __device__ int run_of(long long unit) const { return static_cast<int>(((unit + 1) * runs - 1) / units); }
-    __host__ __device__ long long slot(int column_block, int run, int row_block) const {
-        return (static_cast<long long>(column_block) + run) * row_blocks + row_block;
-    }
-};
-
 __global__ void __launch_bounds__(kThreads, 1)
     split_in_registers_kernel(const __grid_constant__ CUtensorMap b_map, const __grid_constant__ CUtensorMap a_map,
-                              float* partials, int* column_flags, GemmShape shape, int padded_k, StreamK work) {
+                              float* partials, int* column_flags, GemmShape shape, int padded_k, ColumnBlockRuns work) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     extern __shared__ std::uint8_t shared_bytes[];
     std::uint8_t* const ring = HopperStageTiles<64, 64>::ring_start(shared_bytes);
@@ -230,7 +211,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     __syncthreads();
 
     const int run = blockIdx.x / work.row_blocks, first_row = blockIdx.x % work.row_blocks * kBlockRows;
-    const long long begin = work.units * run / work.runs, end = work.units * (run + 1) / work.runs;
+    const long long begin = work.run_start(run), end = work.run_start(run + 1);
     const int warpgroup = threadIdx.x / 128;
     if (warpgroup == 0) {
         warpgroup_release_registers<kProducerRegisters>();
@@ -382,7 +363,7 @@ __global__ void __launch_bounds__(kSplitRowThreads) split_rows_kernel(const floa
 // C = alpha 2^-(row exponent) (the pieces' sums, added in run order) + beta C, four
 // columns a thread; alpha's term left out where the row or the column went to the
 // fallback, whose flagged columns the threads of row 0 list.
-__global__ void finish_kernel(GemmProblem problem, const float* partials, StreamK work, const int* row_exponents,
+__global__ void finish_kernel(GemmProblem problem, const float* partials, ColumnBlockRuns work, const int* row_exponents,
                               const int* column_flags, float* c, Flagged flagged) {
     const int m = problem.shape.m, n = problem.shape.n;
     const std::size_t count = static_cast<std::size_t>(m) * n / 4;
@@ -420,11 +401,7 @@ __global__ void finish_kernel(GemmProblem problem, const float* partials, Stream
 
 void launch_split_fp16(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream);
 
-// Where this kernel runs rather than stage 22's: A of at most 256 rows, or a C that
-// leaves some of stage 22's clusters of two without a stack of 256 x 128 (its tiles) to
-// take. Measured in the same process on the H100 (see the notes): this kernel was ahead on
-// every such shape tried (1024 x 1024 x 1024: 1.34x SGEMM against 1.00x), stage 22 on every
-// shape with a stack for each cluster (2048 x 2048 x 2048: 2.09x against 1.67x).
+// The measured crossover with stage 22 (see splits_in_registers in the header).
 constexpr int kMaxRowsInRegisters = 256, kStage22StackRows = 256, kStage22StackColumns = 128;
 
 bool splits_in_registers(const GemmShape& shape, int sms) {
@@ -441,7 +418,7 @@ void launch_split_in_registers(const GemmProblem& problem, const float* a, const
     const int column_blocks = ceil_div(n, kBlockColumns), row_blocks = ceil_div(m, kBlockRows);
     const long long units = static_cast<long long>(column_blocks) * k_tiles;
     const int runs = static_cast<int>(std::min<long long>(std::max(sms / row_blocks, 1), units));
-    const StreamK work{k_tiles, row_blocks, units, runs};
+    const ColumnBlockRuns work{k_tiles, row_blocks, units, runs};
 
     // A', the pieces' sums (a slot for each tile and CTA), then the ints: column flags and
     // counts (zeroed), row exponents, the row order and the flagged columns.
