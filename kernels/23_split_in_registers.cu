@@ -86,9 +86,6 @@ static_assert(128 * kProducerRegisters + 128 * kConsumers * kConsumerRegisters <
 // The consumers' split, for the kernel's sm_90a body (other targets compile it empty).
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
-// The power of two 2^e as a float, for e in -126 .. 127.
-__device__ __forceinline__ float exact_power_of_two(int e) { return __uint_as_float(static_cast<unsigned>(127 + e) << 23); }
-
 // A consumer's fragment of one K tile of B^T: four k16 steps of the m16n8k16 A layout, the
 // thread's two rows (h = 0, 1: columns of B) and four values of K each, as
 // values[step][p + 2 h + 4 q] = B^T(row h, k = 16 step + 2 (t % 4) + p + 8 q).
@@ -145,8 +142,8 @@ __device__ __forceinline__ RowScaling tile_row_scaling(const TileFragment& value
         const bool too_wide = has_nonzero && __uint_as_float(smallest_less_one + 1) <
                                                  __uint_as_float(largest) * 0x1p-28f;
         out.leave[h] = non_finite || too_wide || exponent < -63 || exponent > 63;
-        out.scale[h] = out.leave[h] ? 0.0f : exact_power_of_two(exponent);
-        out.unscale[h] = out.leave[h] ? 0.0f : exact_power_of_two(-exponent);
+        out.scale[h] = out.leave[h] ? 0.0f : power_of_two(exponent);
+        out.unscale[h] = out.leave[h] ? 0.0f : power_of_two(-exponent);
     }
     return out;
 }
