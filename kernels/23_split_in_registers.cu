@@ -40,7 +40,8 @@
 // fallback's empty launch took 16 us. docs/notes/23_split_in_registers.md has each step.
 //
 // Where it runs: A of at most 256 rows, or a C too small for stage 22's tiles to fill the
-// GPU (splits_in_registers, 23_split_in_registers.cuh); the rest goes to stage 22.
+// GPU (splits_in_registers, 23_split_in_registers.cuh); the rest goes to stage 22. The
+// fragment's scaling and split are in 23_split_fragment.cuh, which stage 24 shares.
 //
 // Shapes: any M and K; N a multiple of 8. Needs sm_90a.
 #include <cuda.h>
@@ -49,9 +50,9 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <type_traits>
 
 #include "22_split_fp16_operands.cuh"
+#include "23_split_fragment.cuh"
 #include "23_split_in_registers.cuh"
 #include "common/fp32_split.cuh"
 #include "common/gemm_problem.hpp"
@@ -68,8 +69,8 @@ namespace {
 
 constexpr int kBlockK = 64;
 constexpr int kConsumers = 2, kThreads = 128 * (1 + kConsumers);
-constexpr int kBlockColumns = ColumnBlockRuns::kBlockColumns;  // of B and C: an m64 block of C^T a consumer
-constexpr int kBlockRows = ColumnBlockRuns::kBlockRows;        // of A and C: the wgmma's N
+constexpr int kBlockColumns = SplitBlockRuns::kSplitBlock;  // of B and C: an m64 block of C^T a consumer
+constexpr int kBlockRows = SplitBlockRuns::kSideBlock;        // of A and C: the wgmma's N
 static_assert(kBlockColumns == 64 * kConsumers, "one m64 block of C^T a consumer");
 constexpr int kStages = 4;
 // B's tile in FP32: boxes of 32 columns (128 bytes, one swizzle row) by 64 rows of K.
@@ -83,112 +84,9 @@ static_assert(kSharedBytes <= 227 * 1024, "an H100 block has at most 227 KB of s
 constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;  // after setmaxnreg
 static_assert(128 * kProducerRegisters + 128 * kConsumers * kConsumerRegisters <= 65536, "the SM's registers");
 
-// The consumers' split, for the kernel's sm_90a body (other targets compile it empty).
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-
-// A consumer's fragment of one K tile of B^T: four k16 steps of the m16n8k16 A layout, the
-// thread's two rows (h = 0, 1: columns of B) and four values of K each, as
-// values[step][p + 2 h + 4 q] = B^T(row h, k = 16 step + 2 (t % 4) + p + 8 q).
-using TileFragment = float[4][8];
-
-// Each row's scaling for one K tile: what the quad of threads that holds its 64 values
-// finds together. leave: the row goes to the fallback (its values are split as zeros).
-struct RowScaling {
-    float scale[2];    // 2^e, or 0 where the row is left
-    float unscale[2];  // 2^-e, or 0
-    bool leave[2];
-};
-
-__device__ __forceinline__ RowScaling tile_row_scaling(const TileFragment& values) {
-    RowScaling out;
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-        // Magnitudes as bits: NaN above Inf above every finite value; smallest nonzero as
-        // bits - 1, so that zero (-1: the largest unsigned) never wins the minimum.
-        // Pairwise, a tree of depth 4 rather than a chain of 16 dependent steps: with two
-        // warps a scheduler, the chain's latency would show.
-        unsigned largest_of[16], smallest_of[16];
-#pragma unroll
-        for (int step = 0; step < 4; ++step)
-#pragma unroll
-            for (int q = 0; q < 2; ++q)
-#pragma unroll
-                for (int p = 0; p < 2; ++p) {
-                    const unsigned bits = __float_as_uint(values[step][p + 2 * h + 4 * q]) & 0x7fffffffu;
-                    largest_of[4 * step + 2 * q + p] = bits;
-                    smallest_of[4 * step + 2 * q + p] = bits - 1;
-                }
-        const auto fold = [&](auto width) {  // entry i takes in entry i + width
-#pragma unroll
-            for (int i = 0; i < decltype(width)::value; ++i) {
-                largest_of[i] = max(largest_of[i], largest_of[i + decltype(width)::value]);
-                smallest_of[i] = min(smallest_of[i], smallest_of[i + decltype(width)::value]);
-            }
-        };
-        fold(std::integral_constant<int, 8>{});
-        fold(std::integral_constant<int, 4>{});
-        fold(std::integral_constant<int, 2>{});
-        fold(std::integral_constant<int, 1>{});
-        unsigned largest = largest_of[0], smallest_less_one = smallest_of[0];
-#pragma unroll
-        for (int offset = 1; offset < 4; offset *= 2) {
-            largest = max(largest, __shfl_xor_sync(0xffffffffu, largest, offset));
-            smallest_less_one = min(smallest_less_one, __shfl_xor_sync(0xffffffffu, smallest_less_one, offset));
-        }
-        const bool non_finite = largest > 0x7f7fffffu;
-        // scaling_exponent for a normal largest: 15 - (its frexp exponent, biased - 126).
-        const int exponent = largest == 0 ? 0 : 141 - static_cast<int>(largest >> 23);
-        const bool has_nonzero = smallest_less_one != ~0u;
-        const bool too_wide = has_nonzero && __uint_as_float(smallest_less_one + 1) <
-                                                 __uint_as_float(largest) * 0x1p-28f;
-        out.leave[h] = non_finite || too_wide || exponent < -63 || exponent > 63;
-        out.scale[h] = out.leave[h] ? 0.0f : power_of_two(exponent);
-        out.unscale[h] = out.leave[h] ? 0.0f : power_of_two(-exponent);
-    }
-    return out;
-}
-
-// The fragment scaled and split into fp16 parts, as wgmma's A registers of each k16 step
-// (stage 22's split: x = hi + 2^-11 lo).
-struct SplitFragment {
-    unsigned hi[4][4];
-    unsigned lo[4][4];
-};
-
-__device__ __forceinline__ SplitFragment split_fragment(const TileFragment& values, const RowScaling& scaling) {
-    SplitFragment out;
-#pragma unroll
-    for (int step = 0; step < 4; ++step)
-#pragma unroll
-        for (int r = 0; r < 4; ++r) {  // register r holds the pair p = 0, 1 of h = r % 2, q = r / 2
-            const int h = r % 2;
-            float x[2];
-#pragma unroll
-            for (int p = 0; p < 2; ++p)
-                x[p] = scaling.leave[h] ? 0.0f : values[step][2 * r + p] * scaling.scale[h];
-            const __half2 hi = __floats2half2_rn(x[0], x[1]);
-            const float2 hi_values = __half22float2(hi);
-            const __half2 lo = __floats2half2_rn((x[0] - hi_values.x) * kF16LoScale, (x[1] - hi_values.y) * kF16LoScale);
-            out.hi[step][r] = *reinterpret_cast<const unsigned*>(&hi);
-            out.lo[step][r] = *reinterpret_cast<const unsigned*>(&lo);
-        }
-    return out;
-}
-
-// Keeps the compiler from reusing a fragment's registers before this point: wgmma reads
-// them after it has been issued, until wgmma_wait_group.
-__device__ __forceinline__ void keep_registers(SplitFragment& parts) {
-#pragma unroll
-    for (int step = 0; step < 4; ++step)
-#pragma unroll
-        for (int r = 0; r < 4; ++r) asm volatile("" : "+r"(parts.hi[step][r]), "+r"(parts.lo[step][r])::"memory");
-}
-
-#endif  // __CUDA_ARCH_FEAT_SM90_ALL
-
 __global__ void __launch_bounds__(kThreads, 1)
     split_in_registers_kernel(const __grid_constant__ CUtensorMap b_map, const __grid_constant__ CUtensorMap a_map,
-                              float* partials, int* column_flags, GemmShape shape, int padded_k, ColumnBlockRuns work) {
+                              float* partials, int* column_flags, GemmShape shape, int padded_k, SplitBlockRuns work) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     extern __shared__ std::uint8_t shared_bytes[];
     std::uint8_t* const ring = HopperStageTiles<64, 64>::ring_start(shared_bytes);
@@ -207,7 +105,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     __syncthreads();
 
-    const int run = blockIdx.x / work.row_blocks, first_row = blockIdx.x % work.row_blocks * kBlockRows;
+    const int run = blockIdx.x / work.side_blocks, first_row = blockIdx.x % work.side_blocks * kBlockRows;
     const long long begin = work.run_start(run), end = work.run_start(run + 1);
     const int warpgroup = threadIdx.x / 128;
     if (warpgroup == 0) {
@@ -341,11 +239,7 @@ __global__ void __launch_bounds__(kSplitRowThreads) split_rows_kernel(const floa
 #pragma unroll
         for (int i = 0; i < 8; ++i) range.include(eight[i]);
     }
-    for (int offset = 16; offset > 0; offset /= 2) {
-        range.largest = fmaxf(range.largest, __shfl_xor_sync(0xffffffffu, range.largest, offset));
-        range.smallest = fminf(range.smallest, __shfl_xor_sync(0xffffffffu, range.smallest, offset));
-    }
-    range.non_finite = __any_sync(0xffffffffu, range.non_finite);
+    range = warp_range(range);
     if (lane == 0) warp_ranges[warp] = range;
     __syncthreads();
     if (threadIdx.x == 0) {
@@ -360,7 +254,7 @@ __global__ void __launch_bounds__(kSplitRowThreads) split_rows_kernel(const floa
 // C = alpha 2^-(row exponent) (the pieces' sums, added in run order) + beta C, four
 // columns a thread; alpha's term left out where the row or the column went to the
 // fallback, whose flagged columns the threads of row 0 list.
-__global__ void finish_kernel(GemmProblem problem, const float* partials, ColumnBlockRuns work, const int* row_exponents,
+__global__ void finish_kernel(GemmProblem problem, const float* partials, SplitBlockRuns work, const int* row_exponents,
                               const int* column_flags, float* c, Flagged flagged) {
     const int m = problem.shape.m, n = problem.shape.n;
     const std::size_t count = static_cast<std::size_t>(m) * n / 4;
@@ -415,7 +309,7 @@ void launch_split_in_registers(const GemmProblem& problem, const float* a, const
     const int column_blocks = ceil_div(n, kBlockColumns), row_blocks = ceil_div(m, kBlockRows);
     const long long units = static_cast<long long>(column_blocks) * k_tiles;
     const int runs = static_cast<int>(std::min<long long>(std::max(sms / row_blocks, 1), units));
-    const ColumnBlockRuns work{k_tiles, row_blocks, units, runs};
+    const SplitBlockRuns work{k_tiles, row_blocks, units, runs};
 
     // A', the pieces' sums (a slot for each tile and CTA), then the ints: column flags and
     // counts (zeroed), row exponents, the row order and the flagged columns.

@@ -13,23 +13,25 @@
 # 3000 x 3000 x 520, 4352 x 1024 x 512); racecheck told to skip that kernel fails itself.
 # (Those were split by a first rule; the problems below are split by the current one.)
 #
-# The Hopper stages (15-23) under memcheck and synccheck, at an odd and an aligned shape,
+# The Hopper stages (15-24) under memcheck and synccheck, at an odd and an aligned shape,
 # stage 20 where it shares the leftover tiles out by K (stream-K) and where it takes its
 # 64-row and 128x128 tiles (the others take 128x64), stages 21 and 22 with K padded, and
-# stage 23 where runs of K tiles share column blocks and where it hands over to stage 22;
+# stage 23 where runs of K tiles share column blocks and where it hands over to stage 22,
+# stage 24 where it takes a narrow C itself (partial blocks of rows, columns and K);
 # only their GEMM kernels are instrumented (the ones that take a CUtensorMap), the split
-# pre-passes of 21-23 in the memcheck runs below. Not under
+# pre-passes of 21-24 in the memcheck runs below. Not under
 # racecheck: on the H100 (CUDA 13.0, driver 580) it stops at the first launch of a wgmma
 # or TMA kernel in the process with "Internal Sanitizer Error: The Sanitizer failed to
 # handle a hardware exception", at 256 x 512 x 128 as well, with or without
 # --racecheck-memcpy-async, and even when told to instrument other kernels only
 # (--kernel-name, --kernel-name-exclude). So racecheck's runs take the stages before
-# them (0-14), which leaves the pre-passes of 21-23 without racecheck.
+# them (0-14), which leaves the pre-passes of 21-24 without racecheck.
 #
-# Stages 21-23 on the input kinds that break numerical code (sgemm --data graded,
+# Stages 21-24 on the input kinds that break numerical code (sgemm --data graded,
 # outliers, subnormal, extremes, special) under memcheck with every kernel instrumented:
-# the pre-passes, the GEMM and the fallback of stages 22 and 23, which these kinds send rows and
-# columns to (K = 520 has outlier columns; beta = 0.5 puts special values in C).
+# the pre-passes, the GEMM and the fallback of stages 22-24, which these kinds send rows and
+# columns to (K = 520 has outlier columns; beta = 0.5 puts special values in C); stage 24
+# on a C 40 wide, which it takes itself.
 # `scripts/sanitize.sh ./sgemm hopper` runs only the Hopper runs, `... hostile` only these.
 set -euo pipefail
 binary=${1:-./sgemm}
@@ -41,18 +43,20 @@ runs=("all 256" "all -m 127 -n 129 -k 67" "all -m 128 -n 384 -k 24 --beta 0.5" "
       "14 -m 2048 -n 2048 -k 67 --beta 0.5" "14 -m 2099 -n 2041 -k 2039 --beta 0.5")
 memcheck_only_runs=("14 -m 2176 -n 2048 -k 2048 --beta 0.5" "14 -m 2100 -n 2040 -k 2040 --beta 0.5")
 hopper_runs=()
-for stage in 15 16 17 18 19 20 21 22 23; do
+for stage in 15 16 17 18 19 20 21 22 23 24; do
   hopper_runs+=("$stage -m 200 -n 264 -k 136 --beta 0.5" "$stage -m 256 -n 512 -k 128")
 done
 hopper_runs+=("20 -m 2304 -n 2048 -k 1024 --beta 0.5" "20 -m 50 -n 4104 -k 520 --beta 0.5"
               "20 -m 200 -n 6144 -k 520 --beta 0.5" "21 -m 129 -n 264 -k 77 --beta 0.5"
               "22 -m 129 -n 264 -k 77 --beta 0.5" "22 -m 200 -n 264 -k 136 --data wide"
-              "23 -m 64 -n 1024 -k 4160 --beta 0.5" "23 -m 2304 -n 2048 -k 136 --beta 0.5")
+              "23 -m 64 -n 1024 -k 4160 --beta 0.5" "23 -m 2304 -n 2048 -k 136 --beta 0.5"
+              "24 -m 2100 -n 72 -k 1028 --beta 0.5" "24 -m 1500 -n 40 -k 516")
 hostile_runs=()
-for stage in 21 22 23; do
-  for data in graded outliers subnormal extremes special; do
+for data in graded outliers subnormal extremes special; do
+  for stage in 21 22 23; do
     hostile_runs+=("$stage -m 200 -n 264 -k 520 --beta 0.5 --data $data")
   done
+  hostile_runs+=("24 -m 1500 -n 40 -k 520 --beta 0.5 --data $data")
 done
 failed=0
 # sanitize TOOL RUN [compute-sanitizer options]: one run, "clean" or "REPORT" and its log.

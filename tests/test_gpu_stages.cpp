@@ -122,11 +122,14 @@ std::vector<Case> all_cases() {
         // Where stages 20 and 21 choose each of their smaller tiles (20_hopper_tuned.cu on an
         // H100): 64-row tiles for 50 rows (64x256 on a C 22536 wide), 128x128 for 200 rows
         // of a wide C, 128x64 for a C of 1000 x 1000; partial tiles in M and N. Stage 22
-        // splits the last two, and hands the first two to stage 10.
+        // splits the last two, and hands the first two to stage 10. And a C 40 columns wide,
+        // which stage 24 takes itself (partial blocks of rows and columns, K a multiple of 4
+        // but not of 64).
         for (const auto& [label, shape] : {std::pair<std::string, GemmShape>{"few_rows", {50, 4104, 520}},
                                            {"few_rows_wide", {50, 22536, 136}},
                                            {"medium_tiles", {200, 6144, 520}},
-                                           {"narrow_tiles", {1000, 1000, 256}}}) {
+                                           {"narrow_tiles", {1000, 1000, 256}},
+                                           {"few_columns", {1500, 40, 516}}}) {
             if (shape_refusal(stage, shape)) continue;
             cases.push_back({stage.number, shape, scalar(rng), scalar(rng), label + "_beta"});
             cases.push_back({stage.number, shape, scalar(rng), 0.0f, label + "_special_beta0", InputData::special});

@@ -53,7 +53,7 @@ class SuiteTest(unittest.TestCase):
         self.assertEqual(max(tokens), 16384)
         self.assertTrue(all(min(m, n) <= 64 for _, group, m, n, _ in suite if group == "skinny"))
         self.assertTrue(all(k >= 4 * max(m, n) for _, group, m, n, k in suite if group == "k-heavy"))
-        # Stages 20 and 23 take K and N in multiples of 8.
+        # Stages 20 and 24 take K and N in multiples of 8.
         self.assertTrue(all(n % 8 == 0 and k % 8 == 0 for _, _, _, n, k in suite))
 
     def test_summary_takes_the_geomean_and_the_worst_per_band(self):
@@ -104,7 +104,7 @@ class RunTest(unittest.TestCase):
         self.assertEqual(len(sgemm_results.read_rows(out_dir / shapes.CSV_NAME, shapes.SHAPE_COLUMNS)), len(rows))
         self.assertEqual([call.split()[0] for call in self.log.read_text().splitlines()[-3:]], ["10"] * 3)
         table = (out_dir / shapes.TABLE_NAME).read_text(encoding="utf-8")
-        self.assertIn("| 23 | FP32 on tensor cores | cuBLAS SGEMM | M ≤ 256 | 2 |", table)
+        self.assertIn("| 24 | FP32 on tensor cores | cuBLAS SGEMM | M ≤ 256 | 2 |", table)
         self.assertIn("| m16 | skinny | 16 | 4096 | 4096 | 120.0 % (", table)
         self.assertEqual((out_dir / shapes.CHART_NAME).read_bytes()[:8], b"\x89PNG\r\n\x1a\n")
 

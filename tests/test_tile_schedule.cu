@@ -1,8 +1,8 @@
 // Stage 20's tile schedule (kernels/20_stream_k.cuh): every K tile of
 // every stack is computed exactly once, and each finishing stream-K piece waits for
 // exactly the clusters that left partial sums in its stack. And its tiles for a shape
-// (kernels/20_hopper_tuned.cu). Stage 23's runs over column blocks and its partial slots
-// (kernels/23_split_in_registers.cuh), and where it takes a problem rather than stage 22.
+// (kernels/20_hopper_tuned.cu). Stages 23 and 24's runs over split blocks and their partial slots
+// (kernels/23_split_in_registers.cuh), and where each takes a problem rather than pass it on.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -130,19 +130,19 @@ TEST(TunedTiles, TheLargestTileThatKeepsTwoThirdsOfTheSmsBusy) {
     EXPECT_EQ(tuned_tiles_for({65, 4096, 4096}, kSms), TunedTiles::kNarrow);
 }
 
-// Every unit (a column block's K tile) in exactly one run, which run_of names; each piece
-// (a run's share of a column block, for one row block) in a slot of its own, below the
-// slot count the launcher allocates; and the runs that the last kernel adds for a column
+// Every unit (a split block's K tile) in exactly one run, which run_of names; each piece
+// (a run's share of a split block, for one side block) in a slot of its own, below the
+// slot count the launcher allocates; and the runs that the last kernel adds for a split
 // block exactly the ones that touched it.
-TEST(ColumnBlockRuns, EveryUnitInOneRunAndEveryPieceInItsOwnSlot) {
-    for (const int column_blocks : {1, 3, 32, 48, 1002})
+TEST(SplitBlockRuns, EveryUnitInOneRunAndEveryPieceInItsOwnSlot) {
+    for (const int split_blocks : {1, 3, 32, 48, 1002})
         for (const int k_tiles : {1, 3, 64, 1024})
-            for (const int row_blocks : {1, 2, 4, 16, 128}) {
-                const long long units = static_cast<long long>(column_blocks) * k_tiles;
-                const int runs = static_cast<int>(std::min<long long>(std::max(132 / row_blocks, 1), units));
-                const ColumnBlockRuns work{k_tiles, row_blocks, units, runs};
+            for (const int side_blocks : {1, 2, 4, 16, 128}) {
+                const long long units = static_cast<long long>(split_blocks) * k_tiles;
+                const int runs = static_cast<int>(std::min<long long>(std::max(132 / side_blocks, 1), units));
+                const SplitBlockRuns work{k_tiles, side_blocks, units, runs};
                 std::set<long long> slots;
-                std::vector<std::set<int>> touched(column_blocks);
+                std::vector<std::set<int>> touched(split_blocks);
                 long long next_unit = 0;
                 for (int run = 0; run < runs; ++run) {
                     ASSERT_EQ(work.run_start(run), next_unit);
@@ -154,22 +154,22 @@ TEST(ColumnBlockRuns, EveryUnitInOneRunAndEveryPieceInItsOwnSlot) {
                     next_unit = work.run_start(run + 1);
                 }
                 ASSERT_EQ(next_unit, units);
-                for (int column_block = 0; column_block < column_blocks; ++column_block) {
-                    const long long first = static_cast<long long>(column_block) * k_tiles;
+                for (int split_block = 0; split_block < split_blocks; ++split_block) {
+                    const long long first = static_cast<long long>(split_block) * k_tiles;
                     const int first_run = work.run_of(first), last_run = work.run_of(first + k_tiles - 1);
-                    ASSERT_EQ(static_cast<int>(touched[column_block].size()), last_run - first_run + 1);
-                    ASSERT_EQ(*touched[column_block].begin(), first_run);
-                    for (const int run : touched[column_block])
-                        for (int row_block = 0; row_block < row_blocks; ++row_block) {
-                            const long long slot = work.slot(column_block, run, row_block);
-                            ASSERT_LT(slot, work.slot(column_blocks, runs, 0));
+                    ASSERT_EQ(static_cast<int>(touched[split_block].size()), last_run - first_run + 1);
+                    ASSERT_EQ(*touched[split_block].begin(), first_run);
+                    for (const int run : touched[split_block])
+                        for (int side_block = 0; side_block < side_blocks; ++side_block) {
+                            const long long slot = work.slot(split_block, run, side_block);
+                            ASSERT_LT(slot, work.slot(split_blocks, runs, 0));
                             ASSERT_TRUE(slots.insert(slot).second) << "slot " << slot << " taken twice";
                         }
                 }
             }
 }
 
-TEST(ColumnBlockRuns, FewRowsOrASmallCSplitInRegisters) {
+TEST(SplitBlockRuns, FewRowsOrASmallCSplitInRegisters) {
     constexpr int kSms = 132;  // an H100: stage 22 runs 66 clusters of two
     for (const int m : {1, 64, 256}) EXPECT_TRUE(splits_in_registers({m, 128256, 4096}, kSms)) << m;
     EXPECT_TRUE(splits_in_registers({1024, 1024, 1024}, kSms));  // 32 of stage 22's stacks
@@ -179,6 +179,16 @@ TEST(ColumnBlockRuns, FewRowsOrASmallCSplitInRegisters) {
     EXPECT_FALSE(splits_in_registers({1024, 4096, 4096}, kSms)); // 128
     EXPECT_FALSE(splits_in_registers({1024, 8448, 4096}, kSms)); // 264
     EXPECT_FALSE(splits_in_registers({257, 8448, 4096}, kSms));  // 132: a stack for each cluster
+}
+
+TEST(SplitBlockRuns, ANarrowCSplitsAInRegisters) {
+    EXPECT_TRUE(splits_a_in_registers({8192, 16, 8192}));
+    EXPECT_TRUE(splits_a_in_registers({4096, 64, 4096}));
+    EXPECT_TRUE(splits_a_in_registers({257, 256, 4}));
+    EXPECT_FALSE(splits_a_in_registers({4096, 264, 4096}));  // wider than 256
+    EXPECT_FALSE(splits_a_in_registers({256, 256, 65536}));  // as wide as tall: stage 23's
+    EXPECT_FALSE(splits_a_in_registers({8, 16, 4096}));      // wider than tall: B is the larger
+    EXPECT_FALSE(splits_a_in_registers({4096, 64, 4098}));   // A's rows not 16-byte aligned
 }
 
 }  // namespace

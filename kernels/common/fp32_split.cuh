@@ -163,17 +163,22 @@ inline void launch_column_ranges(const float* b, int k, int n, ColumnRanges rang
     column_ranges_kernel<kColumnRangeRows><<<grid, 256, 0, stream>>>(b, k, n, ranges);
 }
 
-// The range of a row of `count` values, by a whole warp (each lane reads every 32nd value);
-// every lane gets the result.
-__device__ inline MagnitudeRange warp_row_range(const float* values, int count, int lane) {
-    MagnitudeRange range;
-    for (int i = lane; i < count; i += 32) range.include(values[i]);
+// The ranges of a warp's lanes combined; every lane gets the result.
+__device__ inline MagnitudeRange warp_range(MagnitudeRange range) {
     for (int offset = 16; offset > 0; offset /= 2) {
         range.largest = fmaxf(range.largest, __shfl_xor_sync(0xffffffffu, range.largest, offset));
         range.smallest = fminf(range.smallest, __shfl_xor_sync(0xffffffffu, range.smallest, offset));
     }
     range.non_finite = __any_sync(0xffffffffu, range.non_finite);
     return range;
+}
+
+// The range of a row of `count` values, by a whole warp (each lane reads every 32nd value);
+// every lane gets the result.
+__device__ inline MagnitudeRange warp_row_range(const float* values, int count, int lane) {
+    MagnitudeRange range;
+    for (int i = lane; i < count; i += 32) range.include(values[i]);
+    return warp_range(range);
 }
 
 #endif  // __CUDACC__
