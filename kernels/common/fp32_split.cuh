@@ -1,4 +1,4 @@
-// FP32 values as sums of 16-bit ones, for the tensor cores (stages 21-23), and the
+// FP32 values as sums of 16-bit ones, for the tensor cores (stages 21-24), and the
 // powers of two that scale a row of A or a column of B into a 16-bit type's range first.
 //
 // An FP32 value as the sum of three bf16 values (stage 21): x = hi + mid + lo, exactly.

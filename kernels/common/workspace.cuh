@@ -1,5 +1,5 @@
 // Device memory that a kernel keeps for the life of the process and grows as problems
-// grow, as cuBLAS keeps its workspace: the split operands of stages 21-23, stream-K's
+// grow, as cuBLAS keeps its workspace: the split operands of stages 21-24, stream-K's
 // partial tiles and flags (20_stream_k.cuh).
 #pragma once
 
