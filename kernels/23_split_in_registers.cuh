@@ -39,8 +39,8 @@ struct SplitBlockRuns {
 bool splits_in_registers(const GemmShape& shape, int sms);
 
 // Where stage 24's kernel runs rather than stage 23's launcher: a C at most 256 columns wide
-// and narrower than it is tall, so that A is the larger operand, with K a multiple of 4
-// (TMA reads A's rows, which must start 16-byte aligned).
+// and at least 16 times taller than wide, so that A is much the larger operand, with K a
+// multiple of 4 (TMA reads A's rows, which must start 16-byte aligned).
 bool splits_a_in_registers(const GemmShape& shape);
 
 }  // namespace sgemm

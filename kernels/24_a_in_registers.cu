@@ -32,8 +32,8 @@
 // sectors), the last kernel (7 us) and the fallback's empty launch (3 us) take the rest.
 // docs/notes/24_a_in_registers.md has the figures.
 //
-// Where it runs: N at most 256 and below M, K a multiple of 4 (TMA's rows of A); the rest
-// goes to stage 23's launcher (and from there to stage 22).
+// Where it runs: N at most 256 and M at least 16 N, K a multiple of 4 (TMA's rows of A);
+// the rest goes to stage 23's launcher (and from there to stage 22).
 //
 // Shapes: any M and K; N a multiple of 8. Needs sm_90a.
 #include <cuda.h>
@@ -323,13 +323,16 @@ __global__ void finish_kernel(GemmProblem problem, const float* partials, SplitB
 void launch_split_in_registers(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream);
 
 // Where A is the operand to split in registers (23_split_in_registers.cuh): C no wider than
-// kMaxColumns and narrower than it is tall (where it is wider, B is the larger operand:
-// stage 23's case). Measured in the same process on the H100 (docs/notes): ahead of stage
-// 23 on every such shape tried from 1024 rows (16384 x 256 x 4096: 1.94x SGEMM against 1.33x).
-constexpr int kMaxColumns = 256;
+// kMaxColumns and at least kMinRowsPerColumn times taller than wide, so that B is small
+// beside A and the pre-pass's loads down its columns cost little. Measured in the same
+// process on the H100 (docs/notes): ahead of stage 23's path on every shape tried with 16
+// rows or more a column (16384 x 256 x 4096: 1.93x SGEMM against 1.33x), behind it at 4
+// (512 x 128 x 4096) and 1 (256 x 256 x 65536: 0.49x against 1.04x).
+constexpr int kMaxColumns = 256, kMinRowsPerColumn = 16;
 
 bool splits_a_in_registers(const GemmShape& shape) {
-    return shape.n <= kMaxColumns && shape.n < shape.m && shape.k % 4 == 0;
+    return shape.n <= kMaxColumns && static_cast<long long>(shape.n) * kMinRowsPerColumn <= shape.m &&
+           shape.k % 4 == 0;
 }
 
 void launch_a_in_registers(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream) {

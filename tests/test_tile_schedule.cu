@@ -184,10 +184,12 @@ TEST(SplitBlockRuns, FewRowsOrASmallCSplitInRegisters) {
 TEST(SplitBlockRuns, ANarrowCSplitsAInRegisters) {
     EXPECT_TRUE(splits_a_in_registers({8192, 16, 8192}));
     EXPECT_TRUE(splits_a_in_registers({4096, 64, 4096}));
-    EXPECT_TRUE(splits_a_in_registers({257, 256, 4}));
-    EXPECT_FALSE(splits_a_in_registers({4096, 264, 4096}));  // wider than 256
-    EXPECT_FALSE(splits_a_in_registers({256, 256, 65536}));  // as wide as tall: stage 23's
-    EXPECT_FALSE(splits_a_in_registers({8, 16, 4096}));      // wider than tall: B is the larger
+    EXPECT_TRUE(splits_a_in_registers({1024, 64, 4096}));    // 16 rows a column
+    EXPECT_TRUE(splits_a_in_registers({4096, 256, 4}));
+    EXPECT_FALSE(splits_a_in_registers({1023, 64, 4096}));   // fewer
+    EXPECT_FALSE(splits_a_in_registers({512, 128, 4096}));   // 4: stage 23's path was ahead
+    EXPECT_FALSE(splits_a_in_registers({256, 256, 65536}));  // as wide as tall
+    EXPECT_FALSE(splits_a_in_registers({16384, 264, 4096})); // wider than 256
     EXPECT_FALSE(splits_a_in_registers({4096, 64, 4098}));   // A's rows not 16-byte aligned
 }
 
