@@ -70,7 +70,7 @@ namespace {
 constexpr int kBlockK = 64;
 constexpr int kConsumers = 2, kThreads = 128 * (1 + kConsumers);
 constexpr int kBlockColumns = SplitBlockRuns::kSplitBlock;  // of B and C: an m64 block of C^T a consumer
-constexpr int kBlockRows = SplitBlockRuns::kSideBlock;        // of A and C: the wgmma's N
+constexpr int kBlockRows = SplitBlockRuns::kSideBlock;      // of A and C: the wgmma's N
 static_assert(kBlockColumns == 64 * kConsumers, "one m64 block of C^T a consumer");
 constexpr int kStages = 4;
 // B's tile in FP32: boxes of 32 columns (128 bytes, one swizzle row) by 64 rows of K.
@@ -228,9 +228,8 @@ constexpr int kSplitRowThreads = 256;
 __global__ void __launch_bounds__(kSplitRowThreads) split_rows_kernel(const float* a, int* row_exponents,
                                                                       __half* split, int m, int k, int padded_k,
                                                                       Flagged flagged) {
-    __shared__ MagnitudeRange warp_ranges[kSplitRowThreads / 32];
     __shared__ int row_exponent;
-    const int row = blockIdx.x, lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const int row = blockIdx.x;
     const float* const values = a + static_cast<std::size_t>(row) * k;
     MagnitudeRange range;
     for (int column = 8 * threadIdx.x; column < k; column += 8 * kSplitRowThreads) {
@@ -239,13 +238,8 @@ __global__ void __launch_bounds__(kSplitRowThreads) split_rows_kernel(const floa
 #pragma unroll
         for (int i = 0; i < 8; ++i) range.include(eight[i]);
     }
-    range = warp_range(range);
-    if (lane == 0) warp_ranges[warp] = range;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        for (int w = 1; w < kSplitRowThreads / 32; ++w) range.include(warp_ranges[w]);
-        row_exponent = record_row(range, row, m, row_exponents, flagged);
-    }
+    range = block_range<kSplitRowThreads>(range);
+    if (threadIdx.x == 0) row_exponent = record_row(range, row, m, row_exponents, flagged);
     __syncthreads();
     split_row(values, k, padded_k, row_exponent, split + static_cast<std::size_t>(row) * 2 * padded_k,
               8 * threadIdx.x, 8 * kSplitRowThreads);

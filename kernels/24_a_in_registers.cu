@@ -236,9 +236,8 @@ constexpr int kSplitColumnThreads = 1024, kLoadsInFlight = 4;
 __global__ void __launch_bounds__(kSplitColumnThreads) split_columns_kernel(const float* b, int* column_exponents,
                                                                             __half* split, int k, int n, int padded_k,
                                                                             int* zeroed, int zeroed_count) {
-    __shared__ MagnitudeRange warp_ranges[kSplitColumnThreads / 32];
     __shared__ int column_exponent;
-    const int column = blockIdx.x, lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const int column = blockIdx.x;
     if (column == 0)
         for (int i = threadIdx.x; i < zeroed_count; i += kSplitColumnThreads) zeroed[i] = 0;
     const auto value = [&](int row) { return row < k ? b[static_cast<std::size_t>(row) * n + column] : 0.0f; };
@@ -250,11 +249,8 @@ __global__ void __launch_bounds__(kSplitColumnThreads) split_columns_kernel(cons
 #pragma unroll
         for (int i = 0; i < kLoadsInFlight; ++i) range.include(values[i]);
     }
-    range = warp_range(range);
-    if (lane == 0) warp_ranges[warp] = range;
-    __syncthreads();
+    range = block_range<kSplitColumnThreads>(range);
     if (threadIdx.x == 0) {
-        for (int w = 1; w < kSplitColumnThreads / 32; ++w) range.include(warp_ranges[w]);
         const bool splits = !range.non_finite && fits_two_f16_parts(range.largest, range.smallest);
         column_exponent = splits ? scaling_exponent(range.largest) : kLeftToFallback;
         column_exponents[column] = column_exponent;

@@ -173,6 +173,19 @@ __device__ inline MagnitudeRange warp_range(MagnitudeRange range) {
     return range;
 }
 
+// The ranges of a block's kThreads threads combined, through shared memory; thread 0 gets
+// the result (the others their warp's). The block's threads all call it.
+template <int kThreads>
+__device__ inline MagnitudeRange block_range(MagnitudeRange range) {
+    __shared__ MagnitudeRange warp_ranges[kThreads / 32];
+    range = warp_range(range);
+    if (threadIdx.x % 32 == 0) warp_ranges[threadIdx.x / 32] = range;
+    __syncthreads();
+    if (threadIdx.x == 0)
+        for (int w = 1; w < kThreads / 32; ++w) range.include(warp_ranges[w]);
+    return range;
+}
+
 // The range of a row of `count` values, by a whole warp (each lane reads every 32nd value);
 // every lane gets the result.
 __device__ inline MagnitudeRange warp_row_range(const float* values, int count, int lane) {
