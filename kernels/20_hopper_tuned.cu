@@ -7,12 +7,12 @@
 // leftover stacks' K tiles: here 66 runs of 66 K tiles where a stack has 128. A run
 // covers the start of one stack, or the end of another, or both (each such part a
 // "piece"); the cluster does its start first and leaves the partial sums in a workspace
-// (coalesced float4 stores, then a flag raised with release semantics), and the cluster
-// that ends a stack waits for the flags of the earlier clusters whose runs reach into it,
-// adds their sums in a fixed order (so that every run gives the same bits) and stores C.
-// Doing the starts first keeps the waits short: a finishing cluster only waits for runs
-// that began when its own did.
-//
+// (coalesced float4 stores, then a count raised with release semantics), and the cluster
+// that ends a stack waits for the earlier clusters whose runs reach into it, adds their
+// sums in a fixed order (so that every run gives the same bits) and stores C. Doing the
+// starts first keeps the waits short. A deep K spreads one stack over many clusters (256
+// x 256 x 65536: 33 on each of two), more slots than one CTA reads in its share of the
+// time; there every sharer leaves its slot, then adds up and writes an equal share of C.
 // Where it pays: the hand-over costs about as much as 17-21 K tiles of work, so the
 // schedule shares the leftovers out only where that spares each cluster at least 24 K
 // tiles of waiting: at 8192 and 16384, not at 2048 or 4096 (where it would spare 8). A
@@ -24,8 +24,9 @@
 // tile's rows half empty. So the launcher chooses per shape (tuned_tiles_for, below): a
 // C of 64 rows or fewer takes 64-row tiles (the consumers split the columns instead of
 // the rows), 64x256 or 64x128; the rest 128x256, 128x128 or 128x64: of each, the largest
-// that gives two thirds of the SMs a tile, and the smallest where none does. The rule follows the fastest candidate per
-// shape in scripts/tune.py --shapes (results/<gpu>/tuning_stage20_shapes.md).
+// that gives two thirds of the SMs a tile, else the smallest, or with a long K 128x128
+// (stream-K fills the grid; they load half the bytes per FLOP). The rule follows the
+// fastest candidate per shape in scripts/tune.py --shapes (tuning_stage20_shapes.md).
 //
 // What changed since stage 19: the schedule and the hand-over; the tiles by shape; and
 // the kernel (20_hopper_tuned.cuh) takes what the tuner varies as template parameters:
@@ -39,10 +40,11 @@
 // Measured on the H100 (make results): 98.7 % of cuBLAS BF16 at N = 4096 and 104.5 % at
 // 8192, where stream-K gained 2 points, most of the prediction; cuBLASLt's fastest Hopper
 // kernels (make survey) reached 100.0 and 102.8 %. Tiles by shape (make shapes): 1024
-// 53.9 -> 84.1 %; over the suite's M <= 256, 72.1 -> 88.1 % geomean, M >= 1024 89.2 -> 95.4,
-// the worst shape 27.1 -> 60.0 % (256 x 256 x 65536). What limits 4096 is stage 19's: the
-// C stores, and 3.88 rounds that stream-K cannot recover at its cost. Next: consumers that
-// take turns on two tiles, and a rule that knows stream-K. docs/notes/20_hopper_tuned.md.
+// 53.9 -> 84.1 %; over the suite's M <= 256, 72.1 -> 88.3 % geomean, M >= 1024 89.2 -> 95.4;
+// shares of a deep stack and 128x128 tiles for a long K: 256 x 256 x 65536 60.0 -> 81.7 %,
+// 1024 x 1024 x 16384 66.5 -> 73.0 %. What limits 4096 is stage 19's: the C stores, and 3.88
+// rounds that stream-K cannot recover at its cost. Next: consumers that take turns on two
+// tiles. docs/notes/20_hopper_tuned.md.
 //
 // Shapes: any M; K and N multiples of 8. Needs sm_90a.
 #include "20_hopper_tuned.cuh"
@@ -84,14 +86,25 @@ void launch_for_shape(const GemmProblem& problem, const __nv_bfloat16* a, const 
 
 }  // namespace
 
+// Where neither of the larger 128-row tiles fills two thirds of the SMs, stream-K fills the
+// grid by sharing stacks out by K. With a K this long the loads bound the kernel, and the
+// 128x128 tiles in clusters of two load half the bytes per FLOP of the 128x64 ones: they
+// take such a problem where their stacks lie within C. The tuner, against the 128x64 tiles:
+// 256 x 256 x 65536 82 against 59 % of cuBLAS, 1024 x 1024 x 16384 73 against 69, 256 x
+// 4096 x 14336 86 against 83; with K = 4096 (256 x 4096) they lost, 81 against 94.
+constexpr int kLongK = 8192;
+
 // The largest tile whose grid leaves at most a third of the SMs idle, of the 64-row tiles
-// for a few tokens, of the 128-row ones for the rest; the smallest where none does.
+// for a few tokens, of the 128-row ones for the rest; the smallest where none does, or with
+// a long K the 128x128 tiles.
 TunedTiles tuned_tiles_for(const GemmShape& shape, int sms) {
     const int enough = 2 * sms / 3;
     if (shape.m <= 64)
         return busy_ctas<FewRowWideTiles>(shape) >= enough ? TunedTiles::kFewRowsWide : TunedTiles::kFewRows;
     if (busy_ctas<TunedConfig>(shape) >= enough) return TunedTiles::kWide;
     if (busy_ctas<MediumTiles>(shape) >= enough) return TunedTiles::kMedium;
+    const bool medium_stacks_fit = shape.m >= MediumTiles::kClusterM * MediumTiles::kBlockM && shape.n >= MediumTiles::kBlockN;
+    if (shape.k >= kLongK && medium_stacks_fit) return TunedTiles::kMedium;
     return TunedTiles::kNarrow;
 }
 

@@ -57,13 +57,14 @@ struct WarpSpecializedConfig {
     static_assert(Stores == CStores::kFromRegisters || kMBlocks == 1, "TMA stores: one m64 block per consumer");
     static_assert(kSharedBytes <= 227 * 1024, "an H100 block has at most 227 KB of shared memory");
     static_assert(Tiles::kBSlabs % ClusterM == 0, "the cluster's CTAs load B's slabs in equal shares");
+    static_assert(Stages * Tiles::kBytes >= BlockM * BlockN * 4, "stream-K adds up its share of a tile in the ring");
 };
 
 template <class Config>
 __global__ void __launch_bounds__(Config::kThreads, 1)
     hopper_tuned_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
                         const __grid_constant__ CUtensorMap c_map, float* c, GemmProblem problem, int group_rows,
-                        const __grid_constant__ TileSchedule schedule, float* partial_sums, int* partial_flags,
+                        const __grid_constant__ TileSchedule schedule, float* partial_sums, int* arrivals,
                         OperandScaling scaling) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     using Tiles = typename Config::Tiles;
@@ -154,21 +155,23 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
             }
             warpgroup_finish<kMBlocks, kColumns>(acc);
             release((passed - 1) % kStages);
-            constexpr bool kStreamK = Config::kSchedule == Schedule::kPersistentStreamK;
-            if (kStreamK && piece.k_end < schedule.k_tiles) {  // a piece that leaves its tile unfinished
-                publish_partial_sums<kMBlocks, kColumns>(
-                    acc, partial_sums + static_cast<std::size_t>(blockIdx.x) * kTileValues, &partial_flags[blockIdx.x],
-                    consumer_thread, consumer_threads, kConsumersBarrier);
-                continue;
-            }
-            if (kStreamK && piece.k_begin > 0) {  // it finishes a tile that earlier clusters started
-                const long long tile_start = static_cast<long long>(piece.stack - schedule.tail_first_stack()) * schedule.k_tiles;
-                for (int earlier = cluster - 1; earlier >= 0 && schedule.run_begin(earlier + 1) > tile_start; --earlier) {
-                    const int slot = earlier * kClusterM + rank;
-                    add_partial_sums<kMBlocks, kColumns>(
-                        acc, partial_sums + static_cast<std::size_t>(slot) * kTileValues, &partial_flags[slot],
-                        consumer_thread, consumer_threads, kConsumersBarrier);
+            if (schedule.shared_piece(index)) {  // part of a leftover stack
+                const int tail_stack = piece.stack - schedule.tail_first_stack();
+                int* const arrived = &arrivals[tail_stack * kClusterM + rank];
+                if (schedule.sliced || piece.k_end < schedule.k_tiles) {  // C is written by others, or below
+                    publish_partial_sums<kMBlocks, kColumns>(
+                        acc, partial_sums + (2 * static_cast<std::size_t>(blockIdx.x) + index - schedule.whole_rounds) * kTileValues,
+                        arrived, consumer_thread, consumer_threads, kConsumersBarrier);
+                    continue;
                 }
+                // The last of a few sharers: the others' pieces are their first in the tail.
+                const int first = schedule.first_sharer(tail_stack);
+                add_partial_sums<kMBlocks, kColumns>(
+                    acc,
+                    [&](int sharer) {
+                        return partial_sums + 2 * (static_cast<std::size_t>(first + sharer) * kClusterM + rank) * kTileValues;
+                    },
+                    schedule.sharers(tail_stack) - 1, arrived, consumer_thread, consumer_threads, kConsumersBarrier);
             }
             if (scaling.row_exponents != nullptr)
                 unscale_accumulators<kMBlocks, kColumns>(acc, scaling, problem.shape, tile.row + first_row,
@@ -183,6 +186,24 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
             } else {
                 store_warpgroup_tile<kMBlocks, kColumns>(acc, problem, c, tile.row + first_row,
                                                          tile.col + first_column);
+            }
+        }
+        if (schedule.sliced) {
+            const long long begin = schedule.run_begin(cluster), end = schedule.run_begin(cluster + 1);
+            for (int tail_stack = begin / schedule.k_tiles; begin < end && tail_stack <= (end - 1) / schedule.k_tiles;
+                 ++tail_stack) {
+                const int first = schedule.first_sharer(tail_stack), sharers = schedule.sharers(tail_stack);
+                // The last sharer's piece here is its second where its run goes on into the next stack.
+                const int last_piece = schedule.shared_piece_in(first + sharers - 1, tail_stack);
+                const auto slot_of = [&](int sharer) {
+                    const std::size_t cta = static_cast<std::size_t>(first + sharer) * kClusterM + rank;
+                    return partial_sums + (2 * cta + (sharer == sharers - 1 ? last_piece : 0)) * kTileValues;
+                };
+                const TileOrigin tile = tile_of(schedule.tail_first_stack() + tail_stack);
+                finish_shared_share<kMBlocks, kColumns, Config::kSplitColumns>(
+                    slot_of, sharers, cluster - first, &arrivals[tail_stack * kClusterM + rank],
+                    reinterpret_cast<float4*>(ring), problem, c, scaling, tile.row, tile.col, consumer_thread,
+                    consumer_threads, kConsumersBarrier);
             }
         }
         // Shared memory must outlive the copy engine's reads of it.
@@ -217,7 +238,7 @@ void launch_hopper_tuned_kernel(const GemmProblem& problem, const __nv_bfloat16*
         workspace = stream_k_workspace(clusters * Config::kClusterM, Config::kBlockM * Config::kBlockN);
     launch_with_cluster(kernel, clusters * Config::kClusterM, Config::kThreads, Config::kClusterM,
                         Config::kSharedBytes, stream, a_map, b_map, c_map, c, problem, group_rows, schedule,
-                        workspace.partial_sums, workspace.flags, scaling);
+                        workspace.partial_sums, workspace.arrivals, scaling);
 }
 
 // Stage 20's tiles for a shape on a GPU of `sms` SMs (20_hopper_tuned.cu): 128x256 (the

@@ -11,18 +11,22 @@
 //                       whole tile's time) are shared out by K tiles instead, each
 //                       cluster an equal run of the leftover stacks' K tiles. A run is
 //                       shorter than one stack's K, so it covers the start of one stack
-//                       (the "late" piece), or the end of another (the "early" piece,
-//                       which finishes its stack), or both. A cluster does its late
-//                       piece first and leaves its partial sums in a workspace; the
-//                       cluster that finishes a stack adds the partial sums of every
-//                       earlier cluster whose run reaches into it, in a fixed order, and
-//                       writes C.
+//                       (the "late" piece), or the end of another (the "early" piece),
+//                       or both. A cluster does its late piece first and leaves its
+//                       partial sums in a workspace; the cluster that finishes a stack
+//                       adds those of every earlier cluster whose run reaches into it, in
+//                       a fixed order, and writes C. Where many clusters share a stack,
+//                       each leaves its partial sums, and once its run is done adds up
+//                       an equal share of the stack's and writes that share of C.
 #pragma once
 
 #include <cstddef>
 
+#include "common/epilogue.cuh"
+#include "common/gemm_problem.hpp"
 #include "common/hopper_tiles.cuh"
 #include "common/launch.cuh"
+#include "common/operand_scaling.cuh"
 #include "common/sync.cuh"
 #include "common/workspace.cuh"
 
@@ -42,6 +46,7 @@ struct TileSchedule {
     int clusters = 0;
     int whole_rounds = 0;     // rounds of whole stacks, one per cluster each
     bool split_tail = false;  // stacks after the whole rounds are shared out by K tiles
+    bool sliced = false;      // the sharers of a leftover stack each write a share of it
 
     __host__ __device__ int tail_first_stack() const { return whole_rounds * clusters; }
     __host__ __device__ long long tail_k_tiles() const {
@@ -50,6 +55,29 @@ struct TileSchedule {
     // The run of the leftover stacks' K tiles (counted from the first leftover stack's
     // first) that `cluster` takes: [run_begin, run_begin(cluster + 1)).
     __host__ __device__ long long run_begin(int cluster) const { return tail_k_tiles() * cluster / clusters; }
+
+    // Whether the index-th piece of a cluster's work is part of a leftover stack.
+    __host__ __device__ bool shared_piece(int index) const { return split_tail && index >= whole_rounds; }
+    // The cluster whose run holds K tile `tail_k_tile` of the leftover stacks (counted as run_begin counts).
+    __host__ __device__ int cluster_of(long long tail_k_tile) const {
+        int cluster = static_cast<int>(tail_k_tile * clusters / tail_k_tiles());
+        while (run_begin(cluster + 1) <= tail_k_tile) ++cluster;
+        while (run_begin(cluster) > tail_k_tile) --cluster;
+        return cluster;
+    }
+    // The clusters whose runs reach into leftover stack `tail_stack` (counted from the first
+    // leftover stack): first_sharer(tail_stack) and the ones after it, sharers(tail_stack) in all.
+    __host__ __device__ int first_sharer(int tail_stack) const {
+        return cluster_of(static_cast<long long>(tail_stack) * k_tiles);
+    }
+    __host__ __device__ int sharers(int tail_stack) const {
+        return cluster_of(static_cast<long long>(tail_stack + 1) * k_tiles - 1) - first_sharer(tail_stack) + 1;
+    }
+    // Which of `cluster`'s pieces in the leftover stacks lies in `tail_stack`: 0 its first
+    // (where its run ends), 1 its second (where its run begins, if in an earlier stack).
+    __host__ __device__ int shared_piece_in(int cluster, int tail_stack) const {
+        return (run_begin(cluster + 1) - 1) / k_tiles == tail_stack ? 0 : 1;
+    }
 
     // The index-th piece of `cluster`'s work; false past the last.
     __host__ __device__ bool piece(int cluster, int index, WorkPiece& piece) const {
@@ -81,6 +109,13 @@ struct TileSchedule {
 // (docs/notes/20_hopper_tuned.md).
 constexpr int kStreamKMinSparedKTiles = 24;
 
+// Where a leftover stack has at least this many sharers on average, each adds up and writes
+// a share of it; where fewer, the last adds the others' partial sums to its own and writes
+// it all. Measured on the H100 (docs/notes/20_hopper_tuned.md): shares lost 13-18 points
+// of cuBLAS at 2-4 sharers (every sharer writes its slot, and waits for the last), drew
+// level at 16.5 and gained 25-45 at 33-66; between 4 and 16.5 is not measured.
+constexpr int kSlicedMinSharers = 12;
+
 // The schedule of `stacks` stacks of k_tiles K tiles on `clusters` clusters.
 inline TileSchedule make_tile_schedule(Schedule kind, int stacks, int k_tiles, int clusters) {
     TileSchedule schedule{stacks, k_tiles, clusters, ceil_div(stacks, clusters), false};
@@ -91,6 +126,7 @@ inline TileSchedule make_tile_schedule(Schedule kind, int stacks, int k_tiles, i
         tail * k_tiles >= 2LL * clusters) {
         schedule.whole_rounds = stacks / clusters;
         schedule.split_tail = true;
+        schedule.sliced = clusters >= kSlicedMinSharers * tail;
     }
     return schedule;
 }
@@ -107,17 +143,21 @@ inline TileSchedule make_grid_schedule(Schedule kind, int stacks, int k_tiles, i
     return make_tile_schedule(kind, stacks, k_tiles, stacks < resident ? stacks : resident);
 }
 
-// The hand-over, by the `threads` consumer threads of a CTA (this one `thread`).
-// publish_partial_sums: the partial sums of a piece that does not finish its tile go to
-// `slot`, four values at a time (float4 q of thread t at q * threads + t, so that a warp's
-// stores are coalesced); once every consumer has written them (barrier `barrier_id`), one
-// thread raises `flag` (st.release.gpu). add_partial_sums: one thread waits for `flag`
-// (ld.acquire.gpu) and lowers it again for the next launch, then every consumer adds the
-// slot's sums to its accumulators, reading past L1 (ld.global.cg), which may hold the slot
-// from an earlier launch.
+// The hand-over, by the `threads` consumer threads of a CTA (this one `thread`), for the
+// tile of one CTA rank in a leftover stack. Each cluster that worked on the stack leaves its
+// partial sums in a slot of its own, except, where the stack has few sharers, the last,
+// which adds the others' to its own and writes C (add_partial_sums). Where a deep K spreads
+// a stack over many clusters, one CTA reading every slot would take longer than its share of
+// the K tiles (256 x 256 x 65536: 66 slots of 128 KB); there every sharer leaves its slot,
+// and then adds up and writes an equal share of the tile (finish_shared_share), so that no
+// CTA reads more than one tile's worth.
+//
+// publish_partial_sums: float4 q of thread t at q * threads + t of `slot`, so that a warp's
+// stores are coalesced; once every consumer has written them (barrier `barrier_id`), one
+// thread counts them in `arrivals` (red.release.gpu).
 template <int kMBlocks, int kBlockN>
 __device__ __forceinline__ void publish_partial_sums(const WarpgroupAccumulators<kMBlocks, kBlockN>& acc, float* slot,
-                                                     int* flag, int thread, int threads, int barrier_id) {
+                                                     int* arrivals, int thread, int threads, int barrier_id) {
     float4* const slot4 = reinterpret_cast<float4*>(slot);
 #pragma unroll
     for (int i = 0; i < kMBlocks; ++i)
@@ -127,45 +167,147 @@ __device__ __forceinline__ void publish_partial_sums(const WarpgroupAccumulators
                 make_float4(acc[i][v], acc[i][v + 1], acc[i][v + 2], acc[i][v + 3]);
     __threadfence();
     named_barrier_sync(barrier_id, threads);
-    if (thread == 0) store_release(flag, 1);
+    if (thread == 0) add_release(arrivals, 1);
 }
 
-template <int kMBlocks, int kBlockN>
-__device__ __forceinline__ void add_partial_sums(WarpgroupAccumulators<kMBlocks, kBlockN>& acc, const float* slot,
-                                                 int* flag, int thread, int threads, int barrier_id) {
+// add_partial_sums: once `count` other sharers' slots have arrived (one thread waits with
+// ld.acquire.gpu, then lowers `arrivals` to zero for the next launch), adds them to the
+// accumulators in slot order, reading past L1 (ld.global.cg), which may hold a slot from an
+// earlier launch. slot_of(i): the i-th sharer's slot.
+template <int kMBlocks, int kBlockN, class SlotOf>
+__device__ __forceinline__ void add_partial_sums(WarpgroupAccumulators<kMBlocks, kBlockN>& acc, SlotOf slot_of, int count,
+                                                 int* arrivals, int thread, int threads, int barrier_id) {
     if (thread == 0) {
-        while (load_acquire(flag) == 0) {
+        while (load_acquire(arrivals) < count) {
         }
-        *flag = 0;
+        *arrivals = 0;
     }
     named_barrier_sync(barrier_id, threads);
-    const float4* const slot4 = reinterpret_cast<const float4*>(slot);
+    for (int sharer = 0; sharer < count; ++sharer) {
+        const float4* const slot4 = reinterpret_cast<const float4*>(slot_of(sharer));
 #pragma unroll
-    for (int i = 0; i < kMBlocks; ++i)
+        for (int i = 0; i < kMBlocks; ++i)
 #pragma unroll
-        for (int v = 0; v < kBlockN / 2; v += 4) {
-            const float4 sums = __ldcg(slot4 + (i * kBlockN / 2 + v) / 4 * threads + thread);
-            acc[i][v] += sums.x;
-            acc[i][v + 1] += sums.y;
-            acc[i][v + 2] += sums.z;
-            acc[i][v + 3] += sums.w;
-        }
+            for (int v = 0; v < kBlockN / 2; v += 4) {
+                const float4 sums = __ldcg(slot4 + (i * kBlockN / 2 + v) / 4 * threads + thread);
+                acc[i][v] += sums.x;
+                acc[i][v + 1] += sums.y;
+                acc[i][v + 2] += sums.z;
+                acc[i][v + 3] += sums.w;
+            }
+    }
 }
 
-// The workspace: a partial tile and a flag for each CTA of the largest grid asked for so
-// far. The flags are zero between launches (whoever reads a partial tile lowers its
-// flag), so launches on one stream may share them.
+// Where the value pair (x, y) of a slot's float4 belongs in C; (z, w) are 8 rows below.
+struct SlotPosition {
+    int row, column;
+};
+
+// The float4 at `index` of a slot that publish_partial_sums filled from accumulators of
+// kMBlocks m64 blocks by kBlockN columns per consumer, the consumers stacked by rows or
+// (kSplitColumns) side by side; relative to the tile's corner.
+template <int kMBlocks, int kBlockN, bool kSplitColumns>
+__device__ __forceinline__ SlotPosition slot_position(int index, int threads) {
+    const int owner = index % threads, q = index / threads;
+    const int consumer = owner / 128, warp = owner % 128 / 32, lane = owner % 32;
+    const int block = 4 * q / (kBlockN / 2), j = 4 * q % (kBlockN / 2) / 4;
+    const int first_row = kSplitColumns ? 0 : consumer * 64 * kMBlocks;
+    const int first_column = kSplitColumns ? consumer * kBlockN : 0;
+    return SlotPosition{first_row + 64 * block + 16 * warp + lane / 4, first_column + 8 * j + 2 * (lane % 4)};
+}
+
+// finish_shared_share: once all `sharers` slots of the stack have arrived (one thread waits
+// with ld.acquire.gpu, reading past L1 after it, which may hold a slot from an earlier
+// launch), adds up share `share` of their float4s and writes that share of C, undoing stage
+// 21's scaling. A thread's float4s of the share are `cells`; it adds each cell's parts in
+// slot order, so that every run gives the same bits, into `sums` (shared memory of its own:
+// the idle ring), walking (sharer, cell) pairs sharer by sharer, kInFlight loads at a time.
+// A CTA reads one tile's worth whatever the number of sharers, in about tile / (threads x
+// kInFlight) round trips to L2: a walk cell by cell waited a round trip per cell (256 x 256
+// x 65536 in 128x256 tiles: 63 % of cuBLAS that way, 73 % this way).
+// slot_of(i): the i-th sharer's slot. The last CTA through lowers `arrivals` to zero for the
+// next launch.
+template <int kMBlocks, int kBlockN, bool kSplitColumns, class SlotOf>
+__device__ __forceinline__ void finish_shared_share(SlotOf slot_of, int sharers, int share, int* arrivals, float4* sums,
+                                                    const GemmProblem& problem, float* c, const OperandScaling& scaling,
+                                                    int tile_row, int tile_column, int thread, int threads,
+                                                    int barrier_id) {
+    if (thread == 0)
+        while (load_acquire(arrivals) < sharers) {
+        }
+    named_barrier_sync(barrier_id, threads);
+    constexpr int kInFlight = 16;
+    const int float4s = threads * (kMBlocks * kBlockN / 8);
+    const int first = float4s * share / sharers, count = float4s * (share + 1) / sharers - first;
+    const int cells = thread < count ? (count - thread + threads - 1) / threads : 0;
+    int sharer = 0, cell = 0;  // the next pair to load
+    for (int pair = 0; pair < cells * sharers; pair += kInFlight) {
+        float4 parts[kInFlight];
+        int at[kInFlight];
+        bool first_part[kInFlight];
+#pragma unroll
+        for (int u = 0; u < kInFlight; ++u) {
+            at[u] = -1;
+            if (pair + u >= cells * sharers) continue;
+            at[u] = thread + cell * threads;
+            first_part[u] = sharer == 0;
+            parts[u] = __ldcg(reinterpret_cast<const float4*>(slot_of(sharer)) + first + at[u]);
+            if (++cell == cells) {
+                cell = 0;
+                ++sharer;
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < kInFlight; ++u) {
+            if (at[u] < 0) continue;
+            float4& sum = sums[at[u]];
+            if (first_part[u]) {
+                sum = parts[u];
+            } else {
+                sum.x += parts[u].x;
+                sum.y += parts[u].y;
+                sum.z += parts[u].z;
+                sum.w += parts[u].w;
+            }
+        }
+    }
+    for (int cell_index = 0; cell_index < cells; ++cell_index) {
+        const int local = thread + cell_index * threads;
+        const float4 sum = sums[local];
+        const SlotPosition at = slot_position<kMBlocks, kBlockN, kSplitColumns>(first + local, threads);
+        const int column = tile_column + at.column;  // N is a multiple of 8: column + 1 < N too
+        const float values[2][2] = {{sum.x, sum.y}, {sum.z, sum.w}};
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+            const int row = tile_row + at.row + 8 * half;
+            if (row >= problem.shape.m || column >= problem.shape.n) continue;
+            float pair[2] = {values[half][0], values[half][1]};
+            if (scaling.row_exponents != nullptr)
+#pragma unroll
+                for (int p = 0; p < 2; ++p)
+                    pair[p] = ldexpf(pair[p], -(scaling.row_exponents[row] + scaling.column_exponents[column + p]));
+            store_scaled_float2(c + static_cast<std::size_t>(row) * problem.shape.n + column, pair[0], pair[1],
+                                problem.alpha, problem.beta);
+        }
+    }
+    if (thread == 0 && atomicAdd(arrivals, 1) == 2 * sharers - 1) *arrivals = 0;
+}
+
+// The workspace: two partial tiles (a cluster has at most two pieces in the leftover
+// stacks) for each CTA of the largest grid asked for so far, and an arrival count for each
+// CTA rank of each leftover stack (fewer stacks than clusters). The counts are zero
+// between launches, so launches on one stream may share them.
 struct StreamKWorkspace {
     float* partial_sums = nullptr;
-    int* flags = nullptr;
+    int* arrivals = nullptr;
 };
 
 inline StreamKWorkspace stream_k_workspace(int ctas, int tile_values) {
     static GrowingWorkspace partial_sums("stream-K's partial tiles");
-    static GrowingWorkspace flags("stream-K's flags", true);
+    static GrowingWorkspace arrivals("stream-K's arrival counts", true);
     return StreamKWorkspace{
-        static_cast<float*>(partial_sums.at_least(static_cast<std::size_t>(ctas) * tile_values * sizeof(float))),
-        static_cast<int*>(flags.at_least(static_cast<std::size_t>(ctas) * sizeof(int)))};
+        static_cast<float*>(partial_sums.at_least(2 * static_cast<std::size_t>(ctas) * tile_values * sizeof(float))),
+        static_cast<int*>(arrivals.at_least(static_cast<std::size_t>(ctas) * sizeof(int)))};
 }
 
 }  // namespace sgemm

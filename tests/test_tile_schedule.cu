@@ -1,6 +1,6 @@
 // Stage 20's tile schedule (kernels/20_stream_k.cuh): every K tile of
-// every stack is computed exactly once, and each finishing stream-K piece waits for
-// exactly the clusters that left partial sums in its stack. And its tiles for a shape
+// every stack is computed exactly once, and the kernel names exactly the clusters that
+// left partial sums in each shared stack, and which of their pieces. And its tiles for a shape
 // (kernels/20_hopper_tuned.cu). Stages 23 and 24's runs over split blocks and their partial slots
 // (kernels/23_split_in_registers.cuh), and where each takes a problem rather than pass it on.
 #include <gtest/gtest.h>
@@ -78,34 +78,50 @@ TEST(TileSchedule, FewerStacksThanClustersAreSharedOutByKOverEveryClusterWhereTh
     EXPECT_EQ(make_grid_schedule(Schedule::kPersistentStreamK, 16, 256, 0).clusters, 16);
 }
 
-TEST(TileSchedule, StreamKCoversEveryKTileOnceAndNamesEachStacksContributors) {
+TEST(TileSchedule, StreamKCoversEveryKTileOnceAndNamesEachStacksSharers) {
     for (const Case c : {Case{1024, 128, 66}, Case{4096, 256, 66}, Case{72, 32, 66}, Case{100, 80, 66}, Case{3, 64, 2},
-                         Case{16, 256, 66}, Case{16, 64, 66}}) {
+                         Case{16, 256, 66}, Case{16, 64, 66}, Case{1, 1024, 66}, Case{8, 1024, 132}, Case{2, 2048, 66}}) {
         const TileSchedule schedule = make_tile_schedule(Schedule::kPersistentStreamK, c.stacks, c.k_tiles, c.clusters);
         ASSERT_TRUE(schedule.split_tail) << c.stacks;
         expect_every_k_tile_once(schedule);
-        // Who leaves partial sums where: at most one piece a cluster, its first of the tail.
-        std::map<int, std::vector<int>> contributors;  // stack -> clusters, in the order found
+        // Who leaves partial sums where: each stack's sharers, in cluster order, and the
+        // piece of each that lies in it.
+        std::map<int, std::vector<std::pair<int, int>>> sharers;  // tail stack -> (cluster, tail piece)
         for (int cluster = 0; cluster < schedule.clusters; ++cluster) {
             const std::vector<WorkPiece> pieces = pieces_of(schedule, cluster);
-            for (std::size_t i = 0; i < pieces.size(); ++i)
-                if (pieces[i].k_end < schedule.k_tiles) {
-                    EXPECT_EQ(static_cast<int>(i), schedule.whole_rounds) << "cluster " << cluster;
-                    contributors[pieces[i].stack].insert(contributors[pieces[i].stack].begin(), cluster);
-                }
-        }
-        // The kernel's walk from a finishing piece back over the earlier clusters finds them.
-        for (int cluster = 0; cluster < schedule.clusters; ++cluster)
-            for (const WorkPiece& piece : pieces_of(schedule, cluster)) {
-                if (piece.k_end < schedule.k_tiles || piece.k_begin == 0) continue;
-                const long long tile_start =
-                    static_cast<long long>(piece.stack - schedule.tail_first_stack()) * schedule.k_tiles;
-                std::vector<int> found;
-                for (int earlier = cluster - 1; earlier >= 0 && schedule.run_begin(earlier + 1) > tile_start; --earlier)
-                    found.push_back(earlier);
-                EXPECT_EQ(found, contributors[piece.stack]) << "stack " << piece.stack;
+            ASSERT_LE(static_cast<int>(pieces.size()), schedule.whole_rounds + 2);
+            for (std::size_t i = 0; i < pieces.size(); ++i) {
+                const bool shared = pieces[i].k_begin > 0 || pieces[i].k_end < schedule.k_tiles;
+                EXPECT_EQ(schedule.shared_piece(static_cast<int>(i)), shared) << "cluster " << cluster;
+                if (shared)
+                    sharers[pieces[i].stack - schedule.tail_first_stack()].emplace_back(
+                        cluster, static_cast<int>(i) - schedule.whole_rounds);
             }
+        }
+        // The kernel's names for them.
+        ASSERT_EQ(static_cast<int>(sharers.size()), schedule.stacks - schedule.tail_first_stack());
+        for (const auto& [tail_stack, found] : sharers) {
+            std::vector<std::pair<int, int>> named;
+            for (int i = 0; i < schedule.sharers(tail_stack); ++i) {
+                const int cluster = schedule.first_sharer(tail_stack) + i;
+                named.emplace_back(cluster, schedule.shared_piece_in(cluster, tail_stack));
+                // Only the last sharer's piece can be its second (the kernel counts on it).
+                if (i + 1 < schedule.sharers(tail_stack)) EXPECT_EQ(named.back().second, 0);
+            }
+            EXPECT_EQ(named, found) << "tail stack " << tail_stack;
+        }
     }
+}
+
+TEST(TileSchedule, SharesOfAStackWhereManyClustersShareIt) {
+    // N = 8192 in 128x256 tiles: 34 leftover stacks on 66 clusters, about two sharers each.
+    EXPECT_FALSE(make_tile_schedule(Schedule::kPersistentStreamK, 1024, 128, 66).sliced);
+    // 256 x 256 x 65536: one stack of 128x256 tiles in clusters of two on 66 clusters; four
+    // stacks of 128x128 tiles on 132.
+    EXPECT_TRUE(make_grid_schedule(Schedule::kPersistentStreamK, 1, 1024, 66).sliced);
+    EXPECT_TRUE(make_grid_schedule(Schedule::kPersistentStreamK, 4, 1024, 132).sliced);
+    // 1024 x 1024 x 16384 in 128x256 tiles: 16 stacks on 66 clusters, about four sharers each.
+    EXPECT_FALSE(make_grid_schedule(Schedule::kPersistentStreamK, 16, 256, 66).sliced);
 }
 
 TEST(TunedTiles, TheLargestTileThatKeepsTwoThirdsOfTheSmsBusy) {
@@ -116,9 +132,14 @@ TEST(TunedTiles, TheLargestTileThatKeepsTwoThirdsOfTheSmsBusy) {
     EXPECT_EQ(tuned_tiles_for({256, 6144, 4096}, kSms), TunedTiles::kMedium);     // 48, then 96 CTAs
     // 128 rows in clusters of two 128-row CTAs: the second CTA of each has no rows.
     EXPECT_EQ(tuned_tiles_for({128, 6144, 4096}, kSms), TunedTiles::kNarrow);     // 24, 48, 96 CTAs
-    EXPECT_EQ(tuned_tiles_for({256, 4096, 14336}, kSms), TunedTiles::kNarrow);    // 32, 64, then 128 CTAs
+    EXPECT_EQ(tuned_tiles_for({256, 4096, 4096}, kSms), TunedTiles::kNarrow);     // 32, 64, then 128 CTAs
     EXPECT_EQ(tuned_tiles_for({1024, 1024, 1024}, kSms), TunedTiles::kNarrow);    // 32, 64, then 128 CTAs
-    EXPECT_EQ(tuned_tiles_for({256, 256, 65536}, kSms), TunedTiles::kNarrow);     // none has enough
+    // With a long K, 128x128 tiles where neither larger tile has enough, if their stacks fit.
+    EXPECT_EQ(tuned_tiles_for({256, 4096, 14336}, kSms), TunedTiles::kMedium);    // 32, then 64 CTAs
+    EXPECT_EQ(tuned_tiles_for({1024, 1024, 16384}, kSms), TunedTiles::kMedium);
+    EXPECT_EQ(tuned_tiles_for({256, 256, 65536}, kSms), TunedTiles::kMedium);     // none has enough
+    EXPECT_EQ(tuned_tiles_for({128, 4096, 14336}, kSms), TunedTiles::kNarrow);    // a stack is 256 rows
+    EXPECT_EQ(tuned_tiles_for({8192, 64, 16384}, kSms), TunedTiles::kNarrow);     // and 128 columns
     EXPECT_EQ(tuned_tiles_for({8192, 16, 8192}, kSms), TunedTiles::kNarrow);      // 64 CTAs of each
     // 64 rows or fewer take 64-row tiles: 64x256 where there are 88 of them.
     for (const int m : {1, 16, 64}) {

@@ -1,6 +1,6 @@
 // Synchronization beyond __syncthreads: a barrier for some of a block's warps (bar.sync
-// with an id), and a flag that one CTA raises for another (st.release / ld.acquire at GPU
-// scope).
+// with an id), and a count that CTAs add to and another reads (red.release / ld.acquire at
+// GPU scope).
 #pragma once
 
 namespace sgemm {
@@ -11,17 +11,17 @@ __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
     asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
-// st.release.gpu: `value` becomes visible to the GPU only after every memory access this
-// thread made before it.
-__device__ __forceinline__ void store_release(int* flag, int value) {
-    asm volatile("st.release.gpu.global.b32 [%0], %1;\n" ::"l"(flag), "r"(value) : "memory");
+// red.release.gpu.add: adds `value` to a count, visible to the GPU only after every memory
+// access this thread made before it.
+__device__ __forceinline__ void add_release(int* count, int value) {
+    asm volatile("red.release.gpu.global.add.s32 [%0], %1;\n" ::"l"(count), "r"(value) : "memory");
 }
 
 // ld.acquire.gpu: what this thread reads after it is at least as new as what the writer
 // of the value read had written before its release.
-__device__ __forceinline__ int load_acquire(const int* flag) {
+__device__ __forceinline__ int load_acquire(const int* count) {
     int value;
-    asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(value) : "l"(flag) : "memory");
+    asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(value) : "l"(count) : "memory");
     return value;
 }
 
