@@ -2,13 +2,16 @@
 """The FP32 problem's accuracy table on this GPU: run sgemm_accuracy and write
 results/<gpu>/accuracy.csv and accuracy.md.
 
-    python3 scripts/accuracy.py [--sizes 1024 4096 8192] [--data uniform wide ...] [--timing blocks]
+    python3 scripts/accuracy.py [--sizes 1024 4096 8192] [--shapes 128x6144x4096 ...]
+                                [--data uniform wide ...] [--timing blocks]
 
-For each size and input kind (sgemm --data; by default every kind but exact): cuBLAS SGEMM
-on the CUDA cores, cuBLAS on tensor cores (TF32; FP32 emulated with three bf16 parts a
-value), stage 10 (the tuned CUDA-core stage) and stages 21 and 22 (FP32 split into bf16
-or fp16 parts on tensor cores), each verified against the float64 reference and timed
-against cuBLAS SGEMM in the same process.
+For each problem (the square sizes, then the shapes M x N x K) and input kind (sgemm --data;
+by default every kind but exact): cuBLAS SGEMM on the CUDA cores, cuBLAS on tensor cores
+(TF32; FP32 emulated with three bf16 parts a value), stage 10 (the tuned CUDA-core stage)
+and stages 21-24 (FP32 split into bf16 or fp16 parts on tensor cores), each verified
+against the float64 reference and timed against cuBLAS SGEMM in the same process. The
+default shapes are where stages 23 and 24 run their own kernels: few rows of A (a layer at
+128 tokens) and a narrow C.
 """
 import argparse
 import csv
@@ -28,14 +31,15 @@ DATA = {"uniform": "uniform in [-1, 1)", "wide": "magnitudes log-uniform over 1e
         "extremes": "|A| log-uniform over [2^-126, 2^-118), |B| over [2^118, 2^126), random signs",
         "special": "uniform, with about eight each of NaN, +Inf and -Inf a matrix and one -0 in 64"}
 DEFAULT_DATA = ["uniform", "wide", "graded", "outliers", "subnormal", "extremes", "special"]
-STAGE_22, SGEMM = "stage 22 split_fp16", "cuBLAS SGEMM"
+DEFAULT_SHAPES = ["128x6144x4096", "4096x64x4096"]
+SPLIT_STAGES, SGEMM = ("stage 22 ", "stage 23 ", "stage 24 "), "cuBLAS SGEMM"
 
 
 def read_rows(path):
     with open(path, newline="") as file:
         rows = list(csv.DictReader(file))
     for row in rows:
-        row["size"] = int(row["size"])
+        row["size"] = int(row["size"]) if row["size"].isdigit() else row["size"]  # N, or MxNxK
         for key in ("tflops", "sgemm_tflops", "ratio_to_sgemm", "normwise_error", "worst_element_error"):
             row[key] = float(row[key])
         for key in ("wrong_class", "non_finite"):  # absent from tables made before the special kind
@@ -43,21 +47,31 @@ def read_rows(path):
     return rows
 
 
-def stage_22_summary(rows, kinds):
-    """Stage 22 beside cuBLAS SGEMM on the same inputs: speed, and each error over SGEMM's."""
-    by_key = {(r["size"], r["data"], r["method"]): r for r in rows}
-    lines = ["| N | data | × SGEMM | normwise error / SGEMM's | worst element / SGEMM's | wrong class |",
-             "| ---: | :--- | ---: | ---: | ---: | ---: |"]
-    for size in sorted({r["size"] for r in rows}):
-        for kind in kinds:
-            stage, sgemm = by_key.get((size, kind, STAGE_22)), by_key.get((size, kind, SGEMM))
-            if not stage or not sgemm:
-                continue
+def problems_in_order(rows):
+    """The squares by size, then the other shapes in the order measured."""
+    problems = list(dict.fromkeys(r["size"] for r in rows))
+    return sorted(p for p in problems if isinstance(p, int)) + [p for p in problems if not isinstance(p, int)]
 
-            def relative(key):
-                return f"{stage[key] / sgemm[key]:.2f}" if sgemm[key] > 0 else ("=" if stage[key] == 0 else "∞")
-            lines.append(f"| {size} | {kind} | {stage['ratio_to_sgemm']:.2f} | {relative('normwise_error')} | "
-                         f"{relative('worst_element_error')} | {stage['wrong_class']} of {stage['non_finite']} |")
+
+def split_stages_summary(rows, kinds):
+    """Stages 22-24 beside cuBLAS SGEMM on the same inputs: speed, and each error over SGEMM's."""
+    by_key = {(r["size"], r["data"], r["method"]): r for r in rows}
+    methods = [m for m in dict.fromkeys(r["method"] for r in rows) if m.startswith(SPLIT_STAGES)]
+    lines = ["| problem | data | stage | × SGEMM | normwise error / SGEMM's | worst element / SGEMM's | wrong class |",
+             "| ---: | :--- | :--- | ---: | ---: | ---: | ---: |"]
+    for problem in problems_in_order(rows):
+        for kind in kinds:
+            sgemm = by_key.get((problem, kind, SGEMM))
+            for method in sorted(methods):
+                stage = by_key.get((problem, kind, method))
+                if not stage or not sgemm:
+                    continue
+
+                def relative(key):
+                    return f"{stage[key] / sgemm[key]:.2f}" if sgemm[key] > 0 else ("=" if stage[key] == 0 else "∞")
+                lines.append(f"| {problem} | {kind} | {method.split()[1]} | {stage['ratio_to_sgemm']:.2f} | "
+                             f"{relative('normwise_error')} | {relative('worst_element_error')} | "
+                             f"{stage['wrong_class']} of {stage['non_finite']} |")
     return lines if len(lines) > 2 else []
 
 
@@ -77,13 +91,16 @@ def accuracy_markdown(rows):
         "elements finite in both.",
         "",
     ]
-    summary = stage_22_summary(rows, kinds)
+    summary = split_stages_summary(rows, kinds)
     if summary:
-        lines += ["Stage 22 beside cuBLAS SGEMM on the same inputs (below 1.00: more accurate than SGEMM):", "",
-                  *summary, "", "Every method:", ""]
-    lines += ["| N | data | method | TFLOPS | × SGEMM | normwise error | worst element | wrong class | FP32 budget |",
+        lines += ["The FP32 tensor-core stages beside cuBLAS SGEMM on the same inputs (below 1.00: more accurate "
+                  "than SGEMM). Stage 24 takes a narrow C itself and hands the rest to stage 23, which takes few "
+                  "rows of A or a small C and hands the rest to stage 22:", "", *summary, "", "Every method:", ""]
+    lines += ["| problem | data | method | TFLOPS | × SGEMM | normwise error | worst element | wrong class | "
+              "FP32 budget |",
               "| ---: | :--- | :--- | ---: | ---: | ---: | ---: | ---: | :---: |"]
-    for r in sorted(rows, key=lambda r: (r["size"], kinds.index(r["data"]))):
+    problems = problems_in_order(rows)
+    for r in sorted(rows, key=lambda r: (problems.index(r["size"]), kinds.index(r["data"]))):
         within = "✓" if r["verified"] == "true" else "✗"
         lines.append(f"| {r['size']} | {r['data']} | {r['method']} | {r['tflops']:.1f} | {r['ratio_to_sgemm']:.2f} | "
                      f"{r['normwise_error']:.2e} | {r['worst_element_error']:.2e} | "
@@ -99,13 +116,15 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--binary", default=str(REPO / "build" / "sgemm_accuracy"))
     parser.add_argument("--sizes", type=int, nargs="+", default=[1024, 4096, 8192])
+    parser.add_argument("--shapes", nargs="*", default=DEFAULT_SHAPES, metavar="MxNxK")
     parser.add_argument("--data", nargs="+", default=DEFAULT_DATA, choices=sorted(DATA))
     parser.add_argument("--results-dir", default=str(REPO / "results"))
     parser.add_argument("--timing", choices=sorted(TIMINGS), default="launches",
                         help="how each and cuBLAS SGEMM take turns (sgemm --timing)")
     args = parser.parse_args()
     return run_tool_into_results(
-        args.binary, ["--sizes", *map(str, args.sizes), "--data", *args.data, "--timing", args.timing],
+        args.binary, ["--sizes", *map(str, args.sizes), *(["--shapes", *args.shapes] if args.shapes else []),
+                      "--data", *args.data, "--timing", args.timing],
         args.results_dir, output_stem(args.timing), read_rows, bool, accuracy_markdown)
 
 

@@ -34,16 +34,42 @@ class AccuracyMarkdown(unittest.TestCase):
         self.assertIn("**Fixture GPU**", markdown)
         self.assertIn("wide, magnitudes log-uniform", markdown)
 
-    def test_stage_22_beside_sgemm(self):
+    def test_split_stages_beside_sgemm(self):
         rows = self.rows() + [row(4096, "uniform", "stage 22 split_fp16", 150.0, 2.9, 2.2e-7, 6.0e-8),
                               row(4096, "special", "cuBLAS SGEMM", 51.0, 1.0, 1.0e-6, 4.0e-7, non_finite=900),
                               row(4096, "special", "stage 22 split_fp16", 148.0, 2.9, 2.0e-7, 5.0e-8,
-                                  wrong_class=3, non_finite=900)]
+                                  wrong_class=3, non_finite=900),
+                              row(4096, "special", "stage 24 a_in_registers", 149.0, 2.9, 1.0e-7, 4.0e-7,
+                                  non_finite=900)]
         markdown = accuracy.accuracy_markdown(rows)
-        self.assertIn("| 4096 | uniform | 2.90 | 0.20 | 0.20 | 0 of 0 |", markdown)
-        self.assertIn("| 4096 | special | 2.90 | 0.20 | 0.12 | 3 of 900 |", markdown)
-        self.assertNotIn("| 1024 | uniform | 2.50", markdown)  # no SGEMM row at 1024 to set it beside
+        self.assertIn("| 4096 | uniform | 22 | 2.90 | 0.20 | 0.20 | 0 of 0 |", markdown)
+        self.assertIn("| 4096 | special | 22 | 2.90 | 0.20 | 0.12 | 3 of 900 |", markdown)
+        self.assertIn("| 4096 | special | 24 | 2.90 | 0.10 | 1.00 | 0 of 900 |", markdown)
+        self.assertNotIn("| 1024 | uniform | 21 |", markdown)  # stage 21 is not in the summary
         self.assertIn("special, uniform, with about eight each of NaN", markdown)
+
+    def test_shapes_after_the_squares_in_the_order_measured(self):
+        rows = [row("4096x64x4096", "uniform", "cuBLAS SGEMM", 30.0, 1.0, 1.0e-6, 3.0e-7),
+                row("4096x64x4096", "uniform", "stage 24 a_in_registers", 35.0, 1.17, 1.6e-7, 5.0e-8),
+                row("128x6144x4096", "uniform", "cuBLAS SGEMM", 40.0, 1.0, 1.0e-6, 3.0e-7),
+                row(4096, "uniform", "cuBLAS SGEMM", 51.4, 1.0, 1.1e-6, 3.0e-7),
+                row(1024, "uniform", "cuBLAS SGEMM", 33.0, 1.0, 5.7e-7, 3.4e-7)]
+        markdown = accuracy.accuracy_markdown(rows)
+        order = [markdown.index(f"| {problem} | uniform | cuBLAS SGEMM")
+                 for problem in (1024, 4096, "4096x64x4096", "128x6144x4096")]
+        self.assertEqual(order, sorted(order))
+        self.assertIn("| 4096x64x4096 | uniform | 24 | 1.17 | 0.16 | 0.17 | 0 of 0 |", markdown)
+
+    def test_read_rows_keeps_shapes_as_text(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "accuracy.csv"
+            path.write_text("size,data,method,tflops,sgemm_tflops,ratio_to_sgemm,normwise_error,worst_element_error,"
+                            "wrong_class,non_finite,verified,timing,gpu\n"
+                            "4096x64x4096,uniform,\"cuBLAS SGEMM\",30,30,1,1e-06,3e-07,0,0,true,launches,\"GPU\"\n"
+                            "1024,uniform,\"cuBLAS SGEMM\",34,34,1,5.7e-07,3.4e-07,0,0,true,launches,\"GPU\"\n")
+            rows = accuracy.read_rows(path)
+        self.assertEqual([r["size"] for r in rows], ["4096x64x4096", 1024])
 
     def test_read_rows_of_a_table_made_before_the_special_kind(self):
         import tempfile

@@ -1,10 +1,12 @@
 // sgemm_accuracy: how accurate and how fast each way of computing the FP32 problem is on
 // this GPU: cuBLAS SGEMM (CUDA cores), cuBLAS on tensor cores (TF32, and FP32 emulated
-// with three bf16 parts a value), stage 10 (the tuned CUDA-core stage) and stages 21 and
-// 22 (FP32 split into bf16 or fp16 parts on tensor cores). Each is verified against the
+// with three bf16 parts a value), stage 10 (the tuned CUDA-core stage) and stages 21-24
+// (FP32 split into bf16 or fp16 parts on tensor cores). Each is verified against the
 // float64 reference and timed against cuBLAS SGEMM exactly as sgemm runs a stage, at each
-// size and input kind (sgemm --data: by default every kind but exact, which every method
-// gets exactly right), and written as one CSV row; scripts/accuracy.py makes the table.
+// problem (square sizes, and shapes M x N x K: stages 23 and 24 run their own kernels on
+// few rows of A or a narrow C) and input kind (sgemm --data: by default every kind but
+// exact, which every method gets exactly right), and written as one CSV row ("size": N, or
+// MxNxK); scripts/accuracy.py makes the table.
 // The errors, over the elements finite in the reference: normwise ||C - R||_F / ||R||_F,
 // and the worst element's error over the magnitude its dot product carried,
 // max |C_ij - R_ij| / (|alpha| |A||B| + |beta| |C0|)_ij, which cancellation in R_ij cannot
@@ -24,6 +26,7 @@
 #include "gpu/build_target.hpp"
 #include "gpu/device_info.hpp"
 #include "measuring/timing.hpp"
+#include "tools/shape_text.hpp"
 #include "tools/tool_main.hpp"
 #include "verification/error_budget.hpp"
 #include "verification/input_data.hpp"
@@ -46,14 +49,16 @@ struct Method {
 
 int run(int argc, char** argv) {
     CLI::App app("sgemm_accuracy: the FP32 problem's accuracy and speed by cuBLAS SGEMM, cuBLAS on tensor "
-                 "cores (TF32, BF16x9), stage 10 and stages 21 and 22",
+                 "cores (TF32, BF16x9), stage 10 and stages 21-24",
                  "sgemm_accuracy");
     std::vector<int> sizes{1024, 4096, 8192};
+    std::vector<std::string> shape_texts;
     std::vector<std::string> data_kinds{"uniform", "wide", "graded", "outliers", "subnormal", "extremes", "special"};
     std::string csv_path;
     double time_budget = 1.0;
     std::string timing = "launches";
     app.add_option("--sizes", sizes, "square sizes")->check(CLI::PositiveNumber);
+    app.add_option("--shapes", shape_texts, "problems MxNxK, after the square sizes");
     app.add_option("--data", data_kinds, "input kinds, as sgemm --data")->check(CLI::IsMember(input_data_names()));
     app.add_option("--csv", csv_path, "write the rows to this file")->required();
     app.add_option("--time-budget", time_budget, "seconds per measurement, as in sgemm");
@@ -72,7 +77,7 @@ int run(int argc, char** argv) {
     std::vector<Method> methods{{"cuBLAS SGEMM", &sgemm, {}},
                                 {"cuBLAS TF32", &sgemm, on_tensor_cores(Cublas::TensorCoreFp32::tf32), false},
                                 {"cuBLAS BF16x9", &sgemm, on_tensor_cores(Cublas::TensorCoreFp32::bf16x9), false}};
-    for (const int number : {10, 21, 22}) {
+    for (const int number : {10, 21, 22, 23, 24}) {
         const Stage& stage = *find_stage(number);
         if (const auto refusal = architecture_refusal(stage, device.compute_capability, build_target()))
             fmt::print("left out: {}\n", *refusal);
@@ -80,15 +85,24 @@ int run(int argc, char** argv) {
             methods.push_back({fmt::format("stage {} {}", stage.number, stage.name), &stage, {}});
     }
 
+    std::vector<GemmShape> shapes;
+    for (const int size : sizes) shapes.push_back(GemmShape{size, size, size});
+    for (const std::string& text : shape_texts) shapes.push_back(parse_shape(text));
+
     std::ofstream csv(csv_path);
     csv << kCsvHeader;
     int failures = 0;
-    for (const int size : sizes)
+    for (const GemmShape& shape : shapes)
         for (const std::string& data : data_kinds)
             for (const Method& method : methods) {
+                if (const auto refusal = shape_refusal(*method.stage, shape)) {
+                    fmt::print("left out: {}\n", *refusal);
+                    continue;
+                }
                 RunSettings settings;
-                settings.problem = GemmProblem{GemmShape{size, size, size}, 1.0f, 0.0f};
-                settings.seed = 3000 + size;  // every method at a size multiplies the same matrices
+                settings.problem = GemmProblem{shape, 1.0f, 0.0f};
+                // Every method on a problem multiplies the same matrices.
+                settings.seed = 3000 + shape.m;
                 settings.data = *input_data_named(data);
                 settings.timing = TimingSettings{0, time_budget, timing_method_named(timing)};
                 const StageResult result = method.gemm ? runner.run(*method.stage, method.gemm, settings)
@@ -97,13 +111,14 @@ int run(int argc, char** argv) {
                 const VerificationReport& report = result.verification->stage;
                 const double worst = report.worst_error_over_magnitude;
                 failures += method.held_to_fp32 && !report.passed();
-                fmt::print("N={} {:<9} {:<22} {:7.1f} TFLOPS  {:5.2f}x SGEMM  normwise {:.2e}  worst element {:.2e}  "
+                fmt::print("{} {:<9} {:<22} {:7.1f} TFLOPS  {:5.2f}x SGEMM  normwise {:.2e}  worst element {:.2e}  "
                            "wrong class {} of {}  {}\n",
-                           size, data, method.name, row.tflops, row.ratio_to_cublas, report.normwise_relative_error,
+                           shape_text(shape), data, method.name, row.tflops, row.ratio_to_cublas, report.normwise_relative_error,
                            worst, report.wrong_class, report.non_finite,
                            report.passed() ? "within the FP32 budget" : "past the FP32 budget");
                 std::fflush(stdout);
-                csv << fmt::format("{},{},\"{}\",{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},{},{},{},\"{}\"\n", size, data,
+                csv << fmt::format("{},{},\"{}\",{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},{},{},{},\"{}\"\n",
+                                   shape_text(shape), data,
                                    method.name, row.tflops, row.cublas_tflops, row.ratio_to_cublas,
                                    report.normwise_relative_error, worst, report.wrong_class, report.non_finite,
                                    report.passed() ? "true" : "false", row.timing, device.name);

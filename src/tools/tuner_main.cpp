@@ -7,7 +7,6 @@
 
 #include <cstdio>
 #include <fstream>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -16,21 +15,12 @@
 #include "driver/stage_runner.hpp"
 #include "gpu/device_info.hpp"
 #include "measuring/timing.hpp"
+#include "tools/shape_text.hpp"
 #include "tools/tool_main.hpp"
 #include "tools/tuning_candidates.hpp"
 
 namespace sgemm {
 namespace {
-
-// "MxNxK", each a positive integer.
-GemmShape parse_shape(const std::string& text) {
-    GemmShape shape;
-    int end = 0;
-    if (std::sscanf(text.c_str(), "%dx%dx%d%n", &shape.m, &shape.n, &shape.k, &end) != 3 ||
-        end != static_cast<int>(text.size()) || shape.m <= 0 || shape.n <= 0 || shape.k <= 0)
-        throw std::invalid_argument(fmt::format("shape '{}' is not MxNxK", text));
-    return shape;
-}
 
 int run(int argc, char** argv) {
     CLI::App app("sgemm_tune: time candidate tile shapes of stage 10, 14 or 20 against cuBLAS", "sgemm_tune");
