@@ -64,7 +64,7 @@ template <class Config>
 __global__ void __launch_bounds__(Config::kThreads, 1)
     hopper_tuned_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
                         const __grid_constant__ CUtensorMap c_map, float* c, GemmProblem problem, int group_rows,
-                        const __grid_constant__ TileSchedule schedule, float* partial_sums, int* arrivals,
+                        const __grid_constant__ TileSchedule schedule, float* partial_sums, int* slot_ready, int* stack_arrivals,
                         OperandScaling scaling) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     using Tiles = typename Config::Tiles;
@@ -157,21 +157,23 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
             release((passed - 1) % kStages);
             if (schedule.shared_piece(index)) {  // part of a leftover stack
                 const int tail_stack = piece.stack - schedule.tail_first_stack();
-                int* const arrived = &arrivals[tail_stack * kClusterM + rank];
+                const std::size_t slot = 2 * static_cast<std::size_t>(blockIdx.x) + index - schedule.whole_rounds;
                 if (schedule.sliced || piece.k_end < schedule.k_tiles) {  // C is written by others, or below
                     publish_partial_sums<kMBlocks, kColumns>(
-                        acc, partial_sums + (2 * static_cast<std::size_t>(blockIdx.x) + index - schedule.whole_rounds) * kTileValues,
-                        arrived, consumer_thread, consumer_threads, kConsumersBarrier);
+                        acc, partial_sums + slot * kTileValues,
+                        schedule.sliced ? &stack_arrivals[tail_stack * kClusterM + rank] : &slot_ready[slot],
+                        consumer_thread, consumer_threads, kConsumersBarrier);
                     continue;
                 }
-                // The last of a few sharers: the others' pieces are their first in the tail.
-                const int first = schedule.first_sharer(tail_stack);
-                add_partial_sums<kMBlocks, kColumns>(
-                    acc,
-                    [&](int sharer) {
-                        return partial_sums + 2 * (static_cast<std::size_t>(first + sharer) * kClusterM + rank) * kTileValues;
-                    },
-                    schedule.sharers(tail_stack) - 1, arrived, consumer_thread, consumer_threads, kConsumersBarrier);
+                // The last of a few sharers adds the others' slots, the latest run first; their
+                // pieces here are their first in the tail.
+                const long long tile_start = static_cast<long long>(tail_stack) * schedule.k_tiles;
+                for (int earlier = cluster - 1; earlier >= 0 && schedule.run_begin(earlier + 1) > tile_start; --earlier) {
+                    const std::size_t earlier_slot = 2 * (static_cast<std::size_t>(earlier) * kClusterM + rank);
+                    add_partial_sums<kMBlocks, kColumns>(acc, partial_sums + earlier_slot * kTileValues,
+                                                         &slot_ready[earlier_slot], consumer_thread, consumer_threads,
+                                                         kConsumersBarrier);
+                }
             }
             if (scaling.row_exponents != nullptr)
                 unscale_accumulators<kMBlocks, kColumns>(acc, scaling, problem.shape, tile.row + first_row,
@@ -201,7 +203,7 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
                 };
                 const TileOrigin tile = tile_of(schedule.tail_first_stack() + tail_stack);
                 finish_shared_share<kMBlocks, kColumns, Config::kSplitColumns>(
-                    slot_of, sharers, cluster - first, &arrivals[tail_stack * kClusterM + rank],
+                    slot_of, sharers, cluster - first, &stack_arrivals[tail_stack * kClusterM + rank],
                     reinterpret_cast<float4*>(ring), problem, c, scaling, tile.row, tile.col, consumer_thread,
                     consumer_threads, kConsumersBarrier);
             }
@@ -238,7 +240,7 @@ void launch_hopper_tuned_kernel(const GemmProblem& problem, const __nv_bfloat16*
         workspace = stream_k_workspace(clusters * Config::kClusterM, Config::kBlockM * Config::kBlockN);
     launch_with_cluster(kernel, clusters * Config::kClusterM, Config::kThreads, Config::kClusterM,
                         Config::kSharedBytes, stream, a_map, b_map, c_map, c, problem, group_rows, schedule,
-                        workspace.partial_sums, workspace.arrivals, scaling);
+                        workspace.partial_sums, workspace.slot_ready, workspace.stack_arrivals, scaling);
 }
 
 // Stage 20's tiles for a shape on a GPU of `sms` SMs (20_hopper_tuned.cu): 128x256 (the

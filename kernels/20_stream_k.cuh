@@ -154,7 +154,8 @@ inline TileSchedule make_grid_schedule(Schedule kind, int stacks, int k_tiles, i
 //
 // publish_partial_sums: float4 q of thread t at q * threads + t of `slot`, so that a warp's
 // stores are coalesced; once every consumer has written them (barrier `barrier_id`), one
-// thread counts them in `arrivals` (red.release.gpu).
+// thread counts them in `arrivals` (red.release.gpu): the slot's own ready flag where the
+// last sharer adds the slots, the stack's count where every sharer adds a share.
 template <int kMBlocks, int kBlockN>
 __device__ __forceinline__ void publish_partial_sums(const WarpgroupAccumulators<kMBlocks, kBlockN>& acc, float* slot,
                                                      int* arrivals, int thread, int threads, int barrier_id) {
@@ -170,32 +171,32 @@ __device__ __forceinline__ void publish_partial_sums(const WarpgroupAccumulators
     if (thread == 0) add_release(arrivals, 1);
 }
 
-// add_partial_sums: once `count` other sharers' slots have arrived (one thread waits with
-// ld.acquire.gpu, then lowers `arrivals` to zero for the next launch), adds them to the
-// accumulators in slot order, reading past L1 (ld.global.cg), which may hold a slot from an
-// earlier launch. slot_of(i): the i-th sharer's slot.
-template <int kMBlocks, int kBlockN, class SlotOf>
-__device__ __forceinline__ void add_partial_sums(WarpgroupAccumulators<kMBlocks, kBlockN>& acc, SlotOf slot_of, int count,
-                                                 int* arrivals, int thread, int threads, int barrier_id) {
+// add_partial_sums: once an earlier sharer's slot is ready (one thread waits for `ready`
+// with ld.acquire.gpu, then lowers it to zero for the next launch), adds it to the
+// accumulators, reading past L1 (ld.global.cg), which may hold a slot from an earlier
+// launch. The last sharer calls it slot by slot, so that it adds each slot as soon as that
+// one has arrived: waiting once for all of them cost 1.5-3.5 points of cuBLAS on the
+// shallow shares (docs/notes/20_hopper_tuned.md).
+template <int kMBlocks, int kBlockN>
+__device__ __forceinline__ void add_partial_sums(WarpgroupAccumulators<kMBlocks, kBlockN>& acc, const float* slot,
+                                                 int* ready, int thread, int threads, int barrier_id) {
     if (thread == 0) {
-        while (load_acquire(arrivals) < count) {
+        while (load_acquire(ready) == 0) {
         }
-        *arrivals = 0;
+        *ready = 0;
     }
     named_barrier_sync(barrier_id, threads);
-    for (int sharer = 0; sharer < count; ++sharer) {
-        const float4* const slot4 = reinterpret_cast<const float4*>(slot_of(sharer));
+    const float4* const slot4 = reinterpret_cast<const float4*>(slot);
 #pragma unroll
-        for (int i = 0; i < kMBlocks; ++i)
+    for (int i = 0; i < kMBlocks; ++i)
 #pragma unroll
-            for (int v = 0; v < kBlockN / 2; v += 4) {
-                const float4 sums = __ldcg(slot4 + (i * kBlockN / 2 + v) / 4 * threads + thread);
-                acc[i][v] += sums.x;
-                acc[i][v + 1] += sums.y;
-                acc[i][v + 2] += sums.z;
-                acc[i][v + 3] += sums.w;
-            }
-    }
+        for (int v = 0; v < kBlockN / 2; v += 4) {
+            const float4 sums = __ldcg(slot4 + (i * kBlockN / 2 + v) / 4 * threads + thread);
+            acc[i][v] += sums.x;
+            acc[i][v + 1] += sums.y;
+            acc[i][v + 2] += sums.z;
+            acc[i][v + 3] += sums.w;
+        }
 }
 
 // Where the value pair (x, y) of a slot's float4 belongs in C; (z, w) are 8 rows below.
@@ -294,20 +295,23 @@ __device__ __forceinline__ void finish_shared_share(SlotOf slot_of, int sharers,
 }
 
 // The workspace: two partial tiles (a cluster has at most two pieces in the leftover
-// stacks) for each CTA of the largest grid asked for so far, and an arrival count for each
-// CTA rank of each leftover stack (fewer stacks than clusters). The counts are zero
-// between launches, so launches on one stream may share them.
+// stacks) for each CTA of the largest grid asked for so far, a ready flag for each partial
+// tile, and an arrival count for each CTA rank of each leftover stack (fewer stacks than
+// clusters). Flags and counts are zero between launches, so launches on one stream may
+// share them.
 struct StreamKWorkspace {
     float* partial_sums = nullptr;
-    int* arrivals = nullptr;
+    int* slot_ready = nullptr;
+    int* stack_arrivals = nullptr;
 };
 
 inline StreamKWorkspace stream_k_workspace(int ctas, int tile_values) {
     static GrowingWorkspace partial_sums("stream-K's partial tiles");
-    static GrowingWorkspace arrivals("stream-K's arrival counts", true);
+    static GrowingWorkspace signals("stream-K's ready flags and arrival counts", true);
+    int* const flags_and_counts = static_cast<int*>(signals.at_least(3 * static_cast<std::size_t>(ctas) * sizeof(int)));
     return StreamKWorkspace{
         static_cast<float*>(partial_sums.at_least(2 * static_cast<std::size_t>(ctas) * tile_values * sizeof(float))),
-        static_cast<int*>(arrivals.at_least(static_cast<std::size_t>(ctas) * sizeof(int)))};
+        flags_and_counts, flags_and_counts + 2 * ctas};
 }
 
 }  // namespace sgemm
