@@ -7,12 +7,13 @@
 // leftover stacks' K tiles: here 66 runs of 66 K tiles where a stack has 128. A run
 // covers the start of one stack, or the end of another, or both (each such part a
 // "piece"); the cluster does its start first and leaves the partial sums in a workspace
-// (coalesced float4 stores, then a count raised with release semantics), and the cluster
+// (coalesced float4 stores, then a flag raised with release semantics), and the cluster
 // that ends a stack waits for the earlier clusters whose runs reach into it, adds their
 // sums in a fixed order (so that every run gives the same bits) and stores C. Doing the
 // starts first keeps the waits short. A deep K spreads one stack over many clusters (256
 // x 256 x 65536: 33 on each of two), more slots than one CTA reads in its share of the
-// time; there every sharer leaves its slot, then adds up and writes an equal share of C.
+// time; there every sharer leaves its slot and counts it, then adds up and writes an equal
+// share of C (in a kernel of its own: the code cost the other hand-over 1-2 points).
 // Where it pays: the hand-over costs about as much as 17-21 K tiles of work, so the
 // schedule shares the leftovers out only where that spares each cluster at least 24 K
 // tiles of waiting: at 8192 and 16384, not at 2048 or 4096 (where it would spare 8). A
@@ -40,9 +41,9 @@
 // Measured on the H100 (make results): 98.7 % of cuBLAS BF16 at N = 4096 and 104.5 % at
 // 8192, where stream-K gained 2 points, most of the prediction; cuBLASLt's fastest Hopper
 // kernels (make survey) reached 100.0 and 102.8 %. Tiles by shape (make shapes): 1024
-// 53.9 -> 84.1 %; over the suite's M <= 256, 72.1 -> 88.3 % geomean, M >= 1024 89.2 -> 95.4;
-// shares of a deep stack and 128x128 tiles for a long K: 256 x 256 x 65536 60.0 -> 81.7 %,
-// 1024 x 1024 x 16384 66.5 -> 73.0 %. What limits 4096 is stage 19's: the C stores, and 3.88
+// 53.9 -> 84.1 %; over the suite's M <= 256, 72.1 -> 89.6 % geomean, M >= 1024 89.2 -> 96.1;
+// shares of a deep stack and 128x128 tiles for a long K: 256 x 256 x 65536 60.0 -> 81.9 %,
+// 1024 x 1024 x 16384 66.5 -> 76.5 %. What limits 4096 is stage 19's: the C stores, and 3.88
 // rounds that stream-K cannot recover at its cost. Next: consumers that take turns on two
 // tiles. docs/notes/20_hopper_tuned.md.
 //

@@ -60,7 +60,9 @@ struct WarpSpecializedConfig {
     static_assert(Stages * Tiles::kBytes >= BlockM * BlockN * 4, "stream-K adds up its share of a tile in the ring");
 };
 
-template <class Config>
+// kShares (schedule.sliced): every sharer of a leftover stack writes a share of it. A kernel
+// of its own, so that the last-sharer hand-over runs the code it ran before shares existed.
+template <class Config, bool kShares>
 __global__ void __launch_bounds__(Config::kThreads, 1)
     hopper_tuned_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
                         const __grid_constant__ CUtensorMap c_map, float* c, GemmProblem problem, int group_rows,
@@ -157,22 +159,29 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
             release((passed - 1) % kStages);
             if (schedule.shared_piece(index)) {  // part of a leftover stack
                 const int tail_stack = piece.stack - schedule.tail_first_stack();
-                const std::size_t slot = 2 * static_cast<std::size_t>(blockIdx.x) + index - schedule.whole_rounds;
-                if (schedule.sliced || piece.k_end < schedule.k_tiles) {  // C is written by others, or below
+                if constexpr (kShares) {  // C is written by shares, below
                     publish_partial_sums<kMBlocks, kColumns>(
-                        acc, partial_sums + slot * kTileValues,
-                        schedule.sliced ? &stack_arrivals[tail_stack * kClusterM + rank] : &slot_ready[slot],
-                        consumer_thread, consumer_threads, kConsumersBarrier);
+                        acc, partial_sums + (2 * static_cast<std::size_t>(blockIdx.x) + index - schedule.whole_rounds) * kTileValues,
+                        &stack_arrivals[tail_stack * kClusterM + rank], consumer_thread, consumer_threads,
+                        kConsumersBarrier);
                     continue;
-                }
-                // The last of a few sharers adds the others' slots, the latest run first; their
-                // pieces here are their first in the tail.
-                const long long tile_start = static_cast<long long>(tail_stack) * schedule.k_tiles;
-                for (int earlier = cluster - 1; earlier >= 0 && schedule.run_begin(earlier + 1) > tile_start; --earlier) {
-                    const std::size_t earlier_slot = 2 * (static_cast<std::size_t>(earlier) * kClusterM + rank);
-                    add_partial_sums<kMBlocks, kColumns>(acc, partial_sums + earlier_slot * kTileValues,
-                                                         &slot_ready[earlier_slot], consumer_thread, consumer_threads,
-                                                         kConsumersBarrier);
+                } else {
+                    // A piece that leaves its stack unfinished: its first in the tail, so one slot a CTA.
+                    if (piece.k_end < schedule.k_tiles) {
+                        publish_partial_sums<kMBlocks, kColumns>(
+                            acc, partial_sums + static_cast<std::size_t>(blockIdx.x) * kTileValues,
+                            &slot_ready[blockIdx.x], consumer_thread, consumer_threads, kConsumersBarrier);
+                        continue;
+                    }
+                    // The last of a few sharers adds the others' slots, the latest run first.
+                    const long long tile_start = static_cast<long long>(tail_stack) * schedule.k_tiles;
+                    for (int earlier = cluster - 1; earlier >= 0 && schedule.run_begin(earlier + 1) > tile_start;
+                         --earlier) {
+                        const int slot = earlier * kClusterM + rank;
+                        add_partial_sums<kMBlocks, kColumns>(acc, partial_sums + static_cast<std::size_t>(slot) * kTileValues,
+                                                             &slot_ready[slot], consumer_thread, consumer_threads,
+                                                             kConsumersBarrier);
+                    }
                 }
             }
             if (scaling.row_exponents != nullptr)
@@ -190,7 +199,7 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
                                                          tile.col + first_column);
             }
         }
-        if (schedule.sliced) {
+        if constexpr (kShares) {
             const long long begin = schedule.run_begin(cluster), end = schedule.run_begin(cluster + 1);
             for (int tail_stack = begin / schedule.k_tiles; begin < end && tail_stack <= (end - 1) / schedule.k_tiles;
                  ++tail_stack) {
@@ -228,8 +237,10 @@ void launch_hopper_tuned_kernel(const GemmProblem& problem, const __nv_bfloat16*
     const CUtensorMap a_map = make_bf16_tensor_map(a, shape.m, shape.k, Config::kBlockM, Tiles::kBlockK);
     const CUtensorMap b_map = make_bf16_tensor_map(b, shape.k, shape.n, Tiles::kBlockK, Tiles::kBSlabColumns);
     const CUtensorMap c_map = make_fp32_tensor_map(c, shape.m, shape.n, kCChunkRows, kCChunkColumns);
-    const auto kernel = hopper_tuned_kernel<Config>;
+    const auto kernel = hopper_tuned_kernel<Config, false>;
+    const auto shares_kernel = hopper_tuned_kernel<Config, true>;
     cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Config::kSharedBytes);
+    cudaFuncSetAttribute(shares_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Config::kSharedBytes);
     const int stacks = ceil_div(shape.m, Config::kClusterM * Config::kBlockM) * ceil_div(shape.n, Config::kBlockN);
     const int resident = max_active_clusters(kernel, Config::kThreads, Config::kClusterM, Config::kSharedBytes);
     const TileSchedule schedule =
@@ -238,7 +249,7 @@ void launch_hopper_tuned_kernel(const GemmProblem& problem, const __nv_bfloat16*
     StreamKWorkspace workspace;
     if (schedule.split_tail)
         workspace = stream_k_workspace(clusters * Config::kClusterM, Config::kBlockM * Config::kBlockN);
-    launch_with_cluster(kernel, clusters * Config::kClusterM, Config::kThreads, Config::kClusterM,
+    launch_with_cluster(schedule.sliced ? shares_kernel : kernel, clusters * Config::kClusterM, Config::kThreads, Config::kClusterM,
                         Config::kSharedBytes, stream, a_map, b_map, c_map, c, problem, group_rows, schedule,
                         workspace.partial_sums, workspace.slot_ready, workspace.stack_arrivals, scaling);
 }

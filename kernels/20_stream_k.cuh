@@ -174,9 +174,7 @@ __device__ __forceinline__ void publish_partial_sums(const WarpgroupAccumulators
 // add_partial_sums: once an earlier sharer's slot is ready (one thread waits for `ready`
 // with ld.acquire.gpu, then lowers it to zero for the next launch), adds it to the
 // accumulators, reading past L1 (ld.global.cg), which may hold a slot from an earlier
-// launch. The last sharer calls it slot by slot, so that it adds each slot as soon as that
-// one has arrived: waiting once for all of them cost 1.5-3.5 points of cuBLAS on the
-// shallow shares (docs/notes/20_hopper_tuned.md).
+// launch. The last sharer calls it slot by slot, adding each as soon as it has arrived.
 template <int kMBlocks, int kBlockN>
 __device__ __forceinline__ void add_partial_sums(WarpgroupAccumulators<kMBlocks, kBlockN>& acc, const float* slot,
                                                  int* ready, int thread, int threads, int barrier_id) {
@@ -294,11 +292,11 @@ __device__ __forceinline__ void finish_shared_share(SlotOf slot_of, int sharers,
     if (thread == 0 && atomicAdd(arrivals, 1) == 2 * sharers - 1) *arrivals = 0;
 }
 
-// The workspace: two partial tiles (a cluster has at most two pieces in the leftover
-// stacks) for each CTA of the largest grid asked for so far, a ready flag for each partial
-// tile, and an arrival count for each CTA rank of each leftover stack (fewer stacks than
-// clusters). Flags and counts are zero between launches, so launches on one stream may
-// share them.
+// The workspace: two partial tiles for each CTA of the largest grid asked for so far (with
+// shares a cluster may leave one for each of its two pieces in the leftover stacks; without,
+// only its first), a ready flag for each CTA's first, and an arrival count for each CTA rank
+// of each leftover stack (fewer stacks than clusters). Flags and counts are zero between
+// launches, so launches on one stream may share them.
 struct StreamKWorkspace {
     float* partial_sums = nullptr;
     int* slot_ready = nullptr;
@@ -308,10 +306,10 @@ struct StreamKWorkspace {
 inline StreamKWorkspace stream_k_workspace(int ctas, int tile_values) {
     static GrowingWorkspace partial_sums("stream-K's partial tiles");
     static GrowingWorkspace signals("stream-K's ready flags and arrival counts", true);
-    int* const flags_and_counts = static_cast<int*>(signals.at_least(3 * static_cast<std::size_t>(ctas) * sizeof(int)));
+    int* const flags_and_counts = static_cast<int*>(signals.at_least(2 * static_cast<std::size_t>(ctas) * sizeof(int)));
     return StreamKWorkspace{
         static_cast<float*>(partial_sums.at_least(2 * static_cast<std::size_t>(ctas) * tile_values * sizeof(float))),
-        flags_and_counts, flags_and_counts + 2 * ctas};
+        flags_and_counts, flags_and_counts + ctas};
 }
 
 }  // namespace sgemm

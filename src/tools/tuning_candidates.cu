@@ -61,7 +61,7 @@ TuningCandidate hopper_candidate() {
     return TuningCandidate{fmt::format("WarpSpecializedConfig<{}, {}, {}, {}, {}, {}>", T::kBlockM, T::kBlockN, T::kStages, T::kClusterM,
                                        T::kStores == CStores::kThroughTma ? "CStores::kThroughTma" : "CStores::kFromRegisters",
                                        T::kSchedule == Schedule::kPersistentStreamK ? "Schedule::kPersistentStreamK" : "Schedule::kPersistent"),
-                           GroupRows, T::kThreads, T::kSharedBytes, registers_of(hopper_tuned_kernel<Config>),
+                           GroupRows, T::kThreads, T::kSharedBytes, registers_of(hopper_tuned_kernel<Config, false>),
                            nullptr, launch_hopper_candidate<Config, GroupRows>};
 }
 
