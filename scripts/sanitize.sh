@@ -14,9 +14,11 @@
 # (Those were split by a first rule; the problems below are split by the current one.)
 #
 # The Hopper stages (15-24) under memcheck and synccheck, at an odd and an aligned shape,
-# stage 20 where it shares the leftover tiles out by K (stream-K), with the last sharer
-# finishing a tile and with every sharer writing a share of it (stage 21 too, scaled), and
-# where it takes its 64-row and 128x128 tiles (the others take 128x64), stages 21 and 22 with K padded, and
+# stage 20 over two rounds of whole stacks (2304 x 2048 x 1024), and where it shares the
+# leftover tiles out by K (stream-K), with the last sharer finishing a tile (1100 x 1024 x
+# 3000 after a whole round; stage 21, scaled, in 64-row tiles at 50 x 2056 x 3000) and with
+# every sharer writing a share of it (stage 21 too), and where it takes its 64-row and
+# 128x128 tiles (the others take 128x64), stages 21 and 22 with K padded, and
 # stage 23 where runs of K tiles share column blocks and where it hands over to stage 22,
 # stage 24 where it takes a narrow C itself (partial blocks of rows, columns and K);
 # only their GEMM kernels are instrumented (the ones that take a CUtensorMap), the split
@@ -47,7 +49,8 @@ hopper_runs=()
 for stage in 15 16 17 18 19 20 21 22 23 24; do
   hopper_runs+=("$stage -m 200 -n 264 -k 136 --beta 0.5" "$stage -m 256 -n 512 -k 128")
 done
-hopper_runs+=("20 -m 2304 -n 2048 -k 1024 --beta 0.5" "20 -m 256 -n 256 -k 16384 --beta 0.5"
+hopper_runs+=("20 -m 2304 -n 2048 -k 1024 --beta 0.5" "20 -m 1100 -n 1024 -k 3000 --beta 0.5"
+              "21 -m 50 -n 2056 -k 3000 --beta 0.5" "20 -m 256 -n 256 -k 16384 --beta 0.5"
               "21 -m 256 -n 264 -k 16384 --beta 0.5" "20 -m 50 -n 4104 -k 520 --beta 0.5"
               "20 -m 200 -n 6144 -k 520 --beta 0.5" "21 -m 129 -n 264 -k 77 --beta 0.5"
               "22 -m 129 -n 264 -k 77 --beta 0.5" "22 -m 200 -n 264 -k 136 --data wide"

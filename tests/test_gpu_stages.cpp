@@ -163,6 +163,19 @@ std::vector<Case> all_cases() {
                                         InputData::extremes, InputData::special})
             cases.push_back({stage.number, few_tiles, scalar(rng), scalar(rng),
                              fmt::format("few_tiles_long_k_{}", to_string(hostile)), hostile});
+        // The same kinds where stages 20 and 21 share leftover stacks out by K and the last
+        // of a few sharers adds the others' partial sums (on an H100): 17 stacks of 64-row
+        // tiles on 66 clusters, and one whole round of 128x64 tiles, then 12 stacks on 132
+        // clusters; partial tiles in M or N, and in K.
+        if (stage.number != 20 && stage.number != 21) continue;
+        for (const auto& [label, shape] : {std::pair<std::string, GemmShape>{"last_sharer_few_rows", {50, 2056, 3000}},
+                                           {"last_sharer_after_a_round", {1100, 1024, 3000}}}) {
+            cases.push_back({stage.number, shape, scalar(rng), scalar(rng), label + "_beta"});
+            for (const InputData hostile : {InputData::graded, InputData::outliers, InputData::subnormal,
+                                            InputData::extremes, InputData::special})
+                cases.push_back({stage.number, shape, scalar(rng), scalar(rng),
+                                 fmt::format("{}_{}", label, to_string(hostile)), hostile});
+        }
     }
     return cases;
 }

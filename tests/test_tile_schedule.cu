@@ -124,6 +124,21 @@ TEST(TileSchedule, SharesOfAStackWhereManyClustersShareIt) {
     EXPECT_FALSE(make_grid_schedule(Schedule::kPersistentStreamK, 16, 256, 66).sliced);
 }
 
+TEST(TileSchedule, TheGpuTestsOfTheLastSharerReachIt) {
+    // tests/test_gpu_stages.cpp's last_sharer cases on an H100's 132 SMs. 50 x 2056 x 3000:
+    // 64x128 tiles in clusters of two, 17 stacks of 47 K tiles on 66 clusters.
+    constexpr int kSms = 132;
+    EXPECT_EQ(tuned_tiles_for({50, 2056, 3000}, kSms), TunedTiles::kFewRows);
+    const TileSchedule few_rows = make_grid_schedule(Schedule::kPersistentStreamK, 17, 47, kSms / 2);
+    EXPECT_TRUE(few_rows.split_tail && !few_rows.sliced);
+    EXPECT_EQ(few_rows.whole_rounds, 0);
+    // 1100 x 1024 x 3000: 128x64 tiles, 9 x 16 stacks on 132 clusters of one.
+    EXPECT_EQ(tuned_tiles_for({1100, 1024, 3000}, kSms), TunedTiles::kNarrow);
+    const TileSchedule after_a_round = make_grid_schedule(Schedule::kPersistentStreamK, 144, 47, kSms);
+    EXPECT_TRUE(after_a_round.split_tail && !after_a_round.sliced);
+    EXPECT_EQ(after_a_round.whole_rounds, 1);
+}
+
 TEST(TunedTiles, TheLargestTileThatKeepsTwoThirdsOfTheSmsBusy) {
     constexpr int kSms = 132;  // an H100: 88 busy CTAs are enough
     // Squares from 2048 up keep the tuner's 128x256 tiles (128 CTAs at 2048).
