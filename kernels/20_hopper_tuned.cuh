@@ -66,8 +66,8 @@ template <class Config, bool kShares>
 __global__ void __launch_bounds__(Config::kThreads, 1)
     hopper_tuned_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
                         const __grid_constant__ CUtensorMap c_map, float* c, GemmProblem problem, int group_rows,
-                        const __grid_constant__ TileSchedule schedule, float* partial_sums, int* slot_ready, int* stack_arrivals,
-                        OperandScaling scaling) {
+                        const __grid_constant__ TileSchedule schedule, float* partial_sums, int* slot_ready,
+                        int* stack_arrivals, OperandScaling scaling) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     using Tiles = typename Config::Tiles;
     constexpr int kStages = Config::kStages, kClusterM = Config::kClusterM;
@@ -178,9 +178,9 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
                     for (int earlier = cluster - 1; earlier >= 0 && schedule.run_begin(earlier + 1) > tile_start;
                          --earlier) {
                         const int slot = earlier * kClusterM + rank;
-                        add_partial_sums<kMBlocks, kColumns>(acc, partial_sums + static_cast<std::size_t>(slot) * kTileValues,
-                                                             &slot_ready[slot], consumer_thread, consumer_threads,
-                                                             kConsumersBarrier);
+                        add_partial_sums<kMBlocks, kColumns>(
+                            acc, partial_sums + static_cast<std::size_t>(slot) * kTileValues, &slot_ready[slot],
+                            consumer_thread, consumer_threads, kConsumersBarrier);
                     }
                 }
             }
@@ -249,9 +249,9 @@ void launch_hopper_tuned_kernel(const GemmProblem& problem, const __nv_bfloat16*
     StreamKWorkspace workspace;
     if (schedule.split_tail)
         workspace = stream_k_workspace(clusters * Config::kClusterM, Config::kBlockM * Config::kBlockN);
-    launch_with_cluster(schedule.sliced ? shares_kernel : kernel, clusters * Config::kClusterM, Config::kThreads, Config::kClusterM,
-                        Config::kSharedBytes, stream, a_map, b_map, c_map, c, problem, group_rows, schedule,
-                        workspace.partial_sums, workspace.slot_ready, workspace.stack_arrivals, scaling);
+    launch_with_cluster(schedule.sliced ? shares_kernel : kernel, clusters * Config::kClusterM, Config::kThreads,
+                        Config::kClusterM, Config::kSharedBytes, stream, a_map, b_map, c_map, c, problem, group_rows,
+                        schedule, workspace.partial_sums, workspace.slot_ready, workspace.stack_arrivals, scaling);
 }
 
 // Stage 20's tiles for a shape on a GPU of `sms` SMs (20_hopper_tuned.cu): 128x256 (the
