@@ -11,7 +11,9 @@ by default every kind but exact): cuBLAS SGEMM on the CUDA cores, cuBLAS on tens
 and stages 21-24 (FP32 split into bf16 or fp16 parts on tensor cores), each verified
 against the float64 reference and timed against cuBLAS SGEMM in the same process. The
 default shapes are where stages 23 and 24 run their own kernels: few rows of A (a layer at
-128 tokens) and a narrow C.
+128 tokens) and a narrow C. A run replaces the rows of the problems and input kinds it
+measured and keeps the others, so the table can be measured in parts (--sizes 1024 4096
+--shapes, with no shape, then --sizes 8192).
 """
 import argparse
 import csv
@@ -125,7 +127,8 @@ def main():
     return run_tool_into_results(
         args.binary, ["--sizes", *map(str, args.sizes), *(["--shapes", *args.shapes] if args.shapes else []),
                       "--data", *args.data, "--timing", args.timing],
-        args.results_dir, output_stem(args.timing), read_rows, bool, accuracy_markdown)
+        args.results_dir, output_stem(args.timing), read_rows, bool, accuracy_markdown,
+        problem_of=lambda row: (row["size"], row["data"]))
 
 
 if __name__ == "__main__":

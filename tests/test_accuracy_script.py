@@ -1,11 +1,15 @@
 """The accuracy script's table, without a GPU."""
+import contextlib
+import io
 import sys
 import unittest
 from pathlib import Path
+from unittest import mock
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
 import accuracy  # noqa: E402
+import sgemm_results  # noqa: E402
 
 
 def row(size, data, method, tflops, ratio, normwise, worst, verified="true", wrong_class=0, non_finite=0):
@@ -80,6 +84,36 @@ class AccuracyMarkdown(unittest.TestCase):
                             "\"GPU\"\n")
             rows = accuracy.read_rows(path)
         self.assertEqual((rows[0]["wrong_class"], rows[0]["non_finite"]), (0, 0))
+
+    def test_a_run_keeps_the_rows_of_problems_it_did_not_measure(self):
+        import tempfile
+        header = ("size,data,method,tflops,sgemm_tflops,ratio_to_sgemm,normwise_error,worst_element_error,"
+                  "wrong_class,non_finite,verified,timing,gpu\n")
+        with tempfile.TemporaryDirectory() as tmp:
+            out_dir = Path(tmp) / "results" / sgemm_results.gpu_slug("Fixture GPU")
+            out_dir.mkdir(parents=True)
+            (out_dir / "accuracy.csv").write_text(
+                header + "1024,uniform,\"cuBLAS SGEMM\",30,30,1,6e-07,3e-07,0,0,true,launches,\"Fixture GPU\"\n"
+                "8192,uniform,\"cuBLAS SGEMM\",50,50,1,1e-06,4e-07,0,0,true,launches,\"Fixture GPU\"\n"
+                "8192,wide,\"cuBLAS SGEMM\",50,50,1,2e-06,4e-07,0,0,true,launches,\"Fixture GPU\"\n")
+            # A stand-in for sgemm_accuracy that measures 1024 and 8192 on uniform inputs.
+            tool = Path(tmp) / "fake_accuracy"
+            tool.write_text("#!/bin/sh\nshift $(($# - 1))\ncat > \"$1\" <<'ROWS'\n" + header +
+                            "1024,uniform,\"cuBLAS SGEMM\",34,34,1,5e-07,2e-07,0,0,true,launches,\"Fixture GPU\"\n"
+                            "8192,uniform,\"cuBLAS SGEMM\",52,52,1,9e-07,3e-07,0,0,true,launches,\"Fixture GPU\"\n"
+                            "ROWS\n")
+            tool.chmod(0o755)
+            argv = ["accuracy.py", "--binary", str(tool), "--results-dir", str(Path(tmp) / "results"),
+                    "--sizes", "1024", "8192", "--data", "uniform"]
+            with mock.patch.object(sys, "argv", argv), contextlib.redirect_stdout(io.StringIO()):
+                status = accuracy.main()
+            rows = accuracy.read_rows(out_dir / "accuracy.csv")
+            markdown = (out_dir / "accuracy.md").read_text()
+        self.assertEqual(status, 0)
+        self.assertEqual([(r["size"], r["data"], r["tflops"]) for r in rows],
+                         [(8192, "wide", 50.0), (1024, "uniform", 34.0), (8192, "uniform", 52.0)])
+        self.assertIn("| 8192 | wide | cuBLAS SGEMM | 50.0 |", markdown)
+        self.assertIn("| 1024 | uniform | cuBLAS SGEMM | 34.0 |", markdown)
 
     def test_rows_timed_both_ways_cannot_share_a_table(self):
         rows = self.rows()
