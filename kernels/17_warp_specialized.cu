@@ -64,13 +64,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     std::uint64_t* const full = reinterpret_cast<std::uint64_t*>(ring + kStages * Tiles::kBytes);
     std::uint64_t* const empty = full + kStages;
 
-    if (threadIdx.x == 0) {
-        for (int stage = 0; stage < kStages; ++stage) {
-            mbarrier_init(&full[stage], 1);
-            mbarrier_init(&empty[stage], kConsumers);
-        }
-        fence_mbarrier_init();
-    }
+    init_ring_barriers(full, empty, kStages, kConsumers);
     __syncthreads();
 
     const TileOrigin tile = rasterized_tile_origin<kBlockM, kBlockN>(problem.shape.m, problem.shape.n, group_rows);

@@ -79,13 +79,7 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
     std::uint64_t* const full = reinterpret_cast<std::uint64_t*>(c_buffers + Config::kConsumers * Config::kCBufferBytes);
     std::uint64_t* const empty = full + kStages;
 
-    if (threadIdx.x == 0) {
-        for (int stage = 0; stage < kStages; ++stage) {
-            mbarrier_init(&full[stage], 1);
-            mbarrier_init(&empty[stage], Config::kConsumers * kClusterM);
-        }
-        fence_mbarrier_init();
-    }
+    init_ring_barriers(full, empty, kStages, Config::kConsumers * kClusterM);
     if constexpr (kClusterM > 1) cluster_sync(); else __syncthreads();
 
     const unsigned rank = kClusterM > 1 ? cluster_cta_rank() : 0;

@@ -108,13 +108,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     std::uint64_t* const full = reinterpret_cast<std::uint64_t*>(c_buffers + kConsumers * kCBufferBytes);
     std::uint64_t* const empty = full + kStages;
 
-    if (threadIdx.x == 0) {
-        for (int stage = 0; stage < kStages; ++stage) {
-            mbarrier_init(&full[stage], 1);
-            mbarrier_init(&empty[stage], kConsumers * kClusterM);
-        }
-        fence_mbarrier_init();
-    }
+    init_ring_barriers(full, empty, kStages, kConsumers * kClusterM);
     cluster_sync();
 
     const unsigned rank = cluster_cta_rank();

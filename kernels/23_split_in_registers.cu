@@ -96,13 +96,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     const auto a_lo_tile = [&](int stage) { return b_tile(stage) + kBTileBytes; };
     const auto a_hi_tile = [&](int stage) { return a_lo_tile(stage) + kAPartBytes; };
 
-    if (threadIdx.x == 0) {
-        for (int stage = 0; stage < kStages; ++stage) {
-            mbarrier_init(&full[stage], 1);
-            mbarrier_init(&empty[stage], kConsumers);
-        }
-        fence_mbarrier_init();
-    }
+    init_ring_barriers(full, empty, kStages, kConsumers);
     __syncthreads();
 
     const int run = blockIdx.x / work.side_blocks, first_row = blockIdx.x % work.side_blocks * kBlockRows;

@@ -108,13 +108,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     const auto b_lo_tile = [&](int stage) { return a_tile(stage) + kATileBytes; };
     const auto b_hi_tile = [&](int stage) { return b_lo_tile(stage) + kBPartBytes; };
 
-    if (threadIdx.x == 0) {
-        for (int stage = 0; stage < kStages; ++stage) {
-            mbarrier_init(&full[stage], 1);
-            mbarrier_init(&empty[stage], kConsumers);
-        }
-        fence_mbarrier_init();
-    }
+    init_ring_barriers(full, empty, kStages, kConsumers);
     __syncthreads();
 
     const int run = blockIdx.x / work.side_blocks, first_column = blockIdx.x % work.side_blocks * kBlockColumns;

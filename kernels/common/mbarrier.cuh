@@ -26,6 +26,21 @@ __device__ __forceinline__ void fence_mbarrier_init() {
 #endif
 }
 
+// The barrier pairs of a ring of `stages` stages, by thread 0 of the CTA: full[s] completes
+// with one arrival (the producer's, announcing the stage's bytes) once the bytes have
+// landed; empty[s] with `consumer_arrivals`, one from each consumer that reads stage s (in
+// every CTA of a cluster that multicasts into it). A CTA or cluster barrier must follow.
+__device__ __forceinline__ void init_ring_barriers(std::uint64_t* full, std::uint64_t* empty, int stages,
+                                                   unsigned consumer_arrivals) {
+    if (threadIdx.x == 0) {
+        for (int stage = 0; stage < stages; ++stage) {
+            mbarrier_init(&full[stage], 1);
+            mbarrier_init(&empty[stage], consumer_arrivals);
+        }
+        fence_mbarrier_init();
+    }
+}
+
 // mbarrier.arrive.expect_tx.shared::cta.b64: arrive, and announce `bytes` more bytes
 // that must land before the phase completes.
 __device__ __forceinline__ void mbarrier_arrive_expect_tx(std::uint64_t* barrier, unsigned bytes) {
