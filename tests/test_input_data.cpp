@@ -170,5 +170,25 @@ TEST(InputData, SpecialScattersNanInfinitiesAndNegativeZeros) {
     EXPECT_NEAR(tiny_special, 3000, 300);
 }
 
+// cancelling: along K in pairs, A's two values equal, B's opposite and 2^-13 .. 2^-12 apart
+// in magnitude, so that a pair's products cancel to that fraction of themselves.
+TEST(InputData, CancellingPairsAlongK) {
+    constexpr std::uint64_t kRows = 100, kColumns = 64;
+    for (std::uint64_t row = 0; row < kRows; ++row)
+        for (std::uint64_t k = 0; k + 1 < kColumns; k += 2) {
+            const auto a = [&](std::uint64_t kk) {
+                return input_value(InputData::cancelling, 5, MatrixElement{Operand::a, row, kk, kRows, kColumns});
+            };
+            const auto b = [&](std::uint64_t kk) {  // B is K x N: row kk of B, column `row`
+                return input_value(InputData::cancelling, 6, MatrixElement{Operand::b, kk, row, kColumns, kRows});
+            };
+            EXPECT_EQ(a(k), a(k + 1));
+            EXPECT_NE(a(k), a(k + 2));
+            const double first = b(k), second = b(k + 1), apart = std::fabs(first + second);
+            EXPECT_LE(apart, 0x1p-12 * std::fabs(first) * 1.0001) << first << " " << second;
+            EXPECT_GE(apart, 0x1p-13 * std::fabs(first) * 0.9999) << first << " " << second;
+        }
+}
+
 }  // namespace
 }  // namespace sgemm

@@ -4,6 +4,8 @@
 
 #include <limits>
 
+#include "gpu/device_fill.hpp"
+
 namespace sgemm {
 
 std::string_view to_string(Precision precision) {
@@ -27,6 +29,16 @@ double accumulator_unit_roundoff(Precision precision) {
             return std::numeric_limits<float>::epsilon();  // 2^-23
     }
     return 0.0;
+}
+
+void launch_stage(const Stage& stage, const GemmProblem& problem, const StageOperands& operands, float* c,
+                  cudaStream_t stream) {
+    if (problem.alpha == 0.0f) {
+        const std::size_t values = static_cast<std::size_t>(problem.shape.m) * static_cast<std::size_t>(problem.shape.n);
+        return scale_by(c, values, problem.beta, stream);
+    }
+    if (stage.launch_bf16 != nullptr) stage.launch_bf16(problem, operands.a_bf16, operands.b_bf16, c, stream);
+    else stage.launch(problem, operands.a, operands.b, c, stream);
 }
 
 bool ShapeRule::accepts(const GemmShape& shape) const {

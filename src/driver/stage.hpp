@@ -44,6 +44,21 @@ struct Stage {
     bool is_cublas() const { return launch == nullptr && launch_bf16 == nullptr; }
 };
 
+// A run's operands: FP32 A and B, and the bf16 copies the bf16 stages take.
+struct StageOperands {
+    const float* a = nullptr;
+    const float* b = nullptr;
+    const __nv_bfloat16* a_bf16 = nullptr;
+    const __nv_bfloat16* b_bf16 = nullptr;
+};
+
+// Enqueues `stage` (not stage 0: cuBLAS keeps its own rules) on C = alpha A B + beta C.
+// Every stage is launched here, which keeps BLAS's rule for alpha for all of them: alpha
+// = 0 gives C = beta C in one pass over C, A and B not read (nor C where beta = 0). The
+// rule for beta = 0, C not read, is each kernel's own.
+void launch_stage(const Stage& stage, const GemmProblem& problem, const StageOperands& operands, float* c,
+                  cudaStream_t stream);
+
 // Why `stage` cannot run `shape`, in one line; nullopt if it can.
 std::optional<std::string> shape_refusal(const Stage& stage, const GemmShape& shape);
 

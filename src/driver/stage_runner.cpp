@@ -88,12 +88,11 @@ StageRunner::Launches StageRunner::launches(const Stage& stage, const Bf16Gemm& 
             bf16_gemm(problem, inputs.a_bf16(), inputs.b_bf16(), c, stream);
         else if (fp32_gemm)
             fp32_gemm(problem, inputs.a(), inputs.b(), c, stream);
-        else if (stage.launch_bf16 != nullptr)
-            stage.launch_bf16(problem, inputs.a_bf16(), inputs.b_bf16(), c, stream);
-        else if (stage.launch != nullptr)
-            stage.launch(problem, inputs.a(), inputs.b(), c, stream);
-        else
+        else if (stage.is_cublas())
             launch_cublas(c);
+        else
+            launch_stage(stage, problem, StageOperands{inputs.a(), inputs.b(), inputs.a_bf16(), inputs.b_bf16()}, c,
+                         stream);
     };
     return Launches{std::move(launch), std::move(launch_cublas)};
 }

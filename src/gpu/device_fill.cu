@@ -28,6 +28,13 @@ __global__ void widen_kernel(const float* in, double* out, std::size_t count, bo
     }
 }
 
+// BLAS's beta: data = factor * data, or zeros without a read where factor == 0.
+template <class T>
+__global__ void scale_kernel(T* data, std::size_t count, T factor) {
+    for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < count;
+         i += std::size_t{gridDim.x} * blockDim.x)
+        data[i] = factor == T{0} ? T{0} : factor * data[i];
+}
 
 }  // namespace
 
@@ -50,6 +57,16 @@ void round_to_bf16(float* data, __nv_bfloat16* rounded, std::size_t count, cudaS
 void widen_to_double(const float* in, double* out, std::size_t count, bool absolute,
                      cudaStream_t stream) {
     widen_kernel<<<fill_blocks(count), kFillThreads, 0, stream>>>(in, out, count, absolute);
+    CUDA_CHECK(cudaGetLastError());
+}
+
+void scale_by(float* data, std::size_t count, float factor, cudaStream_t stream) {
+    scale_kernel<<<fill_blocks(count), kFillThreads, 0, stream>>>(data, count, factor);
+    CUDA_CHECK(cudaGetLastError());
+}
+
+void scale_by(double* data, std::size_t count, double factor, cudaStream_t stream) {
+    scale_kernel<<<fill_blocks(count), kFillThreads, 0, stream>>>(data, count, factor);
     CUDA_CHECK(cudaGetLastError());
 }
 

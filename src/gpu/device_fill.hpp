@@ -1,5 +1,6 @@
-// Filling device buffers: NaN poison, bf16 rounding, and the float -> double copies the
-// float64 reference is computed from (the random inputs: verification/input_data.hpp).
+// Filling device buffers: NaN poison, bf16 rounding, the float -> double copies the
+// float64 reference is computed from (the random inputs: verification/input_data.hpp),
+// and BLAS's scaling of C by beta.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -23,5 +24,10 @@ void round_to_bf16(float* data, __nv_bfloat16* rounded, std::size_t count, cudaS
 // out[i] = in[i], or |in[i]| when `absolute`; exact (every float is a double).
 void widen_to_double(const float* in, double* out, std::size_t count, bool absolute,
                      cudaStream_t stream);
+
+// data[i] = factor * data[i], as BLAS scales C by beta: where factor == 0, zeros, and data
+// is not read (it may hold NaN).
+void scale_by(float* data, std::size_t count, float factor, cudaStream_t stream);
+void scale_by(double* data, std::size_t count, double factor, cudaStream_t stream);
 
 }  // namespace sgemm

@@ -9,14 +9,15 @@
 namespace sgemm {
 namespace {
 
-constexpr std::array<std::pair<InputData, std::string_view>, 8> kNames{{{InputData::uniform, "uniform"},
+constexpr std::array<std::pair<InputData, std::string_view>, 9> kNames{{{InputData::uniform, "uniform"},
                                                                         {InputData::wide, "wide"},
                                                                         {InputData::exact, "exact"},
                                                                         {InputData::graded, "graded"},
                                                                         {InputData::outliers, "outliers"},
                                                                         {InputData::subnormal, "subnormal"},
                                                                         {InputData::extremes, "extremes"},
-                                                                        {InputData::special, "special"}}};
+                                                                        {InputData::special, "special"},
+                                                                        {InputData::cancelling, "cancelling"}}};
 
 __global__ void fill_input_kernel(float* values, Operand operand, std::uint64_t rows, std::uint64_t columns,
                                   std::uint64_t seed, InputData data) {

@@ -23,6 +23,11 @@
 //              and sums stay finite, near 1.
 //   special:   uniform, with NaN, +Inf and -Inf scattered (about eight of each a matrix, at
 //              most one element in 16 of each) and -0 one element in 64, in A, B and C.
+//   cancelling: sums far smaller than the sum of their terms' magnitudes: along K in pairs,
+//              A's two values equal (uniform) and B's opposite, the second's magnitude
+//              1 +- 2^-13 (1 + w) times the first's (w uniform in [0, 1)), so that each pair
+//              of products cancels to 2^-13 .. 2^-12 of itself. Each product's own error
+//              shows, which SGEMM's exact FMA products do not have.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -39,7 +44,7 @@
 
 namespace sgemm {
 
-enum class InputData { uniform, wide, exact, graded, outliers, subnormal, extremes, special };
+enum class InputData { uniform, wide, exact, graded, outliers, subnormal, extremes, special, cancelling };
 
 std::string_view to_string(InputData data);
 std::optional<InputData> input_data_named(std::string_view name);
@@ -142,6 +147,18 @@ __host__ __device__ inline float input_value(InputData data, std::uint64_t seed,
             if (draw < 3 * each) return -std::numeric_limits<float>::infinity();
             if (draw < 3 * each + 1.0 / 64.0) return -0.0f;
             return uniform;
+        }
+        case InputData::cancelling: {
+            if (operand == Operand::c) return uniform;
+            // The pair's shared value: the draw of its first element (k even).
+            MatrixElement first = element;
+            (operand == Operand::a ? first.column : first.row) &= ~std::uint64_t{1};
+            const std::uint64_t first_bits = mix_bits(mix_bits(seed) ^ first.index());
+            const float shared = 2.0f * static_cast<float>(first_bits >> 40) * 0x1p-24f - 1.0f;
+            if (operand == Operand::a || element.k() % 2 == 0) return shared;
+            // 1 + 2^-13 (1 + unit), or 1 - that: never 1, so no pair cancels exactly.
+            const float apart = 0x1p-13f * (1.0f + unit);
+            return -shared * (negative ? 1.0f - apart : 1.0f + apart);
         }
         case InputData::uniform:
         default:

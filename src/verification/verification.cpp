@@ -31,15 +31,12 @@ struct Reference {
     std::vector<double> magnitude;  // |alpha| |A| |B| + |beta| |C0|
 };
 
-// Both in float64: `absolute` selects |A| |B| |C0| with |alpha| and |beta|.
+// Both in float64: `absolute` selects |A| |B| |C0| with |alpha| and |beta|. BLAS's rules:
+// alpha = 0 reads neither A nor B (R = beta C0), beta = 0 does not read C0.
 std::vector<double> float64_gemm(const GemmProblem& problem, const GemmInputs& inputs,
                                  bool absolute, const Cublas& cublas, cudaStream_t stream) {
     const GemmShape& shape = problem.shape;
-    DeviceBuffer<double> a(element_count_a(shape));
-    DeviceBuffer<double> b(element_count_b(shape));
     DeviceBuffer<double> c(element_count_c(shape));
-    widen_to_double(inputs.a(), a.data(), a.size(), absolute, stream);
-    widen_to_double(inputs.b(), b.data(), b.size(), absolute, stream);
     double alpha = problem.alpha;
     double beta = problem.beta;
     if (absolute) {
@@ -47,7 +44,15 @@ std::vector<double> float64_gemm(const GemmProblem& problem, const GemmInputs& i
         beta = std::abs(beta);
     }
     if (inputs.c_initial() != nullptr) widen_to_double(inputs.c_initial(), c.data(), c.size(), absolute, stream);
-    else beta = 0.0;  // DGEMM then does not read c
+    else beta = 0.0;  // C0 is not read
+    if (alpha == 0.0) {
+        scale_by(c.data(), c.size(), beta, stream);
+        return copy_to_host(c, stream);
+    }
+    DeviceBuffer<double> a(element_count_a(shape));
+    DeviceBuffer<double> b(element_count_b(shape));
+    widen_to_double(inputs.a(), a.data(), a.size(), absolute, stream);
+    widen_to_double(inputs.b(), b.data(), b.size(), absolute, stream);
     cublas.dgemm(shape, alpha, a.data(), b.data(), beta, c.data());
     return copy_to_host(c, stream);
 }
