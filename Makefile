@@ -10,7 +10,8 @@
 # make survey     cuBLASLt's own bf16 kernels on this GPU, the fastest written before Hopper (mma.sync)
 #                 and for it (wgmma) timed beside stages 14 and 20 -> results/<gpu>/cublaslt_survey.md
 # make accuracy   the FP32 problem's accuracy and speed by cuBLAS SGEMM, cuBLAS TF32 and BF16x9,
-#                 stages 10 and 21-24, on squares and two shapes, every input kind but exact -> results/<gpu>/accuracy.md
+#                 stages 10 and 21-24, on squares and two shapes, every input kind but exact (about 4 minutes
+#                 on an H100) -> results/<gpu>/accuracy.md
 # make shapes     the shape suite: square, transformer-layer, skinny and K-heavy problems through the
 #                 best stage of each track, against cuBLAS (GROUPS=layer, STAGES=10 for some) -> results/<gpu>/shapes.*
 # make profile    Nsight Compute counters of every stage at N=4096 (STAGE=7 for one) -> results/<gpu>/profile.csv

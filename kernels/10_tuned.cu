@@ -9,7 +9,7 @@
 // builds sgemm_tune (src/tools/tuning_candidates.cu), which instantiates candidate
 // shapes, verifies and times each one against cuBLAS like any stage, and writes
 // everything it tried, with the winner, to results/<gpu>/tuning_stage10.csv and .md.
-// The winner is compiled in below.
+// The winner (TunedConfig, in 10_tuned.cuh) is what the launcher below runs.
 //
 // Block rasterization. Blocks are numbered so that consecutive blocks walk down a
 // group of block-rows before moving to the next column: blocks running at the same
@@ -52,13 +52,6 @@
 #include "10_tuned.cuh"
 
 namespace sgemm {
-namespace {
-
-// The tuner's pick for the H100 (results/h100-80gb-hbm3/tuning_stage10.md).
-using TunedConfig = TileConfig<128, 128, 8, 64, 64, 8, 16, 3, 2>;
-constexpr int kTunedGroupRows = 8;
-
-}  // namespace
 
 void launch_tuned(const GemmProblem& problem, const float* a, const float* b, float* c,
                   cudaStream_t stream) {

@@ -1,6 +1,7 @@
 // The kernel of stage 10 as a template over its tile shapes, so that the tuner
 // (src/tools/tuning_candidates.cu, scripts/tune.py) can instantiate many shapes and the
-// stage (10_tuned.cu) the winner. Read 10_tuned.cu first.
+// stage (10_tuned.cu) the winner; its main loop (multiply_tile) also runs stage 22's FP32
+// fallback, on rows and columns gathered through lists. Read 10_tuned.cu first.
 #pragma once
 
 #include <cstddef>
@@ -49,6 +50,11 @@ struct TileConfig {
     static_assert(kBLoads >= 1 && kBLoads * kThreads * 4 == kBlockK * kBlockN, "B tile loads evenly");
 };
 
+// The tuner's pick for the H100 (results/h100-80gb-hbm3/tuning_stage10.md), which stage 10
+// runs, and stage 22's FP32 fallback with it (22_fp32_fallback.cuh).
+using TunedConfig = TileConfig<128, 128, 8, 64, 64, 8, 16, 3, 2>;
+constexpr int kTunedGroupRows = 8;
+
 // A split of K (10_tuned.cu): part p of `parts` (blockIdx.y) sums K tiles
 // [p tiles / parts, (p + 1) tiles / parts) of its tile of C into partials + p M N, an
 // M x N matrix, and sum_k_parts_kernel adds the parts up in order.
@@ -64,7 +70,7 @@ struct KSplit {
 constexpr int kMaxKParts = 64, kMinKTilesPerPart = 16;
 constexpr double kPartCost = 0.03;
 
-inline int k_parts(int tiles, int k_tiles, int slots) {
+__host__ __device__ inline int k_parts(int tiles, int k_tiles, int slots) {
     if (slots <= 0) return 1;
     const auto time = [&](int parts) {
         const long long waves = (static_cast<long long>(tiles) * parts + slots - 1) / slots;
@@ -76,56 +82,93 @@ inline int k_parts(int tiles, int k_tiles, int slots) {
     return best;
 }
 
-// kChecked: every load and store tests the matrix bounds (for shapes that are not
-// multiples of the tile); without it the kernel assumes whole tiles and uses float4s.
-// kSplitK: the block sums part blockIdx.y of K into split.partials (see KSplit).
-// group_rows: block rasterization, see 10_tuned.cu.
-template <class Config, bool kChecked, bool kSplitK>
-__global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
-    tuned_kernel(GemmProblem problem, const float* a, const float* b, float* c, int group_rows, KSplit split) {
+// k_parts, and where K is split at all, enough parts that none sums more than
+// most_k_tiles K tiles (up to kMaxKParts): stage 22's FP32 path (22_fp32_fallback.cuh),
+// whose sums must stay as accurate as SGEMM's where SGEMM splits K too.
+__host__ __device__ inline int k_parts_of_at_most(int most_k_tiles, int tiles, int k_tiles, int slots) {
+    const int parts = k_parts(tiles, k_tiles, slots), accurate = ceil_div(k_tiles, most_k_tiles);
+    return parts == 1 || parts >= accurate ? parts : accurate < kMaxKParts ? accurate : kMaxKParts;
+}
+
+// Where a block's tile of C takes its operands from. Stage 10 multiplies a rectangle of A
+// and B (TileRectangle): a_element(r, kk) and b_element(kk, j, e) say where A's value at
+// row r of the tile is and B's at column j + e (e: the element of a float4; the sums are
+// written as stage 10 has always written them, so that its machine code stays the same),
+// has_row and has_column whether those are in the problem (checked kernels only). Stage
+// 22's FP32 fallback (22_fp32_fallback.cuh) gathers the rows of A through a list
+// (kGatheredRows: a_row(r), found once a tile) and may gather B's columns too
+// (kGatheredColumns: b_row(kk) and b_offset(j), -1 outside the problem).
+struct TileRectangle {
+    static constexpr bool kGatheredRows = false, kGatheredColumns = false;
+    const float* a;  // A's row of the tile's first row
+    const float* b;  // B's element of row 0 at the tile's first column
+    int row0, col0;  // the tile's corner
+    int m, n, k;
+
+    __device__ bool has_row(int row) const { return row0 + row < m; }
+    __device__ bool has_column(int column, int e) const { return col0 + column + e < n; }
+    __device__ const float* a_element(int row, int kk) const { return a + row * k + kk; }
+    __device__ float a_value(int row, int kk) const { return a[row * k + kk]; }
+    __device__ const float* b_element(int kk, int column, int e = 0) const { return b + kk * n + column + e; }
+};
+
+// Where a thread's 4x4 quads start in the block's tile (the conflict-free pattern of stage 7).
+template <class Config>
+__device__ __forceinline__ TileOrigin thread_quad_origin() {
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    return TileOrigin{warp / Config::kWarpsN * Config::kWarpM + lane / Config::kLanesN * 4,
+                      warp % Config::kWarpsN * Config::kWarpN + lane % Config::kLanesN * 4};
+}
+
+// acc += the block's tile of A B over K tiles [first_tile, tile_count): the main loop of
+// stage 10. kChecked: every load tests the bounds (for shapes that are not multiples of
+// the tile); without it the tile is whole and loads are float4s.
+template <class Config, bool kChecked, class Operands>
+__device__ __forceinline__ void multiply_tile(const Operands& tile, int k, int first_tile, int tile_count,
+                                              float* shared, float (&acc)[Config::kThreadM][Config::kThreadN]) {
     using T = Config;
-    extern __shared__ float4 shared_storage[];  // float4: 16-byte alignment
-    float* const shared = reinterpret_cast<float*>(shared_storage);
+    const TileOrigin quad = thread_quad_origin<T>();
+    const int quad_row = quad.row, quad_col = quad.col;
 
-    const int m = problem.shape.m, n = problem.shape.n, k = problem.shape.k;
-
-    const TileOrigin origin = rasterized_tile_origin<T::kBlockM, T::kBlockN>(m, n, group_rows);
-    const int row0 = origin.row, col0 = origin.col;
-    a += row0 * k;
-    b += col0;
-    if constexpr (kSplitK) c = split.partials + static_cast<std::size_t>(blockIdx.y) * m * n;
-    c += row0 * n + col0;
-
-    const int warp = threadIdx.x / 32;
-    const int lane = threadIdx.x % 32;
-    const int quad_row = warp / T::kWarpsN * T::kWarpM + lane / T::kLanesN * 4;
-    const int quad_col = warp % T::kWarpsN * T::kWarpN + lane % T::kLanesN * 4;
-
-    const auto buffer_of = [&](int tile) { return shared + (tile % T::kStages) * T::kBufferFloats; };
+    const auto buffer_of = [&](int tile_index) { return shared + (tile_index % T::kStages) * T::kBufferFloats; };
 
     // A goes through registers: 128-bit coalesced loads, then four 32-bit stores that
     // transpose it into a_tile[k][m] (a 4-byte cp.async could transpose too, but the
     // tuner measured it 15-20 % slower: four times the memory requests).
     float4 a_next[T::kALoads];
-    const auto load_a = [&](int tile) {
+    // Gathered rows: the thread's rows of A are looked up once, not at every K tile (a
+    // branch among the loads would cut the loop into pieces the scheduler cannot mix).
+    const float* a_rows[T::kALoads];
+    if constexpr (Operands::kGatheredRows) {
+#pragma unroll
+        for (int j = 0; j < T::kALoads; ++j) a_rows[j] = tile.a_row((threadIdx.x + j * T::kThreads) / (T::kBlockK / 4));
+    }
+    const auto load_a = [&](int tile_index) {
 #pragma unroll
         for (int j = 0; j < T::kALoads; ++j) {
             const int f = threadIdx.x + j * T::kThreads;
             const int row = f / (T::kBlockK / 4);
-            const int col = tile * T::kBlockK + f % (T::kBlockK / 4) * 4;
-            if constexpr (kChecked) {
+            const int col = tile_index * T::kBlockK + f % (T::kBlockK / 4) * 4;
+            if constexpr (Operands::kGatheredRows && kChecked) {
+                float v[4];
+#pragma unroll
+                for (int e = 0; e < 4; ++e) v[e] = col + e < k ? a_rows[j][col + e] : 0.0f;
+                a_next[j] = make_float4(v[0], v[1], v[2], v[3]);
+            } else if constexpr (Operands::kGatheredRows) {
+                a_next[j] = load_float4(a_rows[j] + col);
+            } else if constexpr (kChecked) {
                 float v[4];
 #pragma unroll
                 for (int e = 0; e < 4; ++e)
-                    v[e] = (row0 + row < m && col + e < k) ? a[row * k + col + e] : 0.0f;
+                    v[e] = (tile.has_row(row) && col + e < k) ? tile.a_value(row, col + e) : 0.0f;
                 a_next[j] = make_float4(v[0], v[1], v[2], v[3]);
             } else {
-                a_next[j] = load_float4(a + row * k + col);
+                a_next[j] = load_float4(tile.a_element(row, col));
             }
         }
     };
-    const auto store_a = [&](int tile) {
-        float* const a_tile = buffer_of(tile);  // [kBlockK][kBlockM + kAPad]
+    const auto store_a = [&](int tile_index) {
+        float* const a_tile = buffer_of(tile_index);  // [kBlockK][kBlockM + kAPad]
 #pragma unroll
         for (int j = 0; j < T::kALoads; ++j) {
             const int f = threadIdx.x + j * T::kThreads;
@@ -140,23 +183,41 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
     };
     // B needs no transpose: it is copied asynchronously, a float4 at a time (a float at
     // a time when checked, since its rows need not be 16-byte aligned), zeros outside.
-    const auto copy_b = [&](int tile) {
-        const int k0 = tile * T::kBlockK;
-        float* const b_tile = buffer_of(tile) + T::kATileFloats;  // [kBlockK][kBlockN]
+    // Gathered columns, a float at a time, each found once.
+    int b_offsets[T::kBLoads][4];
+    if constexpr (Operands::kGatheredColumns) {
+#pragma unroll
+        for (int j = 0; j < T::kBLoads; ++j)
+#pragma unroll
+            for (int e = 0; e < 4; ++e)
+                b_offsets[j][e] = tile.b_offset((threadIdx.x + j * T::kThreads) % (T::kBlockN / 4) * 4 + e);
+    }
+    const auto copy_b = [&](int tile_index) {
+        const int k0 = tile_index * T::kBlockK;
+        float* const b_tile = buffer_of(tile_index) + T::kATileFloats;  // [kBlockK][kBlockN]
 #pragma unroll
         for (int j = 0; j < T::kBLoads; ++j) {
             const int f = threadIdx.x + j * T::kThreads;
             const int row = f / (T::kBlockN / 4);
             const int col = f % (T::kBlockN / 4) * 4;
             float* const destination = b_tile + row * T::kBlockN + col;
-            if constexpr (kChecked) {
+            if constexpr (Operands::kGatheredColumns) {
+                static_assert(kChecked, "gathered columns are loaded a float at a time");
 #pragma unroll
                 for (int e = 0; e < 4; ++e) {
-                    const bool valid = k0 + row < k && col0 + col + e < n;
-                    cp_async_4_or_zero(destination + e, valid ? b + (k0 + row) * n + col + e : b, valid);
+                    const bool valid = k0 + row < k && b_offsets[j][e] >= 0;
+                    cp_async_4_or_zero(destination + e, valid ? tile.b_row(k0 + row) + b_offsets[j][e] : tile.b_row(0),
+                                       valid);
+                }
+            } else if constexpr (kChecked) {
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    const bool valid = k0 + row < k && tile.has_column(col, e);
+                    cp_async_4_or_zero(destination + e, valid ? tile.b_element(k0 + row, col, e) : tile.b_element(0, 0),
+                                       valid);
                 }
             } else {
-                cp_async_16(destination, b + (k0 + row) * n + col);
+                cp_async_16(destination, tile.b_element(k0 + row, col));
             }
         }
     };
@@ -180,13 +241,6 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
             b_out[4 * q] = v.x, b_out[4 * q + 1] = v.y, b_out[4 * q + 2] = v.z, b_out[4 * q + 3] = v.w;
         }
     };
-
-    float acc[T::kThreadM][T::kThreadN] = {};
-
-    // This block's K tiles [first_tile, tile_count): all of them, or its part of K.
-    const int k_tiles = ceil_div(k, T::kBlockK);
-    const int first_tile = kSplitK ? static_cast<int>(blockIdx.y) * k_tiles / split.parts : 0;
-    const int tile_count = kSplitK ? (static_cast<int>(blockIdx.y) + 1) * k_tiles / split.parts : k_tiles;
 
     // Prologue: A of the first tile in shared memory, B of the next kStages - 1 in flight.
     load_a(first_tile);
@@ -230,13 +284,50 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
                     acc[r][col] += a_slice[i % 2][r] * b_slice[i % 2][col];
         }
     }
+}
 
+// Whether a launch has work: always, for stage 10; stage 22's FP32 fallback launches this
+// kernel for a whole problem only the GPU knows is its own (22_fp32_fallback.cuh), and
+// its blocks return at once where it is not.
+struct Ungated {
+    __device__ bool open() const { return true; }
+};
+
+// kChecked: every load and store tests the matrix bounds (see multiply_tile).
+// kSplitK: the block sums part blockIdx.y of K into split.partials (see KSplit).
+// group_rows: block rasterization, see 10_tuned.cu.
+template <class Config, bool kChecked, bool kSplitK, class Gate = Ungated>
+__global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
+    tuned_kernel(GemmProblem problem, const float* a, const float* b, float* c, int group_rows, KSplit split,
+                 Gate gate) {
+    using T = Config;
+    if (!gate.open()) return;
+    extern __shared__ float4 shared_storage[];  // float4: 16-byte alignment
+    float* const shared = reinterpret_cast<float*>(shared_storage);
+
+    const int m = problem.shape.m, n = problem.shape.n, k = problem.shape.k;
+
+    const TileOrigin origin = rasterized_tile_origin<T::kBlockM, T::kBlockN>(m, n, group_rows);
+    const int row0 = origin.row, col0 = origin.col;
+    a += row0 * k;
+    b += col0;
+    if constexpr (kSplitK) c = split.partials + static_cast<std::size_t>(blockIdx.y) * m * n;
+    c += row0 * n + col0;
+
+    const TileOrigin quads = thread_quad_origin<T>();
+    float acc[T::kThreadM][T::kThreadN] = {};
+
+    // This block's K tiles [first_tile, tile_count): all of them, or its part of K.
+    const int k_tiles = ceil_div(k, T::kBlockK);
+    const int first_tile = kSplitK ? static_cast<int>(blockIdx.y) * k_tiles / split.parts : 0;
+    const int tile_count = kSplitK ? (static_cast<int>(blockIdx.y) + 1) * k_tiles / split.parts : k_tiles;
+    multiply_tile<T, kChecked>(TileRectangle{a, b, row0, col0, m, n, k}, k, first_tile, tile_count, shared, acc);
 #pragma unroll
     for (int r = 0; r < T::kThreadM; ++r)
 #pragma unroll
         for (int q = 0; q < T::kQuadsN; ++q) {
-            const int row = quad_row + (r / 4) * T::kQuadStrideM + r % 4;
-            const int col = quad_col + q * T::kQuadStrideN;
+            const int row = quads.row + (r / 4) * T::kQuadStrideM + r % 4;
+            const int col = quads.col + q * T::kQuadStrideN;
             const float quad[4] = {acc[r][4 * q], acc[r][4 * q + 1], acc[r][4 * q + 2], acc[r][4 * q + 3]};
             if constexpr (kSplitK && kChecked) {  // the part's sums, as they are
 #pragma unroll
@@ -270,16 +361,16 @@ __global__ void __launch_bounds__(kThreads) sum_k_parts_kernel(GemmProblem probl
     c[i] = scale_and_accumulate(sum, problem.alpha, problem.beta, c[i]);
 }
 
-template <class Config, bool kChecked, bool kSplitK = false>
+template <class Config, bool kChecked, bool kSplitK = false, class Gate = Ungated>
 void launch_tuned_kernel(const GemmProblem& problem, const float* a, const float* b, float* c,
-                         int group_rows, cudaStream_t stream, KSplit split = {1, nullptr}) {
-    const auto kernel = tuned_kernel<Config, kChecked, kSplitK>;
+                         int group_rows, cudaStream_t stream, KSplit split = {1, nullptr}, Gate gate = {}) {
+    const auto kernel = tuned_kernel<Config, kChecked, kSplitK, Gate>;
     if constexpr (Config::kSharedBytes > 48 * 1024)  // above 48 KB only on request
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                              static_cast<int>(Config::kSharedBytes));
     const int tiles = ceil_div(problem.shape.m, Config::kBlockM) * ceil_div(problem.shape.n, Config::kBlockN);
     kernel<<<dim3(tiles, split.parts), Config::kThreads, Config::kSharedBytes, stream>>>(problem, a, b, c, group_rows,
-                                                                                       split);
+                                                                                       split, gate);
 }
 
 // The partial sums of a split K, kept between calls and grown as problems grow.
@@ -289,15 +380,18 @@ inline float* k_split_partials(std::size_t values) {
 }
 
 // Whole tiles take the unchecked kernel; any other shape the checked one. K is split
-// where that finishes sooner (k_parts), and the parts are added up after.
+// where that finishes sooner (k_parts), and the parts are added up after; most_k_tiles,
+// where set, caps the K tiles of a part (k_parts_of_at_most).
 template <class Config>
 void launch_tile_config(const GemmProblem& problem, const float* a, const float* b, float* c,
-                        int group_rows, cudaStream_t stream) {
+                        int group_rows, cudaStream_t stream, int most_k_tiles = 0) {
     const GemmShape& s = problem.shape;
     const bool whole_tiles = s.m % Config::kBlockM == 0 && s.n % Config::kBlockN == 0 && s.k % Config::kBlockK == 0;
     const int tiles = ceil_div(s.m, Config::kBlockM) * ceil_div(s.n, Config::kBlockN);
     static const int slots = resident_blocks(tuned_kernel<Config, false, false>, Config::kThreads, Config::kSharedBytes);
-    const int parts = k_parts(tiles, ceil_div(s.k, Config::kBlockK), slots);
+    const int k_tiles = ceil_div(s.k, Config::kBlockK);
+    const int parts = most_k_tiles > 0 ? k_parts_of_at_most(most_k_tiles, tiles, k_tiles, slots)
+                                       : k_parts(tiles, k_tiles, slots);
     if (parts > 1) {
         const KSplit split{parts, k_split_partials(static_cast<std::size_t>(parts) * s.m * s.n)};
         if (whole_tiles)

@@ -18,37 +18,43 @@
 // two segments are weighted by 2^-11. The dropped terms (lo.lo, the remainders) are
 // each at most 2^-22 of |A_ik B_kj|, random in sign: they do not grow with the sum.
 //
-// Range, and the check: fp16 spans 2^-24 .. 65504. A pre-pass scales each row of A and
-// column of B by the power of two that brings its largest magnitude into [2^14, 2^15),
-// undone on C. Then every value down to 2^-28 of its row's largest keeps its 22 bits. The
-// pre-pass checks exactly that for each row and column as it scales it (its smallest
-// nonzero magnitude against its largest, and whether it holds NaN or Inf). Where it
-// fails, the row (column) is zeros in A' (B') and listed, and a fallback computes those
-// rows and columns of C in FP32 on the CUDA cores after the GEMM, each dot product summed
-// in K order with fused multiply-adds, as cuBLAS SGEMM sums it. So every product the
-// tensor cores take is held to 2^-21 of itself, and the rest is SGEMM's own arithmetic:
-// no element's error can pass these bounds, and NaN and Inf come out where IEEE puts them.
+// Range, and the check: fp16 spans 2^-24 .. 65504. A pre-pass (22_split_fp16_operands.cuh)
+// scales each row of A and column of B by the power of two that brings its largest
+// magnitude into [2^14, 2^15), undone on C. Then every value down to 2^-28 of its row's
+// largest keeps its 22 bits. The pre-pass checks exactly that for each row and column as
+// it scales it (its smallest nonzero magnitude against its largest, and whether it holds
+// NaN or Inf). Where it fails, the row (column) is zeros in A' (B') and listed, and the
+// FP32 fallback (22_fp32_fallback.cuh, which stages 23 and 24 share) computes those rows
+// and columns of C after the GEMM with stage 10's tiles, gathered through the lists; where
+// every row or every column fails, the GEMM does not run and the whole problem is stage
+// 10's. So every product the tensor cores take is held to 2^-21 of itself, the rest is
+// SGEMM's own arithmetic, and NaN and Inf come out where IEEE puts them.
+//
+// What the split cannot match: sums that cancel. A product keeps up to 3 2^-22 of itself
+// in error (the parts' remainders, the dropped lo.lo), so |C - R| <= 3 2^-22 sum |a||b|
+// plus the FP32 adds, where SGEMM's bound is K 2^-24 sum |a||b|; but SGEMM's products are
+// exact, and where they cancel as they are added its running sum and its roundings stay
+// small. On the cancelling kind the split's errors are 2.5-2.8x SGEMM's (worst element
+// 5.4e-9 of sum |a||b| at 4096, SGEMM's 2.0e-9); on every other kind at most SGEMM's.
 //
 // Prediction: a third of stage 21's tensor work, at 85 % of its rate on the smaller
 // tiles, plus a heavier pre-pass: 3.5x SGEMM at 4096; normwise error about 2e-7. The
-// check adds a pass over N values (the column exponents) and a fallback launch that
-// finds no work: under 1 % on benign data.
+// check adds a pass over N values and fallback launches that find no work: under 1 %.
 //
-// Measured on the H100 (make results, make accuracy): 2.88x cuBLAS SGEMM at N = 4096 and
-// 3.37x at 8192, slower than predicted: before the check, ncu put the GEMM at 62 % of the
-// tensor cores' peak (stage 21's: 96 %; the 128x128 tiles load 1.5x its bytes a product)
-// and the pre-pass at 16 % of the time. Normwise error 2.2e-7 at 4096 against SGEMM's
-// 1.15e-6, and on every input kind both errors are at most SGEMM's: on graded data,
-// which goes wholly to the fallback, SGEMM's own. docs/notes/22_split_fp16.md has each
-// kind, and what the check costs.
+// Measured on the H100 (make results, make accuracy): 2.89x cuBLAS SGEMM at N = 4096 and
+// 3.31-3.37x at 8192, slower than predicted: ncu put the GEMM at 62 % of the tensor
+// cores' peak (stage 21's: 96 %; the 128x128 tiles load 1.5x its bytes a product) and the
+// pre-pass at 16 % of the time. Normwise error 2.2e-7 at 4096 against SGEMM's 1.15e-6.
+// The fallback's launches that find nothing cost 0.5 % at 4096. Where all of it falls
+// back (graded data): 0.87x SGEMM at 2048, 0.91x at 4096, 0.93x at 8192, with SGEMM's own
+// error. docs/notes/22_split_fp16.md has each kind and step.
 //
 // Where the split cannot pay: the pre-pass reads and writes (M + N) K values for M N K
 // products. Below 192 products a value (M N / (M + N): under about 190 tokens, or a C
-// 64 wide) the launcher hands the problem to stage 10's kernel, FP32 on the CUDA cores,
-// which the suite (make shapes) found ahead of the split on every such shape: over its
-// M <= 256, 0.54x -> 0.79x SGEMM geomean; 256 x 256 x 65536, 0.10x -> 0.88x.
-//
-// The pre-pass and the fallback are in 22_split_fp16_operands.cuh; the GEMM kernel below.
+// 64 wide) the launcher hands the problem to stage 10's kernel, which the suite (make
+// shapes) found ahead of the split on every such shape, with its K in parts of at most
+// 256 products where it splits K (cuBLAS splits K there too, in longer parts: 0.6-0.8x
+// its error at 128 x 6144 x 4096 and 4096 x 64 x 4096, for 3-4 % of stage 10's speed).
 //
 // Shapes: any M and K; N a multiple of 8 (TMA writes C's rows). Needs sm_90a; a shape
 // where the split cannot pay runs stage 10's kernel.
@@ -60,6 +66,7 @@
 #include <cstdint>
 
 #include "19_persistent_c_stores.cuh"
+#include "22_fp32_fallback.cuh"
 #include "22_split_fp16_operands.cuh"
 #include "common/cluster.cuh"
 #include "common/fp32_split.cuh"
@@ -98,8 +105,9 @@ static_assert(2 % kPromotionInterval == 0, "a partial holds the products of one 
 __global__ void __launch_bounds__(kThreads, 1)
     split_fp16_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
                       const __grid_constant__ CUtensorMap c_map, float* c, GemmProblem problem, int segment_k_tiles,
-                      OperandScaling scaling) {
+                      OperandScaling scaling, Flagged flagged) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    if (flagged.whole(problem.shape.m, problem.shape.n)) return;  // the fallback takes it all, from C0
     constexpr int kGroupRows = 8;                     // raster groups of stack rows, as in stage 19
     constexpr float kLoWeight = 1.0f / kF16LoScale;  // the lo segments' partials
     extern __shared__ std::uint8_t shared_bytes[];
@@ -205,9 +213,6 @@ constexpr int kKAlignment = Tiles::kBlockK;
 
 }  // namespace
 
-// Stage 10's launcher (10_tuned.cu), for the shapes where the split cannot pay.
-void launch_tuned(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream);
-
 // Where the split pays: the pre-pass reads each value of A and B and writes its parts,
 // (M + N) K values, for the M N K products that then run on the tensor cores: at least
 // this many products a value (M N / (M + N)) before the tensor cores win the pre-pass's
@@ -218,7 +223,7 @@ constexpr double kMinProductsPerSplitValue = 192;
 void launch_split_fp16(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream) {
     const auto [m, n, k] = problem.shape;
     if (static_cast<double>(m) * n / (static_cast<double>(m) + n) < kMinProductsPerSplitValue)
-        return launch_tuned(problem, a, b, c, stream);
+        return launch_tile_config<TunedConfig>(problem, a, b, c, kTunedGroupRows, stream, kMostKTilesPerPart);
     const int padded_k = ceil_div(k, kKAlignment) * kKAlignment, k_tiles = padded_k / kKAlignment;
     const std::size_t a_values = static_cast<std::size_t>(m) * 2 * padded_k;
     const std::size_t b_values = static_cast<std::size_t>(2) * padded_k * n;
@@ -247,9 +252,9 @@ void launch_split_fp16(const GemmProblem& problem, const float* a, const float* 
     column_exponents_kernel<<<ceil_div(n, kPrepassThreads), kPrepassThreads, 0, stream>>>(ranges, column_exponents, n,
                                                                                        flagged);
     split_a_kernel<<<ceil_div(m, kPrepassThreads / 32), kPrepassThreads, 0, stream>>>(a, row_exponents, a_split, m, k,
-                                                                                    padded_k, flagged);
+                                                                                    n, padded_k, flagged);
     split_b_kernel<<<blocks(static_cast<std::size_t>(padded_k) * n / 8), kPrepassThreads, 0, stream>>>(
-        b, column_exponents, b_split, k, n, padded_k);
+        b, column_exponents, b_split, m, k, n, padded_k, flagged);
 
     // The GEMM over K' = 3 padded_k: A' and B' hold 2 padded_k values of K each.
     const GemmProblem split_problem{GemmShape{m, n, 3 * padded_k}, problem.alpha, problem.beta};
@@ -261,10 +266,35 @@ void launch_split_fp16(const GemmProblem& problem, const float* a, const float* 
     const int resident = max_active_clusters(split_fp16_kernel, kThreads, kClusterM, kSharedBytes);
     const int clusters = resident > 0 ? std::min(stacks, resident) : stacks;
     launch_with_cluster(split_fp16_kernel, clusters * kClusterM, kThreads, kClusterM, kSharedBytes, stream, a_map,
-                        b_map, c_map, c, split_problem, k_tiles, OperandScaling{row_exponents, column_exponents});
+                        b_map, c_map, c, split_problem, k_tiles, OperandScaling{row_exponents, column_exponents},
+                        flagged);
+    launch_fp32_fallback(problem, a, b, c, flagged, stream);
+}
 
-    static const int fallback_blocks = 4 * std::max(current_sm_count(), 1);
-    fallback_kernel<<<fallback_blocks, kFallbackThreads, 0, stream>>>(problem, a, b, c, flagged);
+void launch_fp32_fallback(const GemmProblem& problem, const float* a, const float* b, float* c, const Flagged& flagged,
+                          cudaStream_t stream) {
+    using T = FallbackTiles;
+    const GemmShape& s = problem.shape;
+    static const int slots = std::max(resident_blocks(fp32_fallback_kernel<T>, T::kThreads, kFallbackSharedBytes), 1);
+    const bool whole_on_stage_10 = whole_problem_on_stage_10(s, slots);
+    if (whole_on_stage_10) {
+        const WholeProblemGate gate{flagged, s.m, s.n};
+        if (s.m % T::kBlockM == 0 && s.n % T::kBlockN == 0 && s.k % T::kBlockK == 0)
+            launch_tuned_kernel<T, false, false>(problem, a, b, c, kTunedGroupRows, stream, KSplit{1, nullptr}, gate);
+        else
+            launch_tuned_kernel<T, true, false>(problem, a, b, c, kTunedGroupRows, stream, KSplit{1, nullptr}, gate);
+    }
+    // The partial sums of kMostUnitsPerSlot units a slot, then a count for each tile of
+    // either pass (the row pass's tiles and the column pass's cover C and one more row of tiles).
+    static GrowingWorkspace workspace("the FP32 fallback's partial sums", /*zeroed=*/true);
+    const std::size_t partial_values =
+        static_cast<std::size_t>(kMostUnitsPerSlot) * slots * kFallbackValues * T::kThreads;
+    const std::size_t tiles = static_cast<std::size_t>(ceil_div(s.m, T::kBlockM) + 1) * (ceil_div(s.n, T::kBlockN) + 1);
+    auto* const partials = static_cast<float*>(workspace.at_least(partial_values * 4 + tiles * 4));
+    const int blocks = fallback_blocks(s, slots, whole_on_stage_10);
+    fp32_fallback_kernel<T><<<blocks, T::kThreads, kFallbackSharedBytes, stream>>>(
+        problem, a, b, c, flagged, slots, whole_on_stage_10,
+        FallbackWorkspace{partials, reinterpret_cast<int*>(partials + partial_values)});
 }
 
 }  // namespace sgemm

@@ -16,16 +16,18 @@
 // undone: the sums hold A's scaled rows times B's true values, so that A's exponent,
 // undone at the end, is the only one left. A column whose tile holds NaN or Inf, spans more
 // than 2^28, or lies beyond 2^+-63 (where the sums could leave FP32's range) is zeros in
-// the split and flagged; stage 22's fallback computes it in FP32 on the CUDA cores, with
-// the rows of A the pre-pass flags.
+// the split and listed by the kernel; stage 22's FP32 fallback (22_fp32_fallback.cuh)
+// computes it on the CUDA cores, with the rows of A the pre-pass lists. Where every row
+// of A fails, the kernel does not run; where every row or every column does, the last
+// kernel writes nothing and the whole problem is the fallback's.
 //
 // Tiles and pieces: a CTA takes 128 columns of C (two consumers, an m64 block of C^T
 // each) and 64 rows (the wgmma's N). 64 tokens give a C 4096 wide only 32 such tiles, so
 // the column blocks' K tiles are cut into one equal run per SM (stream-K), each run taken
 // by one CTA per 64 rows side by side, which read B's tiles once from DRAM between them.
 // Each piece's sums go to a workspace that a last kernel adds in order, scaling rows,
-// alpha and beta C in; it also lists the flagged columns for the fallback. A consumer
-// splits the next K tile while the tensor cores multiply the current one.
+// alpha and beta C in. A consumer splits the next K tile while the tensor cores multiply
+// the current one.
 //
 // Prediction: at 64 tokens the kernel reads B once from DRAM; its tensor work (three
 // products) is a third of that time, and the split's instructions (about ten a value of
@@ -51,6 +53,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "22_fp32_fallback.cuh"
 #include "22_split_fp16_operands.cuh"
 #include "23_split_fragment.cuh"
 #include "23_split_in_registers.cuh"
@@ -86,8 +89,10 @@ static_assert(128 * kProducerRegisters + 128 * kConsumers * kConsumerRegisters <
 
 __global__ void __launch_bounds__(kThreads, 1)
     split_in_registers_kernel(const __grid_constant__ CUtensorMap b_map, const __grid_constant__ CUtensorMap a_map,
-                              float* partials, int* column_flags, GemmShape shape, int padded_k, SplitBlockRuns work) {
+                              float* partials, int* column_flags, GemmShape shape, int padded_k, SplitBlockRuns work,
+                              Flagged flagged) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    if (flagged.counts[0] == shape.m) return;  // every row of A flagged: the fallback takes it all
     extern __shared__ std::uint8_t shared_bytes[];
     std::uint8_t* const ring = HopperStageTiles<64, 64>::ring_start(shared_bytes);
     std::uint64_t* const full = reinterpret_cast<std::uint64_t*>(ring + kStages * kStageBytes);
@@ -199,7 +204,9 @@ __global__ void __launch_bounds__(kThreads, 1)
                                                kBlockRows * kBlockColumns;
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
-                if (left[h] && quad == 0 && first_column + rows[h] < shape.n) column_flags[first_column + rows[h]] = 1;
+                const int column = first_column + rows[h];
+                if (left[h] && quad == 0 && column < shape.n && atomicExch(&column_flags[column], 1) == 0)
+                    flagged.flag_column(column);
 #pragma unroll
                 for (int j = 0; j < 8; ++j)
 #pragma unroll
@@ -241,10 +248,11 @@ __global__ void __launch_bounds__(kSplitRowThreads) split_rows_kernel(const floa
 
 // C = alpha 2^-(row exponent) (the pieces' sums, added in run order) + beta C, four
 // columns a thread; alpha's term left out where the row or the column went to the
-// fallback, whose flagged columns the threads of row 0 list.
+// fallback; nothing where the fallback takes it all.
 __global__ void finish_kernel(GemmProblem problem, const float* partials, SplitBlockRuns work, const int* row_exponents,
                               const int* column_flags, float* c, Flagged flagged) {
     const int m = problem.shape.m, n = problem.shape.n;
+    if (flagged.whole(m, n)) return;
     const std::size_t count = static_cast<std::size_t>(m) * n / 4;
     for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < count;
          i += std::size_t{gridDim.x} * blockDim.x) {
@@ -268,11 +276,6 @@ __global__ void finish_kernel(GemmProblem problem, const float* partials, SplitB
                               row_left || flags.z ? 0.0f : ldexpf(sum.z, -exponent),
                               row_left || flags.w ? 0.0f : ldexpf(sum.w, -exponent)};
         store_scaled_float4(c + first, acc, problem.alpha, problem.beta);
-        if (row == 0) {
-            const int column_flag[4] = {flags.x, flags.y, flags.z, flags.w};
-            for (int j = 0; j < 4; ++j)
-                if (column_flag[j]) flagged.flagged_columns[atomicAdd(&flagged.counts[2], 1)] = column + j;
-        }
     }
 }
 
@@ -320,14 +323,13 @@ void launch_split_in_registers(const GemmProblem& problem, const float* a, const
     const CUtensorMap a_map = make_f16_tensor_map(a_split, m, 2 * padded_k, kBlockRows, kBlockK);
     cudaFuncSetAttribute(split_in_registers_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes);
     split_in_registers_kernel<<<runs * row_blocks, kThreads, kSharedBytes, stream>>>(b_map, a_map, partials, column_flags,
-                                                                             problem.shape, padded_k, work);
+                                                                             problem.shape, padded_k, work, flagged);
     constexpr int kFinishThreads = 256;
     const int finish_blocks =
         static_cast<int>(std::min<std::size_t>(ceil_div(m * (n / 4), kFinishThreads), 8 * static_cast<std::size_t>(sms)));
     finish_kernel<<<finish_blocks, kFinishThreads, 0, stream>>>(problem, partials, work, row_exponents, column_flags,
                                                                  c, flagged);
-    static const int fallback_blocks = 4 * sms;
-    fallback_kernel<<<fallback_blocks, kFallbackThreads, 0, stream>>>(problem, a, b, c, flagged);
+    launch_fp32_fallback(problem, a, b, c, flagged, stream);
 }
 
 }  // namespace sgemm

@@ -8,8 +8,8 @@
 // (23_split_fragment.cuh: each K tile's 64 values of a row get their own power of two);
 // B's few columns are the pre-split operand, scaled by a power of two a column and split
 // into fp16 parts by a pre-pass over N x K values, wgmma's B from shared memory. The
-// three products, the sums, the runs (23_split_in_registers.cuh), the last kernel and the
-// fallback are stage 23's with rows and columns exchanged.
+// three products, the sums, the runs (23_split_in_registers.cuh) and the last kernel are
+// stage 23's with rows and columns exchanged; what the checks list, stage 22's fallback takes.
 //
 // The one new piece is the fragment load. A thread's four values of a row for one k16 step
 // (k = 2t, 2t+1, 2t+8, 2t+9, t = lane % 4) are not side by side in A's rows, and loading
@@ -30,7 +30,7 @@
 // the GEMM kernel at 108 us and 75 % of DRAM bandwidth on the first, and at 33 us on the
 // second, where the pre-pass (11 us: each of a block's loads down a column of B takes 32
 // sectors), the last kernel (7 us) and the fallback's empty launch (3 us) take the rest.
-// docs/notes/24_a_in_registers.md has the figures.
+// docs/notes/24_a_in_registers.md has the figures, and those on hostile data.
 //
 // Where it runs: N at most 256 and M at least 16 N, K a multiple of 4 (TMA's rows of A);
 // the rest goes to stage 23's launcher (and from there to stage 22).
@@ -43,6 +43,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "22_fp32_fallback.cuh"
 #include "22_split_fp16_operands.cuh"
 #include "23_split_fragment.cuh"
 #include "23_split_in_registers.cuh"
@@ -98,7 +99,8 @@ static_assert(physical_k_is_a_permutation(), "every value of a K tile taken once
 
 __global__ void __launch_bounds__(kThreads, 1)
     a_in_registers_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
-                          float* partials, int* row_flags, GemmShape shape, int padded_k, SplitBlockRuns work) {
+                          float* partials, int* row_flags, GemmShape shape, int padded_k, SplitBlockRuns work,
+                          Flagged flagged) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     extern __shared__ std::uint8_t shared_bytes[];
     std::uint8_t* const ring = HopperStageTiles<64, 64>::ring_start(shared_bytes);
@@ -204,7 +206,8 @@ __global__ void __launch_bounds__(kThreads, 1)
                                                kBlockRows * kBlockColumns;
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
-                if (left[h] && quad == 0 && first_row + rows[h] < shape.m) row_flags[first_row + rows[h]] = 1;
+                const int row = first_row + rows[h];
+                if (left[h] && quad == 0 && row < shape.m && atomicExch(&row_flags[row], 1) == 0) flagged.flag_row(row);
 #pragma unroll
                 for (int j = 0; j < 8; ++j)
                     *reinterpret_cast<float2*>(slot + rows[h] * kBlockColumns + 8 * j + 2 * quad) =
@@ -267,16 +270,32 @@ __global__ void __launch_bounds__(kSplitColumnThreads) split_columns_kernel(cons
 
 // C = alpha 2^-(column exponent) (the pieces' sums, added in run order) + beta C, four
 // columns a thread; alpha's term left out where the row or the column went to the
-// fallback. The lists for it: the threads of column 0 put the flagged rows at the front
-// of the row order and the others at its back, those of row 0 list the flagged columns.
+// fallback. The lists for it: the threads of row 0 list the flagged columns, those of
+// column 0 the rows the GEMM kept (it lists those it flags). Where every row or every
+// column is flagged, the lists alone: the fallback takes it all, from C0.
 __global__ void finish_kernel(GemmProblem problem, const float* partials, SplitBlockRuns work,
                               const int* column_exponents, const int* row_flags, float* c, Flagged flagged) {
     const int m = problem.shape.m, n = problem.shape.n;
+    __shared__ bool whole;
+    if (threadIdx.x == 0) {  // C has at most kMaxColumns columns
+        bool every_column_flagged = true;
+        for (int j = 0; j < n && every_column_flagged; ++j)
+            every_column_flagged = column_exponents[j] == kLeftToFallback;
+        whole = flagged.counts[0] == m || every_column_flagged;
+    }
+    __syncthreads();
     const std::size_t count = static_cast<std::size_t>(m) * n / 4;
     for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < count;
          i += std::size_t{gridDim.x} * blockDim.x) {
         const std::size_t first = 4 * i;
         const int row = static_cast<int>(first / n), column = static_cast<int>(first % n);
+        const int4 exponents = *reinterpret_cast<const int4*>(column_exponents + column);
+        if (row == 0) {
+            const int column_exponent[4] = {exponents.x, exponents.y, exponents.z, exponents.w};
+            for (int j = 0; j < 4; ++j)
+                if (column_exponent[j] == kLeftToFallback) flagged.flag_column(column + j);
+        }
+        if (whole) continue;
         const int split_block = row / kBlockRows;
         const long long first_unit = static_cast<long long>(split_block) * work.k_tiles;
         const int first_run = work.run_of(first_unit), last_run = work.run_of(first_unit + work.k_tiles - 1);
@@ -287,7 +306,6 @@ __global__ void finish_kernel(GemmProblem problem, const float* partials, SplitB
             const float4 piece = load_float4(partials + slot * kBlockRows * kBlockColumns + in_slot);
             sum.x += piece.x, sum.y += piece.y, sum.z += piece.z, sum.w += piece.w;
         }
-        const int4 exponents = *reinterpret_cast<const int4*>(column_exponents + column);
         const bool row_left = row_flags[row] != 0;
         const auto scaled = [&](float s, int exponent) {
             return row_left || exponent == kLeftToFallback ? 0.0f : ldexpf(s, -exponent);
@@ -295,16 +313,7 @@ __global__ void finish_kernel(GemmProblem problem, const float* partials, SplitB
         const float acc[4] = {scaled(sum.x, exponents.x), scaled(sum.y, exponents.y), scaled(sum.z, exponents.z),
                               scaled(sum.w, exponents.w)};
         store_scaled_float4(c + first, acc, problem.alpha, problem.beta);
-        if (column == 0) {
-            if (row_left) flagged.row_order[atomicAdd(&flagged.counts[0], 1)] = row;
-            else flagged.row_order[m - 1 - atomicAdd(&flagged.counts[1], 1)] = row;
-        }
-        if (row == 0) {
-            const int column_exponent[4] = {exponents.x, exponents.y, exponents.z, exponents.w};
-            for (int j = 0; j < 4; ++j)
-                if (column_exponent[j] == kLeftToFallback)
-                    flagged.flagged_columns[atomicAdd(&flagged.counts[2], 1)] = column + j;
-        }
+        if (column == 0 && !row_left) flagged.keep_row(row, m);
     }
 }
 
@@ -355,15 +364,14 @@ void launch_a_in_registers(const GemmProblem& problem, const float* a, const flo
     const CUtensorMap a_map = make_fp32_tensor_map(a, m, k, kBlockRows, kBoxK);
     const CUtensorMap b_map = make_f16_tensor_map(b_split, n, 2 * padded_k, kBlockColumns, kBlockK);
     cudaFuncSetAttribute(a_in_registers_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes);
-    a_in_registers_kernel<<<runs * column_blocks, kThreads, kSharedBytes, stream>>>(a_map, b_map, partials, row_flags,
-                                                                                    problem.shape, padded_k, work);
+    a_in_registers_kernel<<<runs * column_blocks, kThreads, kSharedBytes, stream>>>(
+        a_map, b_map, partials, row_flags, problem.shape, padded_k, work, flagged);
     constexpr int kFinishThreads = 256;
     const int finish_blocks =
         static_cast<int>(std::min<std::size_t>(ceil_div(m * (n / 4), kFinishThreads), 8 * static_cast<std::size_t>(sms)));
     finish_kernel<<<finish_blocks, kFinishThreads, 0, stream>>>(problem, partials, work, column_exponents, row_flags, c,
                                                                  flagged);
-    static const int fallback_blocks = 4 * sms;
-    fallback_kernel<<<fallback_blocks, kFallbackThreads, 0, stream>>>(problem, a, b, c, flagged);
+    launch_fp32_fallback(problem, a, b, c, flagged, stream);
 }
 
 }  // namespace sgemm

@@ -31,8 +31,13 @@ DATA = {"uniform": "uniform in [-1, 1)", "wide": "magnitudes log-uniform over 1e
                     "in one K index in 128 each, whose partners in the other operand are zero",
         "subnormal": "A (and C) in FP32's subnormal range, B uniform",
         "extremes": "|A| log-uniform over [2^-126, 2^-118), |B| over [2^118, 2^126), random signs",
-        "special": "uniform, with about eight each of NaN, +Inf and -Inf a matrix and one -0 in 64"}
-DEFAULT_DATA = ["uniform", "wide", "graded", "outliers", "subnormal", "extremes", "special"]
+        "special": "uniform, with about eight each of NaN, +Inf and -Inf a matrix and one -0 in 64",
+        "cancelling": "along K in pairs, A's values equal and B's opposite, 2^-13 … 2^-12 apart in magnitude, so "
+                      "that each pair of products cancels to that fraction of itself"}
+DEFAULT_DATA = ["uniform", "wide", "graded", "outliers", "subnormal", "extremes", "special", "cancelling"]
+# Seconds of timing for each method on each problem and kind: the table is about accuracy,
+# and 8 methods x 8 kinds x 5 problems must fit in a few minutes.
+DEFAULT_TIME_BUDGET = 0.25
 DEFAULT_SHAPES = ["128x6144x4096", "4096x64x4096"]
 SPLIT_STAGES, SGEMM = ("stage 22 ", "stage 23 ", "stage 24 "), "cuBLAS SGEMM"
 
@@ -123,10 +128,12 @@ def main():
     parser.add_argument("--results-dir", default=str(REPO / "results"))
     parser.add_argument("--timing", choices=sorted(TIMINGS), default="launches",
                         help="how each and cuBLAS SGEMM take turns (sgemm --timing)")
+    parser.add_argument("--time-budget", type=float, default=DEFAULT_TIME_BUDGET,
+                        help="seconds of timing for each method, problem and kind (sgemm --time-budget)")
     args = parser.parse_args()
     return run_tool_into_results(
         args.binary, ["--sizes", *map(str, args.sizes), *(["--shapes", *args.shapes] if args.shapes else []),
-                      "--data", *args.data, "--timing", args.timing],
+                      "--data", *args.data, "--timing", args.timing, "--time-budget", str(args.time_budget)],
         args.results_dir, output_stem(args.timing), read_rows, bool, accuracy_markdown,
         problem_of=lambda row: (row["size"], row["data"]))
 

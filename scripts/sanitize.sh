@@ -30,11 +30,11 @@
 # (--kernel-name, --kernel-name-exclude). So racecheck's runs take the stages before
 # them (0-14), which leaves the pre-passes of 21-24 without racecheck.
 #
-# Stages 21-24 on the input kinds that break numerical code (sgemm --data graded,
-# outliers, subnormal, extremes, special) under memcheck with every kernel instrumented:
-# the pre-passes, the GEMM and the fallback of stages 22-24, which these kinds send rows and
-# columns to (K = 520 has outlier columns; beta = 0.5 puts special values in C); stage 24
-# on a C 40 wide, which it takes itself.
+# Stage 21 on the input kinds that break numerical code (sgemm --data graded, outliers,
+# subnormal, extremes, special), and stages 22-24 on every kind, under memcheck with every
+# kernel instrumented: the pre-passes, the GEMM and the FP32 fallback, which these kinds
+# send rows and columns to (K = 520 has outlier columns; beta = 0.5 puts special values in
+# C), each at a shape where the stage runs its own kernel (stage 24 on a C 40 wide).
 # `scripts/sanitize.sh ./sgemm hopper` runs only the Hopper runs, `... hostile` only these.
 set -euo pipefail
 binary=${1:-./sgemm}
@@ -58,10 +58,13 @@ hopper_runs+=("20 -m 2304 -n 2048 -k 1024 --beta 0.5" "20 -m 1100 -n 1024 -k 300
               "24 -m 2100 -n 72 -k 1028 --beta 0.5" "24 -m 1500 -n 40 -k 516")
 hostile_runs=()
 for data in graded outliers subnormal extremes special; do
-  for stage in 21 22 23; do
-    hostile_runs+=("$stage -m 200 -n 264 -k 520 --beta 0.5 --data $data")
-  done
-  hostile_runs+=("24 -m 1500 -n 40 -k 520 --beta 0.5 --data $data")
+  hostile_runs+=("21 -m 200 -n 264 -k 520 --beta 0.5 --data $data")
+done
+# Stages 22-24 on every kind, each where its own kernel runs (and where the FP32 fallback
+# meets its lists and, for stage 23, a split K).
+for data in uniform wide exact graded outliers subnormal extremes special cancelling; do
+  hostile_runs+=("22 -m 600 -n 520 -k 200 --beta 0.5 --data $data" "23 -m 200 -n 264 -k 520 --beta 0.5 --data $data"
+                 "24 -m 1500 -n 40 -k 520 --beta 0.5 --data $data")
 done
 failed=0
 # sanitize TOOL RUN [compute-sanitizer options]: one run, "clean" or "REPORT" and its log.

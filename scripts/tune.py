@@ -31,7 +31,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
 from sgemm_results import TIMINGS, gpu_slug, single_timing  # noqa: E402
 
-STAGE_FILES = {10: REPO / "kernels" / "10_tuned.cu", 14: REPO / "kernels" / "14_multistage.cu",
+STAGE_FILES = {10: REPO / "kernels" / "10_tuned.cuh", 14: REPO / "kernels" / "14_multistage.cu",
                20: REPO / "kernels" / "20_hopper_tuned.cu"}
 
 

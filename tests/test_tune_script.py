@@ -1,4 +1,4 @@
-"""The tuning script's ranking and its edit of kernels/10_tuned.cu, without a GPU."""
+"""The tuning script's ranking and its edit of kernels/10_tuned.cuh, without a GPU."""
 import shutil
 import sys
 import tempfile
@@ -92,7 +92,7 @@ class Shapes(unittest.TestCase):
 
 class ApplyWinner(unittest.TestCase):
     def test_rewrites_only_the_two_lines(self):
-        for name in ("10_tuned.cu", "14_multistage.cu"):
+        for name in ("10_tuned.cuh", "14_multistage.cu"):
             with self.subTest(stage_file=name):
                 self.check_rewrite(name)
 

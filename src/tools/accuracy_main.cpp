@@ -15,6 +15,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -53,7 +54,8 @@ int run(int argc, char** argv) {
                  "sgemm_accuracy");
     std::vector<int> sizes{1024, 4096, 8192};
     std::vector<std::string> shape_texts;
-    std::vector<std::string> data_kinds{"uniform", "wide", "graded", "outliers", "subnormal", "extremes", "special"};
+    std::vector<std::string> data_kinds{"uniform",   "wide",     "graded",  "outliers",
+                                        "subnormal", "extremes", "special", "cancelling"};
     std::string csv_path;
     double time_budget = 1.0;
     std::string timing = "launches";
@@ -64,7 +66,13 @@ int run(int argc, char** argv) {
     app.add_option("--time-budget", time_budget, "seconds per measurement, as in sgemm");
     app.add_option("--timing", timing, "how each and cuBLAS SGEMM take turns, as in sgemm")
         ->check(CLI::IsMember(timing_method_names()));
+    std::vector<std::string> method_keys{"tf32", "bf16x9", "10", "21", "22", "23", "24"};
+    app.add_option("--methods", method_keys, "besides cuBLAS SGEMM: tf32, bf16x9 (cuBLAS on tensor cores) and stages")
+        ->check(CLI::IsMember({"tf32", "bf16x9", "10", "21", "22", "23", "24"}));
     CLI11_PARSE(app, argc, argv);
+    const auto chosen = [&method_keys](const std::string& key) {
+        return std::find(method_keys.begin(), method_keys.end(), key) != method_keys.end();
+    };
 
     const DeviceInfo device = query_device();
     const StageRunner runner(device);
@@ -74,10 +82,13 @@ int run(int argc, char** argv) {
             runner.cublas().gemm_fp32_on_tensor_cores(problem, a, b, c, path);
         };
     };
-    std::vector<Method> methods{{"cuBLAS SGEMM", &sgemm, {}},
-                                {"cuBLAS TF32", &sgemm, on_tensor_cores(Cublas::TensorCoreFp32::tf32), false},
-                                {"cuBLAS BF16x9", &sgemm, on_tensor_cores(Cublas::TensorCoreFp32::bf16x9), false}};
+    std::vector<Method> methods{{"cuBLAS SGEMM", &sgemm, {}}};
+    if (chosen("tf32"))
+        methods.push_back({"cuBLAS TF32", &sgemm, on_tensor_cores(Cublas::TensorCoreFp32::tf32), false});
+    if (chosen("bf16x9"))
+        methods.push_back({"cuBLAS BF16x9", &sgemm, on_tensor_cores(Cublas::TensorCoreFp32::bf16x9), false});
     for (const int number : {10, 21, 22, 23, 24}) {
+        if (!chosen(std::to_string(number))) continue;
         const Stage& stage = *find_stage(number);
         if (const auto refusal = architecture_refusal(stage, device.compute_capability, build_target()))
             fmt::print("left out: {}\n", *refusal);

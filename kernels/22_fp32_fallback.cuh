@@ -1,0 +1,273 @@
+// The FP32 path of the split stages (read 22_split_fp16.cu first), which stages 23 and 24
+// share: whatever kernel runs, the rows and columns of C that its split's check cannot
+// hold are listed (Flagged), and are computed here as stage 10 computes them, by stage
+// 10's tiles on the CUDA cores (multiply_tile, 10_tuned.cuh).
+//
+// Two passes over the lists: the flagged rows of A with every column, then the other rows
+// with the flagged columns of B, so that each element of C is computed once; a tile's
+// rows (and columns) are gathered through the lists as it loads them. Where every row or
+// every column is flagged, the split kernels write nothing and the whole problem is
+// stage 10's, run by its own kernel where its K is not split (WholeProblemGate). The
+// counts are on the GPU: the grids are as large as the work can be, and each block reads
+// them, so that the host never waits on the check.
+//
+// Where K is split (few tiles of C), no part sums more than kMostKTilesPerPart K tiles
+// (256 products), and the last of a tile's blocks to finish adds the parts up in order.
+// That keeps the sums' error below SGEMM's where SGEMM splits K too: cuBLAS runs 4096 x 64
+// x 4096 in 8 parts of 512, and stage 10's parts of 512 there came out at 1.00-1.07x its
+// worst element; parts of 256 at 0.62-0.74x (docs/notes/22_split_fp16.md).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+
+#include "10_tuned.cuh"
+#include "common/epilogue.cuh"
+#include "common/gemm_problem.hpp"
+#include "common/launch.cuh"
+
+namespace sgemm {
+
+// What the checks tell the fallback: the rows of A in two lists, the ones the split
+// cannot hold (flagged) from the front of row_order, the others from its back, and the
+// columns of B the split cannot hold. counts: flagged rows, other rows, flagged columns,
+// zero before the checks. Without counts, everything falls back (stage 22's small shapes).
+struct Flagged {
+    int* row_order = nullptr;        // m
+    int* flagged_columns = nullptr;  // n
+    int* counts = nullptr;           // 3
+
+    // Every row or every column is flagged: the split kernels leave C as it is, and the
+    // fallback computes all of it.
+    __device__ bool whole(int m, int n) const { return counts == nullptr || counts[0] == m || counts[2] == n; }
+    __device__ void flag_row(int row) const { row_order[atomicAdd(&counts[0], 1)] = row; }
+    __device__ void keep_row(int row, int m) const { row_order[m - 1 - atomicAdd(&counts[1], 1)] = row; }
+    __device__ void flag_column(int column) const { flagged_columns[atomicAdd(&counts[2], 1)] = column; }
+};
+
+// C = alpha A B + beta C on the rows and columns `flagged` lists, after the split's kernels
+// (defined in 22_split_fp16.cu).
+void launch_fp32_fallback(const GemmProblem& problem, const float* a, const float* b, float* c, const Flagged& flagged,
+                          cudaStream_t stream);
+
+namespace {
+
+using FallbackTiles = TunedConfig;
+constexpr int kMostKTilesPerPart = 32;  // of FallbackTiles::kBlockK = 8 values
+constexpr int kMostUnitsPerSlot = 2;    // (tile, part) units: the grid, and the partial sums' workspace
+constexpr int kFallbackValues = FallbackTiles::kThreadM * FallbackTiles::kThreadN;  // a thread's sums
+
+// The parts K is split into: no part over kMostKTilesPerPart K tiles where stage 10 would
+// split K at all, within kMostUnitsPerSlot units a slot.
+__host__ __device__ inline int fallback_k_parts(int tiles, int k_tiles, int slots) {
+    int parts = k_parts_of_at_most(kMostKTilesPerPart, tiles, k_tiles, slots);
+    while (parts > 1 && tiles * parts > kMostUnitsPerSlot * slots) --parts;
+    return parts;
+}
+
+// Rows or columns of a pass: list[0 .. count), or 0 .. count without a list.
+struct Lines {
+    const int* list;
+    int count;
+    __device__ int at(int i) const { return list != nullptr ? list[i] : i; }
+};
+
+// A tile's operands, gathered (see TileRectangle, 10_tuned.cuh): the tile's rows of A are
+// rows.at(first_row + r); its columns of B columns.at(first_column + j) in the column
+// pass (kColumnList), B's columns from first_column on in the row pass. Rows past the
+// pass's last are read as its last row (computed, never stored), so that A's loads need
+// no checks.
+template <bool kColumnList>
+struct GatheredTile {
+    static constexpr bool kGatheredRows = true, kGatheredColumns = kColumnList;
+    const float* a;
+    const float* b;
+    Lines rows, columns;
+    int first_row, first_column;
+    int k, n;
+
+    __device__ const float* a_row(int row) const {
+        return a + static_cast<std::size_t>(rows.at(min(first_row + row, rows.count - 1))) * k;
+    }
+    // The column pass: B's row kk, and where the tile's column j is in it.
+    __device__ const float* b_row(int kk) const { return b + static_cast<std::size_t>(kk) * n; }
+    __device__ int b_offset(int column) const {
+        return first_column + column < columns.count ? columns.at(first_column + column) : -1;
+    }
+    // The row pass: B's columns as they are.
+    __device__ bool has_column(int column, int e) const { return first_column + column + e < n; }
+    __device__ const float* b_element(int kk, int column, int e = 0) const {
+        return b + static_cast<std::size_t>(kk) * n + first_column + column + e;
+    }
+};
+
+// A block's unit of the fallback's work: the row pass's tiles, then the column pass's,
+// each split into `parts` parts of K, one block a (tile, part). Thread 0 finds it (from
+// the counts, the same in every block) and leaves it in shared memory, from where the
+// threads read it before and after the main loop: kept in registers across the loop, it
+// would take them from stage 10's schedule, which needs nearly all 255.
+struct FallbackUnit {
+    bool exists;      // the grid has more blocks than the plan has units
+    bool whole;       // C holds C0 (the split wrote nothing); else beta C0 where the fallback writes
+    bool row_pass;    // rows x every column of C; else other rows x the flagged columns
+    Lines rows, columns;
+    TileOrigin origin;  // in the pass's lines
+    int tile, tiles, part, parts;
+
+};
+
+__device__ inline FallbackUnit fallback_unit(const GemmShape& shape, const Flagged& flagged, int slots, int block,
+                                             bool whole_elsewhere) {
+    constexpr int kBlockM = FallbackTiles::kBlockM, kBlockN = FallbackTiles::kBlockN;
+    FallbackUnit u;
+    u.whole = flagged.whole(shape.m, shape.n);
+    u.exists = u.whole ? !whole_elsewhere : flagged.counts[0] > 0 || flagged.counts[2] > 0;
+    if (!u.exists) return u;  // the usual case, found before the plan's arithmetic
+    const int flagged_rows = u.whole ? shape.m : flagged.counts[0];
+    const Lines flagged_lines{u.whole ? nullptr : flagged.row_order, flagged_rows};
+    const Lines other_rows{u.whole ? nullptr : flagged.row_order + flagged_rows, shape.m - flagged_rows};
+    const Lines flagged_columns{u.whole ? nullptr : flagged.flagged_columns, u.whole ? 0 : flagged.counts[2]};
+    const int row_pass_tiles = ceil_div(flagged_lines.count, kBlockM) * ceil_div(shape.n, kBlockN);
+    u.tiles = row_pass_tiles + ceil_div(other_rows.count, kBlockM) * ceil_div(flagged_columns.count, kBlockN);
+    u.parts = u.tiles > 0 ? fallback_k_parts(u.tiles, ceil_div(shape.k, FallbackTiles::kBlockK), slots) : 1;
+    u.exists = block < u.tiles * u.parts;
+    u.part = block / max(u.tiles, 1), u.tile = block % max(u.tiles, 1);
+    u.row_pass = u.tile < row_pass_tiles;
+    u.rows = u.row_pass ? flagged_lines : other_rows;
+    u.columns = u.row_pass ? Lines{nullptr, shape.n} : flagged_columns;
+    u.origin = rasterized_tile_origin<kBlockM, kBlockN>(u.row_pass ? u.tile : u.tile - row_pass_tiles, u.rows.count,
+                                                       u.columns.count, kTunedGroupRows);
+    return u;
+}
+
+// Where the parts of a split K meet: a slot of a block's sums for each (tile, part) unit,
+// and for each tile the number of its parts done (zero between launches).
+struct FallbackWorkspace {
+    float* partials;
+    int* arrivals;
+};
+
+// One block a unit, of a grid as large as any plan can need: the blocks past the plan's
+// units return at once. A tile's sums are stored once its K is whole: at once, or, where K
+// is split, by the block that finishes the tile's last part, which adds the parts' slots
+// up in part order (as stage 10's sum_k_parts_kernel does). C as the split left it: beta
+// C0 where it left the flagged rows and columns (so alpha A B is added to it), or C0 where
+// the whole problem is here.
+template <class Tiles>
+__global__ void __launch_bounds__(Tiles::kThreads, Tiles::kMinBlocksPerSm)
+    fp32_fallback_kernel(GemmProblem problem, const float* a, const float* b, float* c, Flagged flagged, int slots,
+                         bool whole_elsewhere, FallbackWorkspace workspace) {
+    using T = Tiles;
+    static_assert(T::kThreadM * T::kThreadN == kFallbackValues, "the workspace's slots hold FallbackTiles' sums");
+    // The unit after stage 10's buffers: static shared memory before them would move them
+    // off the 128-byte lines their float4 loads are laid out on.
+    extern __shared__ float4 shared_storage[];  // float4: 16-byte alignment
+    float* const shared = reinterpret_cast<float*>(shared_storage);
+    FallbackUnit& unit = *reinterpret_cast<FallbackUnit*>(shared + T::kSharedBytes / sizeof(float));
+    if (threadIdx.x == 0) unit = fallback_unit(problem.shape, flagged, slots, blockIdx.x, whole_elsewhere);
+    __syncthreads();
+    if (!unit.exists) return;
+
+    const int n = problem.shape.n, k = problem.shape.k;
+    float acc[T::kThreadM][T::kThreadN] = {};
+    {
+        const int k_tiles = ceil_div(k, T::kBlockK);
+        const int first_k_tile = unit.part * k_tiles / unit.parts, k_tile_end = (unit.part + 1) * k_tiles / unit.parts;
+        __builtin_assume(first_k_tile >= 0);
+        if (!unit.row_pass) {
+            const GatheredTile<true> operands{a, b, unit.rows, unit.columns, unit.origin.row, unit.origin.col, k, n};
+            multiply_tile<T, true>(operands, k, first_k_tile, k_tile_end, shared, acc);
+        } else {
+            const GatheredTile<false> operands{a, b, unit.rows, unit.columns, unit.origin.row, unit.origin.col, k, n};
+            // Float4 loads of B in the row pass, whose columns are all of C's.
+            if (n % T::kBlockN == 0 && k % T::kBlockK == 0)
+                multiply_tile<T, false>(operands, k, first_k_tile, k_tile_end, shared, acc);
+            else
+                multiply_tile<T, true>(operands, k, first_k_tile, k_tile_end, shared, acc);
+        }
+    }
+
+    if (unit.parts > 1) {
+        const auto slot = [&](int of_part) {
+            return workspace.partials +
+                   static_cast<std::size_t>(of_part * unit.tiles + unit.tile) * kFallbackValues * T::kThreads;
+        };
+        float* const own = slot(unit.part);
+#pragma unroll
+        for (int v = 0; v < kFallbackValues; ++v)
+            own[v * T::kThreads + threadIdx.x] = acc[v / T::kThreadN][v % T::kThreadN];
+        __threadfence();
+        __syncthreads();  // every thread's sums are out before the tile's count goes up
+        bool last = false;
+        if (threadIdx.x == 0) {
+            last = atomicAdd(&workspace.arrivals[unit.tile], 1) == unit.parts - 1;
+            if (last) workspace.arrivals[unit.tile] = 0;
+        }
+        if (!__syncthreads_or(last)) return;
+        __threadfence();
+        // Part by part, each value's sum from 0 (a part's loads all in flight at once).
+#pragma unroll
+        for (int v = 0; v < kFallbackValues; ++v) acc[v / T::kThreadN][v % T::kThreadN] = 0.0f;
+        for (int p = 0; p < unit.parts; ++p) {
+            const float* const sums = slot(p) + threadIdx.x;
+#pragma unroll
+            for (int v = 0; v < kFallbackValues; ++v)
+                acc[v / T::kThreadN][v % T::kThreadN] += __ldcg(sums + v * T::kThreads);
+        }
+    }
+
+    const float beta = unit.whole ? problem.beta : 1.0f;
+    const bool vector = unit.row_pass && n % T::kBlockN == 0;  // float4 stores of C
+    const TileOrigin quads = thread_quad_origin<T>();
+#pragma unroll
+    for (int r = 0; r < T::kThreadM; ++r) {
+        const int row = unit.origin.row + quads.row + (r / 4) * T::kQuadStrideM + r % 4;
+        if (row >= unit.rows.count) continue;
+        float* const c_row = c + static_cast<std::size_t>(unit.rows.at(row)) * n;
+#pragma unroll
+        for (int q = 0; q < T::kQuadsN; ++q) {
+            const int column = unit.origin.col + quads.col + q * T::kQuadStrideN;
+            const float quad[4] = {acc[r][4 * q], acc[r][4 * q + 1], acc[r][4 * q + 2], acc[r][4 * q + 3]};
+            if (vector) {
+                store_scaled_float4(c_row + column, quad, problem.alpha, beta);
+            } else {
+#pragma unroll
+                for (int e = 0; e < 4; ++e)
+                    if (column + e < unit.columns.count) {
+                        float& out = c_row[unit.columns.at(column + e)];
+                        out = scale_and_accumulate(quad[e], problem.alpha, beta, out);
+                    }
+            }
+        }
+    }
+}
+
+// The fallback kernel's shared memory: stage 10's buffers, then the block's unit.
+constexpr std::size_t kFallbackSharedBytes = FallbackTiles::kSharedBytes + sizeof(FallbackUnit);
+
+// Where the whole problem falls back and stage 10 would not split its K (C has a wave of
+// tiles or more), stage 10's own kernel takes it, gated on the counts: the fallback
+// kernel's loop, inlined in a kernel of its own, ran 10 % slower on the H100.
+struct WholeProblemGate {
+    Flagged flagged;
+    int m, n;
+    __device__ bool open() const { return flagged.whole(m, n); }
+};
+
+inline bool whole_problem_on_stage_10(const GemmShape& shape, int slots) {
+    const int tiles = ceil_div(shape.m, FallbackTiles::kBlockM) * ceil_div(shape.n, FallbackTiles::kBlockN);
+    return fallback_k_parts(tiles, ceil_div(shape.k, FallbackTiles::kBlockK), slots) == 1;
+}
+
+// The fallback kernel's grid: as many blocks as any plan for this shape can have units.
+inline int fallback_blocks(const GemmShape& shape, int slots, bool whole_elsewhere) {
+    constexpr int kBlockM = FallbackTiles::kBlockM, kBlockN = FallbackTiles::kBlockN;
+    const int tiles = ceil_div(shape.m, kBlockM) * ceil_div(shape.n, kBlockN);
+    const int whole_units =
+        whole_elsewhere ? 0 : tiles * fallback_k_parts(tiles, ceil_div(shape.k, FallbackTiles::kBlockK), slots);
+    const int partial_tiles = (ceil_div(shape.m, kBlockM) + 1) * ceil_div(shape.n, kBlockN);  // a part each
+    return std::max({whole_units, partial_tiles, kMostUnitsPerSlot * slots});
+}
+
+}  // namespace
+}  // namespace sgemm
