@@ -31,15 +31,15 @@ namespace sgemm {
 // What the checks tell the fallback: the rows of A in two lists, the ones the split
 // cannot hold (flagged) from the front of row_order, the others from its back, and the
 // columns of B the split cannot hold. counts: flagged rows, other rows, flagged columns,
-// zero before the checks. Without counts, everything falls back (stage 22's small shapes).
+// zero before the checks.
 struct Flagged {
-    int* row_order = nullptr;        // m
-    int* flagged_columns = nullptr;  // n
-    int* counts = nullptr;           // 3
+    int* row_order;        // m
+    int* flagged_columns;  // n
+    int* counts;           // 3
 
     // Every row or every column is flagged: the split kernels leave C as it is, and the
     // fallback computes all of it.
-    __device__ bool whole(int m, int n) const { return counts == nullptr || counts[0] == m || counts[2] == n; }
+    __device__ bool whole(int m, int n) const { return counts[0] == m || counts[2] == n; }
     __device__ void flag_row(int row) const { row_order[atomicAdd(&counts[0], 1)] = row; }
     __device__ void keep_row(int row, int m) const { row_order[m - 1 - atomicAdd(&counts[1], 1)] = row; }
     __device__ void flag_column(int column) const { flagged_columns[atomicAdd(&counts[2], 1)] = column; }
