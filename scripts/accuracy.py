@@ -22,7 +22,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
-from sgemm_results import TIMINGS, run_tool_into_results, single_timing  # noqa: E402
+from results_csv import TIMINGS, single_timing  # noqa: E402
+from run_tools import run_tool_into_results  # noqa: E402
 
 DATA = {"uniform": "uniform in [-1, 1)", "wide": "magnitudes log-uniform over 1e-3 … 1e3, random signs",
         "exact": "integers in [-8, 8]",

@@ -22,7 +22,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
-from sgemm_results import gpu_slug  # noqa: E402
+from results_csv import gpu_slug  # noqa: E402
 
 STALL_REASONS = ("barrier", "long_scoreboard", "short_scoreboard", "mio_throttle", "math_pipe_throttle",
                  "wait", "not_selected", "dispatch_stall", "lg_throttle", "no_instruction",

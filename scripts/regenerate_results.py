@@ -32,7 +32,8 @@ import tempfile
 from pathlib import Path
 
 try:
-    import sgemm_results
+    import results_csv
+    import results_outputs
     import worklog
 except ModuleNotFoundError as missing:
     sys.exit(f"error: Python module '{missing.name}' is missing; "
@@ -106,7 +107,7 @@ def merged(new_rows, old_path):
     if not old_path.exists():
         return new_rows
     replaced = {(row["stage"], row["m"], row["n"], row["k"]) for row in new_rows}
-    kept = [row for row in sgemm_results.read_rows(old_path)
+    kept = [row for row in results_csv.read_rows(old_path)
             if (row["stage"], row["m"], row["n"], row["k"]) not in replaced]
     return kept + new_rows
 
@@ -132,7 +133,7 @@ def only_results_folder(results_dir):
 def rows_if_written(csv_path):
     if not csv_path.exists() or csv_path.stat().st_size == 0:
         return []
-    return sgemm_results.read_rows(csv_path)
+    return results_csv.read_rows(csv_path)
 
 
 def failure_lines(runs, binary_name, ceilings_exit_code=0):
@@ -189,10 +190,10 @@ def main(argv=None):
             sys.exit(f"error: {binary.name} peak wrote no ceilings; see its output above")
         try:
             if rows:
-                out_dir = results_dir / sgemm_results.gpu_slug(single_gpu(rows))
+                out_dir = results_dir / results_csv.gpu_slug(single_gpu(rows))
             elif ceilings is not None:
-                out_dir = results_dir / sgemm_results.gpu_slug(
-                    single_gpu(sgemm_results.read_ceilings(ceilings).values()))
+                out_dir = results_dir / results_csv.gpu_slug(
+                    single_gpu(results_csv.read_ceilings(ceilings).values()))
             else:
                 out_dir = results_dir / (args.gpu or only_results_folder(results_dir))
             if ceilings is not None:
@@ -200,11 +201,11 @@ def main(argv=None):
                 written.append(Path(shutil.copyfile(ceilings, out_dir / "ceilings.csv")))
             if rows:  # a run replaces the rows it measured and keeps the others
                 rows = merged(rows, out_dir / "results.csv")
-                turns_rows = merged(turns_rows, out_dir / sgemm_results.TURNS_CSV)
+                turns_rows = merged(turns_rows, out_dir / results_outputs.TURNS_CSV)
             if turns_rows:
                 out_dir.mkdir(parents=True, exist_ok=True)
-                turns_path = out_dir / sgemm_results.TURNS_CSV
-                sgemm_results.write_rows_sorted(turns_rows, turns_path)
+                turns_path = out_dir / results_outputs.TURNS_CSV
+                results_csv.write_rows_sorted(turns_rows, turns_path)
                 written.append(turns_path)
         except (ValueError, OSError) as error:
             sys.exit(f"error: {error}")
@@ -218,9 +219,9 @@ def main(argv=None):
                     print(f"wrote {display(path)}")
                 print(f"no {display(committed)} to rebuild the tables from: make results runs the stages")
                 return 1 if failures else 0
-            rows = sgemm_results.read_rows(committed)
+            rows = results_csv.read_rows(committed)
         readme = None if args.no_readme else repo_path(args.readme)
-        written += sgemm_results.write_outputs(rows, out_dir, readme)
+        written += results_outputs.write_outputs(rows, out_dir, readme)
     except (ValueError, OSError) as error:
         sys.exit(f"error: {error}")
     if readme is not None:  # the worklog sits beside the README and cites the same results

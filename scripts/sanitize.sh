@@ -1,41 +1,13 @@
 #!/usr/bin/env bash
-# compute-sanitizer over every stage at small sizes: memcheck (out-of-bounds and
-# misaligned accesses, uninitialized device reads) and racecheck (shared-memory
-# hazards: a missing __syncthreads shows up here before it shows up as a wrong
-# answer). Square and odd shapes, beta = 0 and beta != 0. Then stage 14 alone on problems
-# big enough for its larger tiles (on small ones it takes smaller tiles): its 128x128
-# blocks, its tuned tiles with rows 16-byte aligned and not, and a tail of tiles split
-# along K. Exits non-zero on any report.
+# compute-sanitizer over the stages at small sizes; exits non-zero on any report.
 #
-# Some problems only memcheck sees: where cuBLAS, timed beside the stage, picks a wgmma
-# kernel that racecheck reports races in (1280 x 2560 x 136, and every problem tried whose
-# tuned tiles split with rows aligned: 2176 x 2048 x 512 and 520, 3072 x 3072 x 512,
-# 3000 x 3000 x 520, 4352 x 1024 x 512); racecheck told to skip that kernel fails itself.
-# (Those were split by a first rule; the problems below are split by the current one.)
+#   scripts/sanitize.sh [BINARY] [hopper | hostile]      (make sanitize: ./sgemm, everything)
 #
-# The Hopper stages (15-24) under memcheck and synccheck, at an odd and an aligned shape,
-# stage 20 over two rounds of whole stacks (2304 x 2048 x 1024), and where it shares the
-# leftover tiles out by K (stream-K), with the last sharer finishing a tile (1100 x 1024 x
-# 3000 after a whole round; stage 21, scaled, in 64-row tiles at 50 x 2056 x 3000) and with
-# every sharer writing a share of it (stage 21 too), and where it takes its 64-row and
-# 128x128 tiles (the others take 128x64), stages 21 and 22 with K padded, and
-# stage 23 where runs of K tiles share column blocks and where it hands over to stage 22,
-# stage 24 where it takes a narrow C itself (partial blocks of rows, columns and K);
-# only their GEMM kernels are instrumented (the ones that take a CUtensorMap), the split
-# pre-passes of 21-24 in the memcheck runs below. Not under
-# racecheck: on the H100 (CUDA 13.0, driver 580) it stops at the first launch of a wgmma
-# or TMA kernel in the process with "Internal Sanitizer Error: The Sanitizer failed to
-# handle a hardware exception", at 256 x 512 x 128 as well, with or without
-# --racecheck-memcpy-async, and even when told to instrument other kernels only
-# (--kernel-name, --kernel-name-exclude). So racecheck's runs take the stages before
-# them (0-14), which leaves the pre-passes of 21-24 without racecheck.
-#
-# Stage 21 on the input kinds that break numerical code (sgemm --data graded, outliers,
-# subnormal, extremes, special), and stages 22-24 on every kind, under memcheck with every
-# kernel instrumented: the pre-passes, the GEMM and the FP32 fallback, which these kinds
-# send rows and columns to (K = 520 has outlier columns; beta = 0.5 puts special values in
-# C), each at a shape where the stage runs its own kernel (stage 24 on a C 40 wide).
-# `scripts/sanitize.sh ./sgemm hopper` runs only the Hopper runs, `... hostile` only these.
+# Everything: the Hopper stages (15-24) under memcheck and synccheck, stages 21-24 on the
+# input kinds that break numerical code under memcheck, then every stage under memcheck and
+# stages 0-14 under racecheck. `hopper` runs only the first, `hostile` only the second.
+# What each run is for, and why racecheck leaves out the Hopper stages and some problems:
+# docs/sanitizing.md.
 set -euo pipefail
 binary=${1:-./sgemm}
 only=${2:-}

@@ -23,7 +23,9 @@ import tempfile
 from pathlib import Path
 
 try:
-    import sgemm_results
+    import results_charts
+    import results_csv
+    import results_tables
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 except ModuleNotFoundError as missing:
@@ -106,7 +108,7 @@ def run_suite(binary, shapes, stages, time_budget, scratch):
             command = [str(binary), str(stage), "-m", str(m), "-n", str(n), "-k", str(k),
                        "--time-budget", str(time_budget), "--csv", str(csv_path)]
             exit_code = subprocess.run(command, cwd=REPO_ROOT, check=False).returncode
-            written = sgemm_results.read_rows(csv_path) if csv_path.exists() and csv_path.stat().st_size else []
+            written = results_csv.read_rows(csv_path) if csv_path.exists() and csv_path.stat().st_size else []
             for row in written:
                 rows.append({**row, "shape": name, "group": group})
                 if row["verified"] == "false":
@@ -121,7 +123,7 @@ def merged(new_rows, old_path):
     if not old_path.exists():
         return new_rows
     replaced = {(row["shape"], row["stage"]) for row in new_rows}
-    return [row for row in sgemm_results.read_rows(old_path, SHAPE_COLUMNS)
+    return [row for row in results_csv.read_rows(old_path, SHAPE_COLUMNS)
             if (row["shape"], row["stage"]) not in replaced] + new_rows
 
 
@@ -178,7 +180,7 @@ def shapes_markdown(rows):
         for stage, _, _ in present:
             row = by_shape[name].get(stage)
             mark = {"true": " ✓", "false": " ✗", "skipped": ""}[row["verified"]] if row else ""
-            cells.append(f"{_percent(row['ratio_to_cublas'])} ({row['tflops']:.1f}){mark}" if row else sgemm_results.MISSING)
+            cells.append(f"{_percent(row['ratio_to_cublas'])} ({row['tflops']:.1f}){mark}" if row else results_tables.MISSING)
         lines.append(f"| {name} | {first['group']} | {first['m']} | {first['n']} | {first['k']} | "
                      + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
@@ -197,7 +199,7 @@ def plot_shapes(rows, path):
                             key=lambda row: row["m"])
             if series:
                 axes.plot([row["m"] for row in series], [row["ratio_to_cublas"] * 100 for row in series],
-                          marker=sgemm_results.MARKERS[number % len(sgemm_results.MARKERS)], label=layer)
+                          marker=results_charts.MARKERS[number % len(results_charts.MARKERS)], label=layer)
         for group, marker in (("square", "s"), ("skinny", "v"), ("k-heavy", "D")):
             points = [row for row in stage_rows if row["group"] == group]
             if points:
@@ -212,7 +214,7 @@ def plot_shapes(rows, path):
         axes.legend(fontsize="small")
     figure.suptitle(f"The shape suite on {', '.join(sorted({row['gpu'] for row in rows}))} ({MODEL} layers)")
     figure.tight_layout()
-    figure.savefig(path, dpi=sgemm_results.DPI)
+    figure.savefig(path, dpi=results_charts.DPI)
 
 
 def main(argv=None):
@@ -226,7 +228,7 @@ def main(argv=None):
             if len(folders) != 1:
                 sys.exit(f"error: choose a GPU with --gpu ({', '.join(p.name for p in folders) or 'no ' + CSV_NAME})")
             out_dir = folders[0]
-        rows = sgemm_results.read_rows(out_dir / CSV_NAME, SHAPE_COLUMNS)
+        rows = results_csv.read_rows(out_dir / CSV_NAME, SHAPE_COLUMNS)
     else:
         binary = repo_path(args.binary)
         if not (binary.is_file() and os.access(binary, os.X_OK)):
@@ -242,10 +244,10 @@ def main(argv=None):
         gpus = sorted({row["gpu"] for row in rows})
         if len(gpus) != 1:
             sys.exit(f"error: expected rows from one GPU, got {', '.join(gpus)}")
-        out_dir = results_dir / sgemm_results.gpu_slug(gpus[0])
+        out_dir = results_dir / results_csv.gpu_slug(gpus[0])
         out_dir.mkdir(parents=True, exist_ok=True)
         rows = in_suite_order(merged(rows, out_dir / CSV_NAME))
-        sgemm_results.write_rows(rows, out_dir / CSV_NAME, SHAPE_COLUMNS)
+        results_csv.write_rows(rows, out_dir / CSV_NAME, SHAPE_COLUMNS)
         print(f"wrote {out_dir / CSV_NAME}")
     (out_dir / TABLE_NAME).write_text(shapes_markdown(rows), encoding="utf-8")
     plot_shapes(rows, out_dir / CHART_NAME)

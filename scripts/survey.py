@@ -17,7 +17,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
-from sgemm_results import TIMINGS, run_tool_into_results, single_timing  # noqa: E402
+from results_csv import TIMINGS, single_timing  # noqa: E402
+from run_tools import run_tool_into_results  # noqa: E402
 
 FAMILIES = {
     "stage": "this project",

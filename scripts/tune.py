@@ -29,7 +29,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
-from sgemm_results import TIMINGS, gpu_slug, single_timing  # noqa: E402
+from results_csv import TIMINGS, gpu_slug, single_timing  # noqa: E402
 
 STAGE_FILES = {10: REPO / "kernels" / "10_tuned.cuh", 14: REPO / "kernels" / "14_multistage.cu",
                20: REPO / "kernels" / "20_hopper_tuned.cu"}

@@ -18,7 +18,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
-from sgemm_results import PROFILE_SIZE, describe_ceilings, read_profile, read_rows  # noqa: E402
+from results_csv import PROFILE_SIZE, read_profile, read_rows  # noqa: E402
+from results_tables import describe_ceilings  # noqa: E402
 
 SIZES = (4096, 8192)
 NOTES_DIR = REPO / "docs" / "notes"

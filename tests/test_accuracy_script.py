@@ -9,7 +9,7 @@ from unittest import mock
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
 import accuracy  # noqa: E402
-import sgemm_results  # noqa: E402
+import results_csv  # noqa: E402
 
 
 def row(size, data, method, tflops, ratio, normwise, worst, verified="true", wrong_class=0, non_finite=0):
@@ -90,7 +90,7 @@ class AccuracyMarkdown(unittest.TestCase):
         header = ("size,data,method,tflops,sgemm_tflops,ratio_to_sgemm,normwise_error,worst_element_error,"
                   "wrong_class,non_finite,verified,timing,gpu\n")
         with tempfile.TemporaryDirectory() as tmp:
-            out_dir = Path(tmp) / "results" / sgemm_results.gpu_slug("Fixture GPU")
+            out_dir = Path(tmp) / "results" / results_csv.gpu_slug("Fixture GPU")
             out_dir.mkdir(parents=True)
             (out_dir / "accuracy.csv").write_text(
                 header + "1024,uniform,\"cuBLAS SGEMM\",30,30,1,6e-07,3e-07,0,0,true,launches,\"Fixture GPU\"\n"

@@ -1,4 +1,5 @@
-"""Tests for scripts/sgemm_results.py and scripts/regenerate_results.py.
+"""Tests for scripts/results_csv.py, results_tables.py, results_charts.py,
+results_outputs.py and regenerate_results.py.
 
 Run from anywhere with:  python3 tests/test_results_scripts.py
 No GPU is needed: the end-to-end tests drive regenerate_results.py against a
@@ -27,7 +28,10 @@ REGENERATE = SCRIPTS_DIR / "regenerate_results.py"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 sys.path.insert(0, str(SCRIPTS_DIR))
-import sgemm_results  # noqa: E402  (needs the path set up above)
+import results_charts  # noqa: E402  (needs the path set up above)
+import results_csv  # noqa: E402
+import results_outputs  # noqa: E402
+import results_tables  # noqa: E402
 
 FIXTURE_STAGE_NAMES = ("cublas", "naive", "global_coalescing",
                        "shared_memory_tiling", "1d_blocktiling", "2d_blocktiling")
@@ -93,7 +97,7 @@ FAKE_BINARY = textwrap.dedent("""\
 
 
 def fixture_rows():
-    return sgemm_results.read_rows(FIXTURE)
+    return results_csv.read_rows(FIXTURE)
 
 
 def sorted_by_size_then_stage(rows):
@@ -129,27 +133,27 @@ class ReadRowsTest(unittest.TestCase):
         self.assertIsNone(skipped[0]["worst_error_over_budget"])
 
     def test_rejects_wrong_header(self):
-        assert_rejects(self, sgemm_results.read_rows, "stage,name\n0,cublas\n", "header must be exactly")
+        assert_rejects(self, results_csv.read_rows, "stage,name\n0,cublas\n", "header must be exactly")
 
     def test_rejects_unknown_verified_value(self):
         text = FIXTURE.read_text().replace(",true,", ",True,", 1)
-        assert_rejects(self, sgemm_results.read_rows, text, r"bad\.csv:2: verified")
+        assert_rejects(self, results_csv.read_rows, text, r"bad\.csv:2: verified")
 
     def test_rejects_unknown_timing_value(self):
         text = FIXTURE.read_text().replace(",launches,", ",alone,", 1)
-        assert_rejects(self, sgemm_results.read_rows, text, r"bad\.csv:2: timing")
+        assert_rejects(self, results_csv.read_rows, text, r"bad\.csv:2: timing")
 
     def test_clocks_are_read_where_written_and_empty_in_files_from_before(self):
-        self.assertTrue(all(row[column] is None for row in fixture_rows() for column in sgemm_results.CLOCK_COLUMNS))
+        self.assertTrue(all(row[column] is None for row in fixture_rows() for column in results_csv.CLOCK_COLUMNS))
         clocked = [dict(row, sm_clock_mhz=1453.5, cublas_sm_clock_mhz=1453.5, ceiling_sm_clock_mhz=1980.0)
                    for row in fixture_rows()]
         clocked[1]["cublas_sm_clock_mhz"] = None
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "clocked.csv"
-            sgemm_results.write_rows(clocked, path)
+            results_csv.write_rows(clocked, path)
             self.assertTrue(path.read_text().splitlines()[0].endswith(",sm_clock_mhz,cublas_sm_clock_mhz,"
                                                                       "ceiling_sm_clock_mhz,data"))
-            read = sgemm_results.read_rows(path)
+            read = results_csv.read_rows(path)
         self.assertEqual(read[0]["sm_clock_mhz"], 1453.5)
         self.assertEqual(read[0]["ceiling_sm_clock_mhz"], 1980.0)
         self.assertIsNone(read[1]["cublas_sm_clock_mhz"])
@@ -160,11 +164,11 @@ class ReadRowsTest(unittest.TestCase):
         rows = [dict(row, data="wide") for row in fixture_rows()]
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "wide.csv"
-            sgemm_results.write_rows(rows, path)
-            self.assertEqual({row["data"] for row in sgemm_results.read_rows(path)}, {"wide"})
+            results_csv.write_rows(rows, path)
+            self.assertEqual({row["data"] for row in results_csv.read_rows(path)}, {"wide"})
             path.write_text(path.read_text().replace(",wide\n", ",lumpy\n"))
             with self.assertRaisesRegex(ValueError, "data: expected one of uniform, wide, exact"):
-                sgemm_results.read_rows(path)
+                results_csv.read_rows(path)
 
 
 class GpuSlugTest(unittest.TestCase):
@@ -179,16 +183,16 @@ class GpuSlugTest(unittest.TestCase):
         }
         for name, slug in examples.items():
             with self.subTest(name=name):
-                self.assertEqual(sgemm_results.gpu_slug(name), slug)
+                self.assertEqual(results_csv.gpu_slug(name), slug)
 
     def test_rejects_name_without_letters_or_digits(self):
         with self.assertRaises(ValueError):
-            sgemm_results.gpu_slug(" -- ")
+            results_csv.gpu_slug(" -- ")
 
 
 class MarkdownTableTest(unittest.TestCase):
     def setUp(self):
-        self.table = sgemm_results.markdown_table(fixture_rows())
+        self.table = results_tables.markdown_table(fixture_rows())
         self.lines = self.table.splitlines()
 
     def test_caption_names_gpu_driver_and_cuda(self):
@@ -200,7 +204,7 @@ class MarkdownTableTest(unittest.TestCase):
     def test_caption_says_how_stage_and_cublas_took_turns(self):
         self.assertIn("launch by launch", self.lines[0])
         rows = [dict(row, timing="blocks") for row in fixture_rows()]
-        caption = sgemm_results.markdown_table(rows).splitlines()[0]
+        caption = results_tables.markdown_table(rows).splitlines()[0]
         self.assertIn("--timing blocks", caption)
         self.assertNotIn("launch by launch", caption)
 
@@ -208,7 +212,7 @@ class MarkdownTableTest(unittest.TestCase):
         rows = fixture_rows()
         rows[2]["timing"] = "blocks"
         with self.assertRaisesRegex(ValueError, "timed both ways"):
-            sgemm_results.markdown_table(rows)
+            results_tables.markdown_table(rows)
 
     def test_header_has_a_column_pair_per_size(self):
         header = self.lines[2]
@@ -232,7 +236,7 @@ class MarkdownTableTest(unittest.TestCase):
     def test_failed_verification_is_a_cross(self):
         rows = fixture_rows()
         rows[3]["verified"] = "false"
-        table = sgemm_results.markdown_table(rows)
+        table = results_tables.markdown_table(rows)
         stage_line = next(line for line in table.splitlines()
                           if line.startswith(f"| {rows[3]['stage']} |"))
         self.assertTrue(stage_line.endswith("| ✗ |"), stage_line)
@@ -240,7 +244,7 @@ class MarkdownTableTest(unittest.TestCase):
     def test_non_square_rows_are_ignored(self):
         rows = fixture_rows()
         rows.append(dict(rows[0], m=2048, n=512, k=777))
-        table = sgemm_results.markdown_table(rows)
+        table = results_tables.markdown_table(rows)
         self.assertEqual(table, self.table)
         self.assertNotIn("2048", table)
 
@@ -255,7 +259,7 @@ class TurnsTableTest(unittest.TestCase):
                       for row in self.launched]
 
     def test_shows_only_tensor_core_stages_with_both_ratios(self):
-        lines = sgemm_results.turns_table(self.turns, self.launched).splitlines()
+        lines = results_tables.turns_table(self.turns, self.launched).splitlines()
         self.assertIn("--timing blocks", lines[0])
         self.assertEqual(lines[2], "| Stage | Name | N=1024 TFLOPS | % of cuBLAS | (launch by launch) | % of ceiling"
                                    " | N=4096 TFLOPS | % of cuBLAS | (launch by launch) | % of ceiling |")
@@ -264,7 +268,7 @@ class TurnsTableTest(unittest.TestCase):
 
     def test_clocks_add_a_column_per_size_where_read(self):
         turns = [dict(row, sm_clock_mhz=1506.0, cublas_sm_clock_mhz=1370.0) for row in self.turns]
-        lines = sgemm_results.turns_table(turns, self.launched).splitlines()
+        lines = results_tables.turns_table(turns, self.launched).splitlines()
         self.assertIn("the SM clock is each kernel's over its turns, counted by the SMs", lines[0])
         self.assertEqual(lines[2].count("| SM clock: stage, cuBLAS |"), 2, "one per size")
         self.assertTrue(lines[2].endswith("| % of ceiling | SM clock: stage, cuBLAS |"))
@@ -272,27 +276,27 @@ class TurnsTableTest(unittest.TestCase):
 
     def test_rejects_rows_timed_launch_by_launch(self):
         with self.assertRaisesRegex(ValueError, "--timing blocks only"):
-            sgemm_results.turns_table(self.launched, self.launched)
+            results_tables.turns_table(self.launched, self.launched)
 
     def test_results_markdown_adds_it_only_for_tensor_core_rows(self):
-        with_turns = sgemm_results.results_markdown(self.launched, turns_rows=self.turns)
+        with_turns = results_tables.results_markdown(self.launched, turns_rows=self.turns)
         self.assertIn("(launch by launch)", with_turns)
         fp32_turns = [row for row in self.turns if row["precision"] == "fp32"]
-        self.assertEqual(sgemm_results.results_markdown(self.launched, turns_rows=fp32_turns),
-                         sgemm_results.results_markdown(self.launched))
+        self.assertEqual(results_tables.results_markdown(self.launched, turns_rows=fp32_turns),
+                         results_tables.results_markdown(self.launched))
 
 
 class ClockTableTest(unittest.TestCase):
     """The SM clock of each stage's timing, and its fraction of the ceiling at that clock."""
 
     def test_none_without_clocks_and_left_out_of_the_results(self):
-        self.assertIsNone(sgemm_results.clock_table(fixture_rows()))
-        self.assertNotIn("SM clock", sgemm_results.results_markdown(fixture_rows()))
+        self.assertIsNone(results_tables.clock_table(fixture_rows()))
+        self.assertNotIn("SM clock", results_tables.results_markdown(fixture_rows()))
 
     def test_fraction_is_scaled_from_the_ceilings_clock_to_the_stages(self):
         rows = [dict(row, sm_clock_mhz=1500.0, cublas_sm_clock_mhz=1500.0, ceiling_sm_clock_mhz=1980.0)
                 for row in fixture_rows()]
-        table = sgemm_results.clock_table(rows)
+        table = results_tables.clock_table(rows)
         lines = table.splitlines()
         self.assertIn("(1980 MHz)", lines[0])
         self.assertEqual(lines[2], "| Stage | Name | N=1024 SM clock | % of ceiling at it"
@@ -300,18 +304,18 @@ class ClockTableTest(unittest.TestCase):
         line = next(l for l in lines if "`2d_blocktiling`" in l)
         row = next(r for r in rows if r["name"] == "2d_blocktiling" and r["m"] == 4096)
         self.assertTrue(line.endswith(f"| 1500 MHz | {row['fraction_of_peak'] * 1980 / 1500 * 100:.1f}% |"))
-        self.assertIn(table, sgemm_results.results_markdown(rows))
+        self.assertIn(table, results_tables.results_markdown(rows))
 
     def test_rows_without_both_clocks_are_left_out(self):
         rows = [dict(row, sm_clock_mhz=1500.0, ceiling_sm_clock_mhz=None if row["stage"] == 5 else 1980.0)
                 for row in fixture_rows()]
-        self.assertNotIn("`2d_blocktiling`", sgemm_results.clock_table(rows))
+        self.assertNotIn("`2d_blocktiling`", results_tables.clock_table(rows))
 
 
 class CeilingTableTest(unittest.TestCase):
     def test_each_stage_gets_its_fraction_of_ceiling_per_size(self):
-        rows = sgemm_results.read_rows(FIXTURE)
-        table = sgemm_results.ceiling_table(rows)
+        rows = results_csv.read_rows(FIXTURE)
+        table = results_tables.ceiling_table(rows)
         self.assertIn("N=1024 % of ceiling", table)
         self.assertIn("N=4096 % of ceiling", table)
         line = next(l for l in table.splitlines() if "`2d_blocktiling`" in l)
@@ -321,32 +325,32 @@ class CeilingTableTest(unittest.TestCase):
         self.assertIn(f"{row['tflops'] / row['fraction_of_peak']:.0f} TFLOPS", line)
 
     def test_caption_and_cells_name_the_ceiling_of_each_row(self):
-        rows = sgemm_results.read_rows(FIXTURE)
+        rows = results_csv.read_rows(FIXTURE)
         for row in rows:
             if row["stage"] == 4:
                 row.update(precision="bf16", ceiling="mma_sync_bf16")
             if row["stage"] == 5:
                 row["ceiling"] = "fp32_other_unit"
-        lines = sgemm_results.ceiling_table(rows).splitlines()
+        lines = results_tables.ceiling_table(rows).splitlines()
         self.assertEqual(
             lines[0],
             "Fraction of the ceiling of the unit each stage runs on: for fp32 stages, "
-            f"{sgemm_results.CEILINGS['fp32_ffma'][1]} or fp32_other_unit; "
-            f"for bf16 stages, {sgemm_results.CEILINGS['mma_sync_bf16'][1]}.")
+            f"{results_tables.CEILINGS['fp32_ffma'][1]} or fp32_other_unit; "
+            f"for bf16 stages, {results_tables.CEILINGS['mma_sync_bf16'][1]}.")
         cells = {line.split(" | ")[1]: line.split(" | ")[2] for line in lines[4:]}
         self.assertTrue(cells["`1d_blocktiling`"].startswith("mma.sync (measured), "))
         self.assertTrue(cells["`2d_blocktiling`"].startswith("fp32_other_unit, "))
         self.assertTrue(cells["`naive`"].startswith("FFMA (measured), "))
 
     def test_an_unknown_ceiling_is_shown_by_its_name(self):
-        rows = [dict(row, ceiling="future_unit") for row in sgemm_results.read_rows(FIXTURE)]
-        table = sgemm_results.ceiling_table(rows)
+        rows = [dict(row, ceiling="future_unit") for row in results_csv.read_rows(FIXTURE)]
+        table = results_tables.ceiling_table(rows)
         self.assertIn("for fp32 stages, future_unit.", table)
         self.assertIn("| future_unit, ", table)
 
 
 def fixture_ceilings():
-    return sgemm_results.read_ceilings(CEILINGS_FIXTURE)
+    return results_csv.read_ceilings(CEILINGS_FIXTURE)
 
 
 class CeilingsAndProfileTest(unittest.TestCase):
@@ -360,31 +364,31 @@ class CeilingsAndProfileTest(unittest.TestCase):
             path = Path(scratch) / "ceilings.csv"
             path.write_text("ceiling,unit,value,gpu,sm_clock_mhz\n"
                             "mma_sync_bf16,TFLOPS,640,G,1815.5\ndram,TB/s,2.8,G,\n", encoding="utf-8")
-            ceilings = sgemm_results.read_ceilings(path)
+            ceilings = results_csv.read_ceilings(path)
         self.assertEqual(ceilings["mma_sync_bf16"]["sm_clock_mhz"], 1815.5)
         self.assertIsNone(ceilings["dram"]["sm_clock_mhz"])
 
     def test_ceilings_reject_wrong_header_and_values(self):
-        assert_rejects(self, sgemm_results.read_ceilings, "ceiling,value\nfp32_ffma,63.7\n",
+        assert_rejects(self, results_csv.read_ceilings, "ceiling,value\nfp32_ffma,63.7\n",
                        "header must be exactly ceiling,unit,value,gpu,sm_clock_mhz", name="ceilings.csv")
-        assert_rejects(self, sgemm_results.read_ceilings,
+        assert_rejects(self, results_csv.read_ceilings,
                        "ceiling,unit,value,gpu\nfp32_ffma,TFLOPS,63.7,G\ndram,TB/s,fast,G\n",
                        r"ceilings\.csv:3: value", name="ceilings.csv")
-        assert_rejects(self, sgemm_results.read_ceilings,
+        assert_rejects(self, results_csv.read_ceilings,
                        "ceiling,unit,value,gpu,sm_clock_mhz\nfp32_ffma,TFLOPS,63.7,G,fast\n",
                        r"ceilings\.csv:2: value or sm_clock_mhz", name="ceilings.csv")
 
     def test_profile_keeps_the_profiled_size_only(self):
-        profile = sgemm_results.read_profile(PROFILE_FIXTURE)
+        profile = results_csv.read_profile(PROFILE_FIXTURE)
         self.assertEqual(sorted(profile), [0, 1, 2, 3, 4, 5, 6])
         self.assertEqual(profile[1]["size"], "4096")
         self.assertEqual(profile[1]["dram_bytes"], "8.5e+09")
-        self.assertEqual(sgemm_results.read_profile(Path("/nonexistent/profile.csv")), {})
+        self.assertEqual(results_csv.read_profile(Path("/nonexistent/profile.csv")), {})
 
     def test_measured_ceilings_table_lists_known_ceilings_in_order(self):
         ceilings = fixture_ceilings()
         ceilings = {"zz_new": {"unit": "TB/s", "value": 9.0, "gpu": "Fixture GPU"}, **ceilings}
-        lines = sgemm_results.measured_ceilings_table(ceilings).splitlines()
+        lines = results_tables.measured_ceilings_table(ceilings).splitlines()
         self.assertIn("**Fixture GPU**", lines[0])
         self.assertIn("`./sgemm peak`", lines[0])
         self.assertEqual(lines[2], "| Ceiling | What | Measured |")
@@ -397,9 +401,9 @@ class CeilingsAndProfileTest(unittest.TestCase):
 
     def test_measured_ceilings_table_says_which_ceiling_is_sustained(self):
         ceilings = fixture_ceilings()
-        self.assertNotIn("sustained", sgemm_results.measured_ceilings_table(ceilings))
+        self.assertNotIn("sustained", results_tables.measured_ceilings_table(ceilings))
         ceilings["mma_sync_bf16_sustained"] = {"unit": "TFLOPS", "value": 270.0, "gpu": "Fixture GPU"}
-        lines = sgemm_results.measured_ceilings_table(ceilings).splitlines()
+        lines = results_tables.measured_ceilings_table(ceilings).splitlines()
         self.assertIn("`mma_sync_bf16_sustained` is the average once the GPU has run it for seconds", lines[0])
         self.assertTrue(lines[6].startswith("| `mma_sync_bf16_sustained` | the same warp loop"), lines[6])
         self.assertTrue(lines[6].endswith("| 270 TFLOPS |"), lines[6])
@@ -409,7 +413,7 @@ class CeilingsAndProfileTest(unittest.TestCase):
         ceilings["mma_sync_bf16"]["sm_clock_mhz"] = 1800.0
         ceilings["mma_sync_bf16_warp_loop"] = {"unit": "TFLOPS", "value": 279.0, "gpu": "Fixture GPU",
                                                "sm_clock_mhz": 1700.0}
-        lines = sgemm_results.measured_ceilings_table(ceilings).splitlines()
+        lines = results_tables.measured_ceilings_table(ceilings).splitlines()
         self.assertIn("per clock against `mma_sync_bf16`", lines[0])
         self.assertEqual(lines[2], "| Ceiling | What | Measured | SM clock |")
         self.assertEqual(lines[5], "| `mma_sync_bf16` | mma.sync m16n8k16, bf16 in, FP32 accumulate | 310 TFLOPS "
@@ -420,19 +424,19 @@ class CeilingsAndProfileTest(unittest.TestCase):
                         lines[6])
         self.assertTrue(lines[7].endswith("| 155 TFLOPS | – |"), lines[7])
         del ceilings["mma_sync_bf16"]["sm_clock_mhz"]
-        self.assertNotIn("per clock)", sgemm_results.measured_ceilings_table(ceilings))
+        self.assertNotIn("per clock)", results_tables.measured_ceilings_table(ceilings))
 
     def test_results_markdown_adds_the_ceilings_when_there_are_some(self):
         rows = fixture_rows()
-        tables = sgemm_results.markdown_table(rows) + "\n\n" + sgemm_results.ceiling_table(rows)
-        self.assertEqual(sgemm_results.results_markdown(rows), tables)
-        self.assertEqual(sgemm_results.results_markdown(rows, fixture_ceilings()),
-                         tables + "\n\n" + sgemm_results.measured_ceilings_table(fixture_ceilings()))
+        tables = results_tables.markdown_table(rows) + "\n\n" + results_tables.ceiling_table(rows)
+        self.assertEqual(results_tables.results_markdown(rows), tables)
+        self.assertEqual(results_tables.results_markdown(rows, fixture_ceilings()),
+                         tables + "\n\n" + results_tables.measured_ceilings_table(fixture_ceilings()))
 
 
 class RooflineTest(unittest.TestCase):
     def test_points_are_stages_with_a_result_and_dram_bytes_at_4096(self):
-        points = sgemm_results.roofline_points(fixture_rows(), sgemm_results.read_profile(PROFILE_FIXTURE))
+        points = results_charts.roofline_points(fixture_rows(), results_csv.read_profile(PROFILE_FIXTURE))
         # Stage 6 has a profile but no result and no DRAM bytes.
         self.assertEqual([p["stage"] for p in points], [0, 1, 2, 3, 4, 5])
         naive = points[1]
@@ -442,7 +446,7 @@ class RooflineTest(unittest.TestCase):
 
     def test_memory_roofs_slope_and_compute_roofs_start_at_their_ridge(self):
         ceilings = fixture_ceilings()
-        roofs = {roof["label"]: roof for roof in sgemm_results.roofline_roofs(ceilings, 2.0, 1000.0, 310.0)}
+        roofs = {roof["label"]: roof for roof in results_charts.roofline_roofs(ceilings, 2.0, 1000.0, 310.0)}
         self.assertEqual(sorted(roofs), ["DRAM 1.80 TB/s", "FFMA 48.5 TFLOPS", "L2 4.60 TB/s",
                                          "mma.sync bf16 310 TFLOPS", "mma.sync tf32 155 TFLOPS"])
         dram = roofs["DRAM 1.80 TB/s"]
@@ -459,22 +463,22 @@ class RooflineTest(unittest.TestCase):
     def test_roofline_is_a_real_png(self):
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "roofline.png"
-            sgemm_results.plot_roofline(fixture_rows(), sgemm_results.read_profile(PROFILE_FIXTURE),
+            results_charts.plot_roofline(fixture_rows(), results_csv.read_profile(PROFILE_FIXTURE),
                                         fixture_ceilings(), path)
             data = path.read_bytes()
         self.assertTrue(data.startswith(PNG_SIGNATURE))
         self.assertGreater(len(data), 20_000)
 
     def test_needs_points_and_a_dram_ceiling(self):
-        profile = sgemm_results.read_profile(PROFILE_FIXTURE)
+        profile = results_csv.read_profile(PROFILE_FIXTURE)
         ceilings = fixture_ceilings()
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "roofline.png"
             with self.assertRaisesRegex(ValueError, "no stage has both"):
-                sgemm_results.plot_roofline(fixture_rows(), {}, ceilings, path)
+                results_charts.plot_roofline(fixture_rows(), {}, ceilings, path)
             del ceilings["dram"]
             with self.assertRaisesRegex(ValueError, "no dram row"):
-                sgemm_results.plot_roofline(fixture_rows(), profile, ceilings, path)
+                results_charts.plot_roofline(fixture_rows(), profile, ceilings, path)
             self.assertFalse(path.exists())
 
 
@@ -488,28 +492,28 @@ class RefreshReadmeTest(unittest.TestCase):
 
     def test_replaces_only_the_marked_block(self):
         self.readme.write_text(README_TEMPLATE)
-        sgemm_results.refresh_readme(self.readme, "new table\n")
+        results_outputs.refresh_readme(self.readme, "new table\n")
         expected = README_TEMPLATE.replace("stale results", "new table")
         self.assertEqual(self.readme.read_text(), expected)
 
     def test_is_idempotent(self):
         self.readme.write_text(README_TEMPLATE)
-        sgemm_results.refresh_readme(self.readme, "new table")
+        results_outputs.refresh_readme(self.readme, "new table")
         once = self.readme.read_text()
-        sgemm_results.refresh_readme(self.readme, "new table")
+        results_outputs.refresh_readme(self.readme, "new table")
         self.assertEqual(self.readme.read_text(), once)
 
     def test_raises_on_missing_marker_and_leaves_file_alone(self):
         text = README_TEMPLATE.replace("<!-- results:end -->\n", "")
         self.readme.write_text(text)
         with self.assertRaisesRegex(ValueError, "results:end"):
-            sgemm_results.refresh_readme(self.readme, "new table")
+            results_outputs.refresh_readme(self.readme, "new table")
         self.assertEqual(self.readme.read_text(), text)
 
     def test_raises_on_markers_in_wrong_order(self):
         self.readme.write_text("<!-- results:end -->\n<!-- results:begin -->\n")
         with self.assertRaisesRegex(ValueError, "comes before"):
-            sgemm_results.refresh_readme(self.readme, "new table")
+            results_outputs.refresh_readme(self.readme, "new table")
 
 
 class WriteOutputsTest(unittest.TestCase):
@@ -523,7 +527,7 @@ class WriteOutputsTest(unittest.TestCase):
         # Reversed input checks that results.csv is re-sorted.
         cls.printed = io.StringIO()
         with contextlib.redirect_stdout(cls.printed):
-            cls.written = sgemm_results.write_outputs(
+            cls.written = results_outputs.write_outputs(
                 list(reversed(fixture_rows())), cls.out_dir, cls.readme)
 
     @classmethod
@@ -541,14 +545,14 @@ class WriteOutputsTest(unittest.TestCase):
     def test_results_csv_round_trips_sorted_by_size_then_stage(self):
         path = self.out_dir / "results.csv"
         with open(path, newline="") as file:
-            self.assertEqual(tuple(next(csv.reader(file))), sgemm_results.COLUMNS)
-        self.assertEqual(sgemm_results.read_rows(path),
+            self.assertEqual(tuple(next(csv.reader(file))), results_csv.COLUMNS)
+        self.assertEqual(results_csv.read_rows(path),
                          sorted_by_size_then_stage(fixture_rows()))
 
     def test_results_md_lists_every_stage_and_size(self):
         text = (self.out_dir / "results.md").read_text(encoding="utf-8")
         rows = fixture_rows()
-        self.assertEqual(text, sgemm_results.markdown_table(rows) + "\n\n" + sgemm_results.ceiling_table(rows) + "\n")
+        self.assertEqual(text, results_tables.markdown_table(rows) + "\n\n" + results_tables.ceiling_table(rows) + "\n")
         for name in FIXTURE_STAGE_NAMES:
             self.assertIn(f"`{name}`", text)
         self.assertIn("N=1024 TFLOPS", text)
@@ -567,8 +571,8 @@ class WriteOutputsTest(unittest.TestCase):
         self.assertIn("Intro that must survive.", text)
         self.assertIn("Outro that must survive.", text)
         # One table, at the README's sizes that the results have (4096 of 1024 and 4096).
-        self.assertEqual(sgemm_results.readme_sizes(fixture_rows()), [4096])
-        self.assertIn(sgemm_results.markdown_table(fixture_rows(), [4096]), text)
+        self.assertEqual(results_outputs.readme_sizes(fixture_rows()), [4096])
+        self.assertIn(results_tables.markdown_table(fixture_rows(), [4096]), text)
         self.assertNotIn("N=1024", text)
         self.assertIn("![GEMM progression at N=4096](results/fixture-gpu/progression.png)", text)
         self.assertIn("](results/fixture-gpu/results.md)", text)
@@ -576,7 +580,7 @@ class WriteOutputsTest(unittest.TestCase):
 
     def test_readme_sizes_fall_back_to_the_two_largest(self):
         rows = [dict(row, m=size, n=size, k=size) for size in (512, 1024, 2048) for row in fixture_rows()[:1]]
-        self.assertEqual(sgemm_results.readme_sizes(rows), [1024, 2048])
+        self.assertEqual(results_outputs.readme_sizes(rows), [1024, 2048])
 
 
 class WriteOutputsWithCeilingsAndProfileTest(unittest.TestCase):
@@ -594,30 +598,30 @@ class WriteOutputsWithCeilingsAndProfileTest(unittest.TestCase):
         self.tmp.cleanup()
 
     def test_roofline_drawn_linked_and_ceilings_tabulated(self):
-        written = sgemm_results.write_outputs(fixture_rows(), self.out_dir, self.readme)
+        written = results_outputs.write_outputs(fixture_rows(), self.out_dir, self.readme)
         self.assertIn(self.out_dir / "roofline.png", written)
         self.assertTrue((self.out_dir / "roofline.png").read_bytes().startswith(PNG_SIGNATURE))
         self.assertIn("](results/fixture-gpu/roofline.png)", self.readme.read_text())
         self.assertEqual((self.out_dir / "results.md").read_text(),
-                         sgemm_results.results_markdown(fixture_rows(), fixture_ceilings()) + "\n")
+                         results_tables.results_markdown(fixture_rows(), fixture_ceilings()) + "\n")
 
     def test_ceilings_of_another_gpu_are_refused(self):
         text = CEILINGS_FIXTURE.read_text().replace("Fixture GPU", "Other GPU")
         (self.out_dir / "ceilings.csv").write_text(text)
         with self.assertRaisesRegex(ValueError, "measured on Other GPU, the results on Fixture GPU"):
-            sgemm_results.write_outputs(fixture_rows(), self.out_dir)
+            results_outputs.write_outputs(fixture_rows(), self.out_dir)
 
     def test_turns_of_another_gpu_are_refused(self):
         text = FIXTURE.read_text().replace("Fixture GPU", "Other GPU").replace(",launches,", ",blocks,")
-        (self.out_dir / sgemm_results.TURNS_CSV).write_text(text)
+        (self.out_dir / results_outputs.TURNS_CSV).write_text(text)
         with self.assertRaisesRegex(ValueError, "results_in_turns.csv was measured on Other GPU"):
-            sgemm_results.write_outputs(fixture_rows(), self.out_dir)
+            results_outputs.write_outputs(fixture_rows(), self.out_dir)
 
     def test_without_a_profile_the_roofline_is_skipped_in_one_line(self):
         (self.out_dir / "profile.csv").unlink()
         output = io.StringIO()
         with contextlib.redirect_stdout(output):
-            written = sgemm_results.write_outputs(fixture_rows(), self.out_dir, self.readme)
+            written = results_outputs.write_outputs(fixture_rows(), self.out_dir, self.readme)
         self.assertEqual(output.getvalue(), f"roofline skipped: no profile.csv in {self.out_dir}\n")
         self.assertNotIn(self.out_dir / "roofline.png", written)
         self.assertNotIn("roofline", self.readme.read_text())
@@ -657,13 +661,13 @@ class RegenerateResultsTest(unittest.TestCase):
 
     def test_stages_replace_only_their_own_rows(self):
         self.assertEqual(self.regenerate().returncode, 0)
-        before = sgemm_results.read_rows(self.out_dir / "results.csv")
+        before = results_csv.read_rows(self.out_dir / "results.csv")
         result = self.regenerate("--stages", "5", env={"FAKE_SGEMM_TFLOPS": "123.5"})
         self.assertEqual(result.returncode, 0, result.stderr)
         calls = self.argv_log.read_text().splitlines()[-4:]
         self.assertEqual([call.split()[:2] for call in calls],
                          [["peak", "--csv"], ["5", "1024"], ["5", "4096"], ["5", "4096"]])
-        after = sgemm_results.read_rows(self.out_dir / "results.csv")
+        after = results_csv.read_rows(self.out_dir / "results.csv")
         self.assertEqual(len(after), len(before))
         key = lambda row: (row["stage"], row["m"])  # noqa: E731
         for old, new in zip(sorted(before, key=key), sorted(after, key=key)):
@@ -675,10 +679,10 @@ class RegenerateResultsTest(unittest.TestCase):
 
     def test_a_full_run_keeps_the_rows_of_sizes_it_does_not_run(self):
         self.assertEqual(self.regenerate().returncode, 0)
-        before = sgemm_results.read_rows(self.out_dir / "results.csv")
+        before = results_csv.read_rows(self.out_dir / "results.csv")
         result = self.regenerate("--sizes", "4096", env={"FAKE_SGEMM_TFLOPS": "123.5"})
         self.assertEqual(result.returncode, 0, result.stderr)
-        after = sgemm_results.read_rows(self.out_dir / "results.csv")
+        after = results_csv.read_rows(self.out_dir / "results.csv")
         self.assertEqual(len(after), len(before))
         self.assertEqual([row for row in after if row["m"] == 1024], [row for row in before if row["m"] == 1024])
         self.assertTrue(any(row["m"] == 4096 for row in after))
@@ -703,7 +707,7 @@ class RegenerateResultsTest(unittest.TestCase):
         # The run in turns takes --timing blocks, not the extra arguments (--reps is refused there).
         self.assertEqual(calls[3].split()[:2], ["all", "4096"])
         self.assertTrue(calls[3].endswith("--timing blocks"), calls[3])
-        turns = sgemm_results.read_rows(self.out_dir / sgemm_results.TURNS_CSV)
+        turns = results_csv.read_rows(self.out_dir / results_outputs.TURNS_CSV)
         self.assertEqual({row["timing"] for row in turns}, {"blocks"})
         self.assertEqual({row["m"] for row in turns}, {4096})
         self.assertEqual((self.out_dir / "ceilings.csv").read_text(), CEILINGS_FIXTURE.read_text())
@@ -712,7 +716,7 @@ class RegenerateResultsTest(unittest.TestCase):
         self.assertIn(f"roofline skipped: no profile.csv in {self.out_dir}", out)
         self.assertFalse((self.out_dir / "roofline.png").exists())
 
-        self.assertEqual(sgemm_results.read_rows(self.out_dir / "results.csv"),
+        self.assertEqual(results_csv.read_rows(self.out_dir / "results.csv"),
                          sorted_by_size_then_stage(fixture_rows()))
         for name in ("results.md", "progression.png", "tflops_vs_size.png"):
             self.assertIn(f"wrote {self.out_dir / name}", out)
@@ -789,7 +793,7 @@ class RegenerateResultsTest(unittest.TestCase):
         self.assertEqual([call.split()[0] for call in self.argv_log.read_text().splitlines()], ["peak"])
         self.assertEqual((self.out_dir / "ceilings.csv").read_text(), CEILINGS_FIXTURE.read_text())
         self.assertTrue((self.out_dir / "roofline.png").exists())
-        self.assertEqual(sgemm_results.read_rows(self.out_dir / "results.csv"),
+        self.assertEqual(results_csv.read_rows(self.out_dir / "results.csv"),
                          sorted_by_size_then_stage(fixture_rows()))
 
     def test_ceilings_only_without_results_places_the_ceilings_and_says_so(self):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT / "scripts"))
-import sgemm_results  # noqa: E402
+import results_csv  # noqa: E402
 import shapes  # noqa: E402
 
 FIXTURE = REPO_ROOT / "tests" / "fixtures" / "results_sample.csv"
@@ -93,15 +93,15 @@ class RunTest(unittest.TestCase):
         calls = self.log.read_text().splitlines()
         self.assertEqual(len(calls), len(skinny) * len(shapes.TRACKS))
         self.assertEqual(calls[0].split()[:7], ["20", "-m", "16", "-n", "4096", "-k", "4096"])
-        out_dir = self.results / sgemm_results.gpu_slug("Fixture GPU")
+        out_dir = self.results / results_csv.gpu_slug("Fixture GPU")
         result = self.run_groups("k-heavy")
         self.assertEqual(result.returncode, 0, result.stderr)
-        rows = sgemm_results.read_rows(out_dir / shapes.CSV_NAME, shapes.SHAPE_COLUMNS)
+        rows = results_csv.read_rows(out_dir / shapes.CSV_NAME, shapes.SHAPE_COLUMNS)
         self.assertEqual({row["group"] for row in rows}, {"skinny", "k-heavy"})
         self.assertEqual(len(rows), 6 * len(shapes.TRACKS))
         result = self.run_groups("skinny", "--stages", "10")
         self.assertEqual(result.returncode, 0, result.stderr)
-        self.assertEqual(len(sgemm_results.read_rows(out_dir / shapes.CSV_NAME, shapes.SHAPE_COLUMNS)), len(rows))
+        self.assertEqual(len(results_csv.read_rows(out_dir / shapes.CSV_NAME, shapes.SHAPE_COLUMNS)), len(rows))
         self.assertEqual([call.split()[0] for call in self.log.read_text().splitlines()[-3:]], ["10"] * 3)
         table = (out_dir / shapes.TABLE_NAME).read_text(encoding="utf-8")
         self.assertIn("| 24 | FP32 on tensor cores | cuBLAS SGEMM | M ≤ 256 | 2 |", table)

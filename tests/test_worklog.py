@@ -8,7 +8,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
-import sgemm_results  # noqa: E402
+import results_csv  # noqa: E402
+import results_outputs  # noqa: E402
+import results_tables  # noqa: E402
 import worklog  # noqa: E402
 
 
@@ -65,15 +67,15 @@ class GeneratedFilesMatchTheCsvs(unittest.TestCase):
 
     def test_results_tables_regenerate_unchanged(self):
         readme = (REPO / "README.md").read_text()
-        begin = readme.index(sgemm_results.README_BEGIN) + len(sgemm_results.README_BEGIN)
-        readme_block = readme[begin:readme.index(sgemm_results.README_END)]
+        begin = readme.index(results_outputs.README_BEGIN) + len(results_outputs.README_BEGIN)
+        readme_block = readme[begin:readme.index(results_outputs.README_END)]
         blocks = []
         for results_dir in results_dirs():
-            rows = sgemm_results.read_rows(results_dir / "results.csv")
-            tables = sgemm_results.results_markdown(rows, *sgemm_results.read_companions(results_dir, rows))
+            rows = results_csv.read_rows(results_dir / "results.csv")
+            tables = results_tables.results_markdown(rows, *results_outputs.read_companions(results_dir, rows))
             self.assertEqual((results_dir / "results.md").read_text(), tables + "\n",
                              f"{results_dir.name}/results.md is stale")
-            blocks.append(sgemm_results.readme_markdown(rows, results_dir, REPO))
+            blocks.append(results_outputs.readme_markdown(rows, results_dir, REPO))
         # The README shows the GPU whose results were regenerated last.
         self.assertTrue(any(block in readme_block for block in blocks), "README table is stale: run make results")
 
