@@ -44,6 +44,47 @@ constexpr int kThreads = 32 * (kBlockM / kWarpM) * kWarpsN;
 constexpr int kMTiles = kWarpM / 16;
 constexpr int kNTiles = kWarpN / 8;
 
+// A warp's fragments of one k16 step, loaded with ldmatrix. The warp's tile of C starts
+// at row warp_row and column warp_col of the block's tile.
+__device__ __forceinline__ void load_warp_fragments(WarpFragments<kMTiles, kNTiles>& f,
+                                                    const __nv_bfloat16* a_tile,
+                                                    const __nv_bfloat16* b_tile, int k16,
+                                                    int warp_row, int warp_col, int lane) {
+    static_assert(kNTiles % 2 == 0, "B fragments are loaded two n8 tiles at a time");
+#pragma unroll
+    for (int mi = 0; mi < kMTiles; ++mi) {
+        // Lanes 0-15 address rows 0-15 of the first 8 K values, lanes 16-31 the next 8.
+        const int row = warp_row + mi * 16 + lane % 16;
+        ldmatrix_x4(f.a[mi], a_tile + swizzled_offset<kBlockK>(row, k16 * 2 + lane / 16));
+    }
+#pragma unroll
+    for (int nj = 0; nj < kNTiles / 2; ++nj) {
+        // Lanes 0-7 and 8-15: K rows 0-7 and 8-15 of the first n8 tile; 16-31: the second.
+        const int row = k16 * 16 + lane % 8 + (lane / 8) % 2 * 8;
+        const int chunk = (warp_col + nj * 16) / kChunkValues + lane / 16;
+        const __nv_bfloat16* const b_row = b_tile + swizzled_offset<kBlockN>(row, chunk);
+        load_b_fragment_pair(f, 2 * nj, static_cast<unsigned>(__cvta_generic_to_shared(b_row)));
+    }
+}
+
+__device__ __forceinline__ void mma_warp_fragments(float (&acc)[kMTiles][kNTiles][4],
+                                                   const WarpFragments<kMTiles, kNTiles>& f) {
+#pragma unroll
+    for (int mi = 0; mi < kMTiles; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < kNTiles; ++ni) mma_bf16_16816(acc[mi][ni], f.a[mi], f.b[ni]);
+}
+
+// One k16 step: load, then multiply.
+__device__ __forceinline__ void warp_mma_k16(float (&acc)[kMTiles][kNTiles][4],
+                                             const __nv_bfloat16* a_tile,
+                                             const __nv_bfloat16* b_tile, int k16, int warp_row,
+                                             int warp_col, int lane) {
+    WarpFragments<kMTiles, kNTiles> f;
+    load_warp_fragments(f, a_tile, b_tile, k16, warp_row, warp_col, lane);
+    mma_warp_fragments(acc, f);
+}
+
 __global__ void __launch_bounds__(kThreads)
     mma_ldmatrix_kernel(GemmProblem problem, const __nv_bfloat16* a, const __nv_bfloat16* b, float* c) {
     __shared__ alignas(128) __nv_bfloat16 a_tile[kBlockM * kBlockK];
@@ -75,7 +116,7 @@ __global__ void __launch_bounds__(kThreads)
         b += kBlockK * n;
 #pragma unroll
         for (int k16 = 0; k16 < kBlockK / 16; ++k16)
-            warp_mma_k16<kMTiles, kNTiles, kBlockK, kBlockN>(acc, a_tile, b_tile, k16, warp_row, warp_col, lane);
+            warp_mma_k16(acc, a_tile, b_tile, k16, warp_row, warp_col, lane);
         __syncthreads();
     }
 

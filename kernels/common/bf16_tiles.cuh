@@ -1,5 +1,5 @@
-// Shared-memory tiles of bf16 for the mma.sync stages (13, 14), and the warp's step
-// along K that reads them with ldmatrix and multiplies with mma.sync.
+// Shared-memory tiles of bf16 for the mma.sync stages (13, 14): their swizzle, and the
+// fragments a warp loads from them with ldmatrix for one k16 step.
 //
 // Layout. An A tile is [BlockM][BlockK] (BlockK = 32 or 64: 64- or 128-byte rows), a B
 // tile [BlockK][BlockN], both in 16-byte chunks of 8 values. ldmatrix reads one chunk
@@ -47,50 +47,6 @@ __device__ __forceinline__ void load_b_fragment_pair(WarpFragments<kMTiles, kNTi
     f.b[n][1] = r[1];
     f.b[n + 1][0] = r[2];
     f.b[n + 1][1] = r[3];
-}
-
-// Loads them with ldmatrix. The warp's tile of C starts at row warp_row and column
-// warp_col of the block's tile.
-template <int kMTiles, int kNTiles, int kBlockK, int kBlockN>
-__device__ __forceinline__ void load_warp_fragments(WarpFragments<kMTiles, kNTiles>& f,
-                                                    const __nv_bfloat16* a_tile,
-                                                    const __nv_bfloat16* b_tile, int k16,
-                                                    int warp_row, int warp_col, int lane) {
-    static_assert(kNTiles % 2 == 0, "B fragments are loaded two n8 tiles at a time");
-#pragma unroll
-    for (int mi = 0; mi < kMTiles; ++mi) {
-        // Lanes 0-15 address rows 0-15 of the first 8 K values, lanes 16-31 the next 8.
-        const int row = warp_row + mi * 16 + lane % 16;
-        ldmatrix_x4(f.a[mi], a_tile + swizzled_offset<kBlockK>(row, k16 * 2 + lane / 16));
-    }
-#pragma unroll
-    for (int nj = 0; nj < kNTiles / 2; ++nj) {
-        // Lanes 0-7 and 8-15: K rows 0-7 and 8-15 of the first n8 tile; 16-31: the second.
-        const int row = k16 * 16 + lane % 8 + (lane / 8) % 2 * 8;
-        const int chunk = (warp_col + nj * 16) / kChunkValues + lane / 16;
-        const __nv_bfloat16* const b_row = b_tile + swizzled_offset<kBlockN>(row, chunk);
-        load_b_fragment_pair(f, 2 * nj, static_cast<unsigned>(__cvta_generic_to_shared(b_row)));
-    }
-}
-
-template <int kMTiles, int kNTiles>
-__device__ __forceinline__ void mma_warp_fragments(float (&acc)[kMTiles][kNTiles][4],
-                                                   const WarpFragments<kMTiles, kNTiles>& f) {
-#pragma unroll
-    for (int mi = 0; mi < kMTiles; ++mi)
-#pragma unroll
-        for (int ni = 0; ni < kNTiles; ++ni) mma_bf16_16816(acc[mi][ni], f.a[mi], f.b[ni]);
-}
-
-// One k16 step: load, then multiply.
-template <int kMTiles, int kNTiles, int kBlockK, int kBlockN>
-__device__ __forceinline__ void warp_mma_k16(float (&acc)[kMTiles][kNTiles][4],
-                                             const __nv_bfloat16* a_tile,
-                                             const __nv_bfloat16* b_tile, int k16, int warp_row,
-                                             int warp_col, int lane) {
-    WarpFragments<kMTiles, kNTiles> f;
-    load_warp_fragments<kMTiles, kNTiles, kBlockK, kBlockN>(f, a_tile, b_tile, k16, warp_row, warp_col, lane);
-    mma_warp_fragments(acc, f);
 }
 
 }  // namespace sgemm

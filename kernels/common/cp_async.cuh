@@ -26,15 +26,8 @@ __device__ __forceinline__ void cp_async_16_or_zero(unsigned shared, const void*
 #endif
 }
 
-// 4 bytes; any float can be placed anywhere, so a copy can also transpose.
-__device__ __forceinline__ void cp_async_4(void* shared, const void* global) {
-#if __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(shared_address(shared)), "l"(global));
-#endif
-}
-
 // 4 bytes, or 4 zero bytes when !valid (the source is then not read, but must still be
-// a valid address).
+// a valid address); any float can be placed anywhere, so a copy can also transpose.
 __device__ __forceinline__ void cp_async_4_or_zero(void* shared, const void* global, bool valid) {
 #if __CUDA_ARCH__ >= 800
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(shared_address(shared)),

@@ -30,7 +30,7 @@ namespace sgemm {
 
 // How a tile's rows are swizzled in shared memory; the values are the descriptor's
 // encoding (bits 62-63).
-enum class WgmmaSwizzle : std::uint64_t { none = 0, bytes128 = 1, bytes64 = 2, bytes32 = 3 };
+enum class WgmmaSwizzle : std::uint64_t { bytes128 = 1 };
 
 // The shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor Format"):
 //   bits  0-13  encode(start address of the tile in the shared window), 16-byte aligned
