@@ -1,5 +1,8 @@
 // Stage 15 — TMA and wgmma: Hopper's own path from memory to the tensor cores.
 //
+// Builds on stage 14 (14_multistage.cu): its rasterized tiles and ring of K tiles, with
+// Hopper's copy engine and warpgroup MMA in place of cp.async and mma.sync.
+//
 // The idea: stage 14 spends most of its instructions moving operands: every thread
 // computes cp.async addresses, every warp loads its fragments with ldmatrix, and each
 // mma.sync multiplies a 16x8x16 sliver. Hopper has an instruction for each of those jobs.

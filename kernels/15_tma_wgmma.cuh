@@ -23,8 +23,13 @@ struct TmaWgmmaConfig {
     static constexpr int kThreads = 128 * Warpgroups;
     static constexpr int kRowsPerWarpgroup = BlockM / Warpgroups;
     static constexpr int kMBlocks = kRowsPerWarpgroup / 64;
-    // The ring, one mbarrier per stage, and room to align the ring to the swizzle pattern.
-    static constexpr int kSharedBytes = Stages * Tiles::kBytes + Stages * 8 + Tiles::kSwizzleBytes;
+    // Shared memory: the ring and its barriers. full[s]: stage s holds its K tile (the copy
+    // engine's bytes have landed).
+    struct SharedMemory {
+        typename Tiles::Stage ring[Stages];
+        std::uint64_t full[Stages];
+    };
+    static constexpr int kSharedBytes = sizeof(SharedMemory);
     static_assert(kRowsPerWarpgroup % 64 == 0, "each warpgroup takes whole m64 blocks");
     static_assert(BlockN <= 256, "one wgmma spans the tile's columns");
 };
@@ -36,9 +41,9 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     using Tiles = typename Config::Tiles;
     constexpr int kStages = Config::kStages;
-    extern __shared__ std::uint8_t shared_bytes[];
-    std::uint8_t* const ring = Tiles::ring_start(shared_bytes);
-    std::uint64_t* const full = reinterpret_cast<std::uint64_t*>(ring + kStages * Tiles::kBytes);
+    typename Config::SharedMemory& shared = shared_memory_as<typename Config::SharedMemory>();
+    typename Tiles::Stage* const ring = shared.ring;
+    std::uint64_t* const full = shared.full;
 
     const TileOrigin tile = rasterized_tile_origin<Config::kBlockM, Config::kBlockN>(problem.shape.m, problem.shape.n, group_rows);
     const int k_tiles = ceil_div(problem.shape.k, Tiles::kBlockK);

@@ -1,5 +1,7 @@
 // Stage 16 — more math per byte: two warpgroups and 128x256 tiles.
 //
+// Builds on stage 15 (15_tma_wgmma.cu, whose kernel template it instantiates).
+//
 // The idea: stage 15's 128x128 tile brings 32 KB into shared memory per K tile for 2.1
 // MFLOP; a 128x256 tile brings 48 KB for twice the work, a quarter less traffic from L2
 // per FLOP (stage 14's chapter found L2 its first limit). Its FP32 accumulators (128 KB)

@@ -1,5 +1,7 @@
 // Stage 17 — warp specialization: a producer warpgroup, two consumers, full and empty barriers.
 //
+// Builds on stage 16 (16_two_warpgroups.cu and 15_tma_wgmma.cuh): diff the kernels.
+//
 // The idea: in stage 16 the warps that multiply are also the warps that wait for copies
 // and meet at a barrier every K tile. Here the roles are split. A producer warpgroup (one
 // of its threads) only issues TMA copies; two consumer warpgroups only wait for data and
@@ -50,19 +52,22 @@ static_assert(kMBlocks * 64 == kRowsPerConsumer, "each consumer takes whole m64 
 // Registers after setmaxnreg: the producer keeps few, the consumers hold the accumulators.
 constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;
 static_assert(128 * kProducerRegisters + 128 * kConsumers * kConsumerRegisters <= 65536, "the SM's registers");
-// The ring, its full and empty barriers, and room to align the ring to the swizzle.
-constexpr int kSharedBytes = kStages * Tiles::kBytes + 2 * kStages * 8 + Tiles::kSwizzleBytes;
+// Shared memory: the ring and its barriers. full[s]: stage s holds its K tile (the copy
+// engine's bytes have landed); empty[s]: both consumers are done with stage s.
+struct SharedMemory {
+    Tiles::Stage ring[kStages];
+    std::uint64_t full[kStages], empty[kStages];
+};
+constexpr int kSharedBytes = sizeof(SharedMemory);
 
 __global__ void __launch_bounds__(kThreads, 1)
     warp_specialized_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
                             float* c, GemmProblem problem, int group_rows) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    extern __shared__ std::uint8_t shared_bytes[];
-    std::uint8_t* const ring = Tiles::ring_start(shared_bytes);
-    // full[s]: stage s holds its K tile (the copy engine's bytes have landed).
-    // empty[s]: both consumers are done with stage s.
-    std::uint64_t* const full = reinterpret_cast<std::uint64_t*>(ring + kStages * Tiles::kBytes);
-    std::uint64_t* const empty = full + kStages;
+    SharedMemory& shared = shared_memory_as<SharedMemory>();
+    Tiles::Stage* const ring = shared.ring;
+    std::uint64_t* const full = shared.full;
+    std::uint64_t* const empty = shared.empty;
 
     init_ring_barriers(full, empty, kStages, kConsumers);
     __syncthreads();

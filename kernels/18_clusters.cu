@@ -1,5 +1,7 @@
 // Stage 18 — clusters: two CTAs share B's tile through TMA multicast.
 //
+// Builds on stage 17 (17_warp_specialized.cu): diff the two files.
+//
 // The idea: vertically adjacent tiles need the same 64x256 slice of B for every K tile,
 // and each CTA of stage 17 fetches it from L2 on its own. A thread-block cluster
 // (common/cluster.cuh) launches two CTAs together on neighbouring SMs, which can write
@@ -50,20 +52,23 @@ static_assert(kMBlocks * 64 == kRowsPerConsumer, "each consumer takes whole m64 
 // Registers after setmaxnreg: the producer keeps few, the consumers hold the accumulators.
 constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;
 static_assert(128 * kProducerRegisters + 128 * kConsumers * kConsumerRegisters <= 65536, "the SM's registers");
-// The ring, its full and empty barriers, and room to align the ring to the swizzle.
-constexpr int kSharedBytes = kStages * Tiles::kBytes + 2 * kStages * 8 + Tiles::kSwizzleBytes;
+// Shared memory: the ring and its barriers. full[s]: stage s holds its K tile (the copy
+// engine's bytes have landed); empty[s]: every consumer of the cluster is done with stage s.
+struct SharedMemory {
+    Tiles::Stage ring[kStages];
+    std::uint64_t full[kStages], empty[kStages];
+};
+constexpr int kSharedBytes = sizeof(SharedMemory);
 static_assert(Tiles::kBSlabs % kClusterM == 0, "the cluster's CTAs load B's slabs in equal shares");
 
 __global__ void __launch_bounds__(kThreads, 1)
     clusters_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map, float* c,
                     GemmProblem problem, int group_rows) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    extern __shared__ std::uint8_t shared_bytes[];
-    std::uint8_t* const ring = Tiles::ring_start(shared_bytes);
-    // full[s]: stage s holds its K tile (the copy engine's bytes have landed).
-    // empty[s]: every consumer of the cluster is done with stage s.
-    std::uint64_t* const full = reinterpret_cast<std::uint64_t*>(ring + kStages * Tiles::kBytes);
-    std::uint64_t* const empty = full + kStages;
+    SharedMemory& shared = shared_memory_as<SharedMemory>();
+    Tiles::Stage* const ring = shared.ring;
+    std::uint64_t* const full = shared.full;
+    std::uint64_t* const empty = shared.empty;
 
     init_ring_barriers(full, empty, kStages, kConsumers * kClusterM);
     cluster_sync();  // the other CTA's barriers are initialized before anyone arrives on them

@@ -1,5 +1,7 @@
 // Stage 19 — a persistent kernel whose C stores overlap the next tile's loads.
 //
+// Builds on stage 18 (18_clusters.cu): diff the two files.
+//
 // The idea: stage 17 measured its C stores as the largest cost left. Each CTA computes
 // one tile, stores 128 KB of FP32 from registers while its tensor cores wait, and
 // leaves; and since all CTAs of a wave finish together, every SM stores at once. Two
@@ -58,10 +60,17 @@ constexpr int kRowsPerConsumer = kBlockM / kConsumers, kMBlocks = kRowsPerConsum
 // Registers after setmaxnreg: the producer keeps few, the consumers hold the accumulators.
 constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;
 static_assert(128 * kProducerRegisters + 128 * kConsumers * kConsumerRegisters <= 65536, "the SM's registers");
-// The ring, each consumer's C chunk buffers, the full and empty barriers, and room to
-// align the ring to the swizzle: 4 x 48 + 2 x 16 KB and a little.
+// Shared memory: the ring, each consumer's C chunk buffers (1024-byte aligned for the TMA
+// store's swizzle) and the ring's barriers: 4 x 48 + 2 x 16 KB and a little. full[s]:
+// stage s holds its K tile (the copy engine's bytes have landed); empty[s]: every
+// consumer of the cluster is done with stage s.
 constexpr int kCBufferBytes = kCBuffers * kCChunkBytes;
-constexpr int kSharedBytes = kStages * Tiles::kBytes + kConsumers * kCBufferBytes + 2 * kStages * 8 + Tiles::kSwizzleBytes;
+struct SharedMemory {
+    Tiles::Stage ring[kStages];
+    alignas(1024) std::uint8_t c_buffers[kConsumers][kCBufferBytes];
+    std::uint64_t full[kStages], empty[kStages];
+};
+constexpr int kSharedBytes = sizeof(SharedMemory);
 static_assert(Tiles::kBSlabs % kClusterM == 0, "the cluster's CTAs load B's slabs in equal shares");
 static_assert(kMBlocks == 1, "TMA stores: one m64 block per consumer");
 static_assert(kSharedBytes <= 227 * 1024, "an H100 block has at most 227 KB of shared memory");
@@ -70,13 +79,10 @@ __global__ void __launch_bounds__(kThreads, 1)
     persistent_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
                       const __grid_constant__ CUtensorMap c_map, float* c, GemmProblem problem, int group_rows) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    extern __shared__ std::uint8_t shared_bytes[];
-    std::uint8_t* const ring = Tiles::ring_start(shared_bytes);
-    // full[s]: stage s holds its K tile (the copy engine's bytes have landed).
-    // empty[s]: every consumer of the cluster is done with stage s.
-    std::uint8_t* const c_buffers = ring + kStages * Tiles::kBytes;
-    std::uint64_t* const full = reinterpret_cast<std::uint64_t*>(c_buffers + kConsumers * kCBufferBytes);
-    std::uint64_t* const empty = full + kStages;
+    SharedMemory& shared = shared_memory_as<SharedMemory>();
+    Tiles::Stage* const ring = shared.ring;
+    std::uint64_t* const full = shared.full;
+    std::uint64_t* const empty = shared.empty;
 
     init_ring_barriers(full, empty, kStages, kConsumers * kClusterM);
     cluster_sync();  // the other CTA's barriers are initialized before anyone arrives on them
@@ -141,7 +147,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
             for (int chunk = 0; chunk < kBlockN / kCChunkColumns; ++chunk)
                 store_c_chunk_through_tma<kCBuffers>(acc[0] + chunk * kCChunkValues, problem, c, &c_map,
-                                                     c_buffers + (warpgroup - 1) * kCBufferBytes, c_chunks++,
+                                                     shared.c_buffers[warpgroup - 1], c_chunks++,
                                                      tile.row + first_row, tile.col + chunk * kCChunkColumns,
                                                      warpgroup);
         }

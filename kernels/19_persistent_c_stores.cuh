@@ -30,7 +30,6 @@ __device__ __forceinline__ void store_c_chunk_through_tma(const float* values, c
                                                           const float* c, const CUtensorMap* c_map,
                                                           std::uint8_t* buffers, int sequence, int first_row,
                                                           int first_column, int barrier_id) {
-    const int warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;
     const bool issues_stores = threadIdx.x % 128 == 0;
     std::uint8_t* const buffer = buffers + sequence % kBuffers * kCChunkBytes;
     if (issues_stores) tma_store_wait_read<kBuffers - 1>();
@@ -39,7 +38,7 @@ __device__ __forceinline__ void store_c_chunk_through_tma(const float* values, c
     for (int block = 0; block < kCChunkColumns / 8; ++block)
 #pragma unroll
         for (int half = 0; half < 2; ++half) {
-            const int row = 16 * warp + lane / 4 + 8 * half, column = 8 * block + 2 * (lane % 4);
+            const auto [row, column] = wgmma_accumulator_position(threadIdx.x % 128, block, half);
             float2 out = make_float2(problem.alpha * values[4 * block + 2 * half],
                                      problem.alpha * values[4 * block + 2 * half + 1]);
             const int c_row = first_row + row, c_column = first_column + column;

@@ -1,5 +1,7 @@
 // Stage 20 — tuned, with the leftover tiles shared out by K (stream-K).
 //
+// Builds on stage 19 (19_persistent.cu): diff its kernel against 20_hopper_tuned.cuh's.
+//
 // The idea: a persistent grid still works in rounds, each giving every cluster one whole
 // stack. At N = 8192, 1024 stacks on 66 clusters make 15.5 rounds: in the last, 34
 // clusters work and 32 wait for a whole tile's time, 3 % of the run. Stream-K
@@ -29,11 +31,12 @@
 // (stream-K fills the grid; they load half the bytes per FLOP). The rule follows the
 // fastest candidate per shape in scripts/tune.py --shapes (tuning_stage20_shapes.md).
 //
-// What changed since stage 19: the schedule and the hand-over; the tiles by shape; and
-// the kernel (20_hopper_tuned.cuh) takes what the tuner varies as template parameters:
-// the tile, the ring's depth, the cluster, the C stores and the schedule. The tuner
-// (scripts/tune.py --stage 20, results/<gpu>/tuning_stage20.md), ranking by the worst
-// ratio over 4096 and 8192, kept stage 19's choices, and stream-K.
+// What changed since stage 19: the schedule and the hand-over (20_stream_k.cuh); the tiles
+// by shape; and the kernel (20_hopper_tuned.cuh) takes what the tuner varies as template
+// parameters: the tile, the ring's depth and the cluster. The tuner (scripts/tune.py
+// --stage 20, results/<gpu>/tuning_stage20.md), ranking by the worst ratio over 4096 and
+// 8192, kept stage 19's choices (also against C stored from registers and 256x128 tiles),
+// and stream-K.
 //
 // Prediction: the idle share of the last round, up to 3 % at 8192; nothing at 4096. With
 // tiles by shape, most of the SMs that the small problems left idle: up to 2x at 1024.
@@ -54,35 +57,18 @@ namespace sgemm {
 namespace {
 
 // The tuner's winner on squares, and the smaller tiles of the per-shape rule.
-using TunedConfig = WarpSpecializedConfig<128, 256, 4, 2, CStores::kThroughTma, Schedule::kPersistentStreamK>;
+using TunedConfig = WarpSpecializedConfig<128, 256, 4, 2>;
 constexpr int kTunedGroupRows = 8;
-using MediumTiles = WarpSpecializedConfig<128, 128, 5, 2, CStores::kThroughTma, Schedule::kPersistentStreamK>;
-using NarrowTiles = WarpSpecializedConfig<128, 64, 8, 1, CStores::kThroughTma, Schedule::kPersistentStreamK>;
-using FewRowTiles = WarpSpecializedConfig<64, 128, 8, 2, CStores::kThroughTma, Schedule::kPersistentStreamK>;
-using FewRowWideTiles = WarpSpecializedConfig<64, 256, 4, 1, CStores::kThroughTma, Schedule::kPersistentStreamK>;
+using MediumTiles = WarpSpecializedConfig<128, 128, 5, 2>;
+using NarrowTiles = WarpSpecializedConfig<128, 64, 8, 1>;
+using FewRowTiles = WarpSpecializedConfig<64, 128, 8, 2>;
+using FewRowWideTiles = WarpSpecializedConfig<64, 256, 4, 1>;
 
 // The CTAs of Config's grid that have rows of C to work on in its first round (in a
 // cluster past M's last row, a CTA only loads its share of B).
 template <class Config>
 int busy_ctas(const GemmShape& shape) {
     return ceil_div(shape.m, Config::kBlockM) * ceil_div(shape.n, Config::kBlockN);
-}
-
-template <class... Scaling>
-void launch_for_shape(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b, float* c,
-                      cudaStream_t stream, const Scaling&... scaling) {
-    switch (tuned_tiles_for(problem.shape, current_sm_count())) {
-        case TunedTiles::kFewRows:
-            return launch_hopper_tuned_kernel<FewRowTiles>(problem, a, b, c, kTunedGroupRows, stream, scaling...);
-        case TunedTiles::kFewRowsWide:
-            return launch_hopper_tuned_kernel<FewRowWideTiles>(problem, a, b, c, kTunedGroupRows, stream, scaling...);
-        case TunedTiles::kWide:
-            return launch_hopper_tuned_kernel<TunedConfig>(problem, a, b, c, kTunedGroupRows, stream, scaling...);
-        case TunedTiles::kMedium:
-            return launch_hopper_tuned_kernel<MediumTiles>(problem, a, b, c, kTunedGroupRows, stream, scaling...);
-        case TunedTiles::kNarrow:
-            return launch_hopper_tuned_kernel<NarrowTiles>(problem, a, b, c, kTunedGroupRows, stream, scaling...);
-    }
 }
 
 }  // namespace
@@ -110,13 +96,24 @@ TunedTiles tuned_tiles_for(const GemmShape& shape, int sms) {
 }
 
 void launch_hopper_tuned(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b, float* c,
-                         cudaStream_t stream) {
-    launch_for_shape(problem, a, b, c, stream);
+                         cudaStream_t stream, const OperandScaling& scaling) {
+    switch (tuned_tiles_for(problem.shape, current_sm_count())) {
+        case TunedTiles::kFewRows:
+            return launch_hopper_tuned_kernel<FewRowTiles>(problem, a, b, c, kTunedGroupRows, stream, scaling);
+        case TunedTiles::kFewRowsWide:
+            return launch_hopper_tuned_kernel<FewRowWideTiles>(problem, a, b, c, kTunedGroupRows, stream, scaling);
+        case TunedTiles::kWide:
+            return launch_hopper_tuned_kernel<TunedConfig>(problem, a, b, c, kTunedGroupRows, stream, scaling);
+        case TunedTiles::kMedium:
+            return launch_hopper_tuned_kernel<MediumTiles>(problem, a, b, c, kTunedGroupRows, stream, scaling);
+        case TunedTiles::kNarrow:
+            return launch_hopper_tuned_kernel<NarrowTiles>(problem, a, b, c, kTunedGroupRows, stream, scaling);
+    }
 }
 
 void launch_hopper_tuned(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b, float* c,
-                         cudaStream_t stream, const OperandScaling& scaling) {
-    launch_for_shape(problem, a, b, c, stream, scaling);
+                         cudaStream_t stream) {
+    launch_hopper_tuned(problem, a, b, c, stream, OperandScaling{});
 }
 
 }  // namespace sgemm

@@ -5,19 +5,16 @@
 // The unit is a stack (stage 18: the ClusterM vertically adjacent tiles one cluster
 // computes at once), in raster order. A "piece" of work is K tiles [k_begin, k_end) of
 // one stack. A "round" gives every cluster one whole stack.
-//   kPersistent:        cluster c takes stacks c, c + clusters, ..., whole (stage 19).
-//   kPersistentStreamK: the same for the whole rounds; the stacks left over after them
-//                       (fewer than the clusters, which would leave the rest idle for a
-//                       whole tile's time) are shared out by K tiles instead, each
-//                       cluster an equal run of the leftover stacks' K tiles. A run is
-//                       shorter than one stack's K, so it covers the start of one stack
-//                       (the "late" piece), or the end of another (the "early" piece),
-//                       or both. A cluster does its late piece first and leaves its
-//                       partial sums in a workspace; the cluster that finishes a stack
-//                       adds those of every earlier cluster whose run reaches into it, in
-//                       a fixed order, and writes C. Where many clusters share a stack,
-//                       each leaves its partial sums, and once its run is done adds up
-//                       an equal share of the stack's and writes that share of C.
+// Cluster c takes stacks c, c + clusters, ..., whole, as in stage 19, for the whole
+// rounds; the stacks left over after them (fewer than the clusters, which would leave the
+// rest idle for a whole tile's time) are shared out by K tiles instead, each cluster an
+// equal run of the leftover stacks' K tiles. A run is shorter than one stack's K, so it
+// covers the start of one stack (the "late" piece), or the end of another (the "early"
+// piece), or both. A cluster does its late piece first and leaves its partial sums in a
+// workspace; the cluster that finishes a stack adds those of every earlier cluster whose
+// run reaches into it, in a fixed order, and writes C. Where many clusters share a stack,
+// each leaves its partial sums, and once its run is done adds up an equal share of the
+// stack's and writes that share of C. Where sharing does not pay, every stack is whole.
 #pragma once
 
 #include <cstddef>
@@ -31,8 +28,6 @@
 #include "common/workspace.cuh"
 
 namespace sgemm {
-
-enum class Schedule { kPersistent, kPersistentStreamK };
 
 struct WorkPiece {
     int stack;
@@ -117,13 +112,12 @@ constexpr int kStreamKMinSparedKTiles = 24;
 constexpr int kSlicedMinSharers = 12;
 
 // The schedule of `stacks` stacks of k_tiles K tiles on `clusters` clusters.
-inline TileSchedule make_tile_schedule(Schedule kind, int stacks, int k_tiles, int clusters) {
+inline TileSchedule make_tile_schedule(int stacks, int k_tiles, int clusters) {
     TileSchedule schedule{stacks, k_tiles, clusters, ceil_div(stacks, clusters), false};
     const long long tail = stacks % clusters;
     const long long spared = (clusters - tail) * k_tiles / clusters;
     // Shared out by K, each cluster's run must be at least two K tiles long.
-    if (kind == Schedule::kPersistentStreamK && tail != 0 && spared >= kStreamKMinSparedKTiles &&
-        tail * k_tiles >= 2LL * clusters) {
+    if (tail != 0 && spared >= kStreamKMinSparedKTiles && tail * k_tiles >= 2LL * clusters) {
         schedule.whole_rounds = stacks / clusters;
         schedule.split_tail = true;
         schedule.sliced = clusters >= kSlicedMinSharers * tail;
@@ -134,41 +128,47 @@ inline TileSchedule make_tile_schedule(Schedule kind, int stacks, int k_tiles, i
 // The schedule for a grid of at most `resident` clusters, all that the GPU holds at once
 // (0: not known). With fewer stacks than that, one cluster a stack, unless stream-K can
 // share those few stacks out by K over every cluster.
-inline TileSchedule make_grid_schedule(Schedule kind, int stacks, int k_tiles, int resident) {
-    if (resident <= 0) return make_tile_schedule(kind, stacks, k_tiles, stacks);
+inline TileSchedule make_grid_schedule(int stacks, int k_tiles, int resident) {
+    if (resident <= 0) return make_tile_schedule(stacks, k_tiles, stacks);
     if (stacks < resident) {
-        const TileSchedule spread = make_tile_schedule(kind, stacks, k_tiles, resident);
+        const TileSchedule spread = make_tile_schedule(stacks, k_tiles, resident);
         if (spread.split_tail) return spread;
     }
-    return make_tile_schedule(kind, stacks, k_tiles, stacks < resident ? stacks : resident);
+    return make_tile_schedule(stacks, k_tiles, stacks < resident ? stacks : resident);
 }
 
-// The hand-over, by the `threads` consumer threads of a CTA (this one `thread`), for the
-// tile of one CTA rank in a leftover stack. Each cluster that worked on the stack leaves its
-// partial sums in a slot of its own, except, where the stack has few sharers, the last,
-// which adds the others' to its own and writes C (add_partial_sums). Where a deep K spreads
-// a stack over many clusters, one CTA reading every slot would take longer than its share of
-// the K tiles (256 x 256 x 65536: 66 slots of 128 KB); there every sharer leaves its slot,
-// and then adds up and writes an equal share of the tile (finish_shared_share), so that no
-// CTA reads more than one tile's worth.
-//
+// The hand-over, by the consumer threads of a CTA, for the tile of one CTA rank in a
+// leftover stack. Each cluster that worked on the stack leaves its partial sums in a slot
+// of its own, except, where the stack has few sharers, the last, which adds the others'
+// to its own and writes C (add_partial_sums). Where a deep K spreads a stack over many
+// clusters, one CTA reading every slot would take longer than its share of the K tiles
+// (256 x 256 x 65536: 66 slots of 128 KB); there every sharer leaves its slot, and then
+// adds up and writes an equal share of the tile (finish_shared_share), so that no CTA
+// reads more than one tile's worth.
+
+// The consumer threads of a CTA, which hand over together: this one is `thread` of
+// `threads`, and they meet at named barrier `barrier_id`.
+struct HandOverThreads {
+    int thread, threads, barrier_id;
+};
+
 // publish_partial_sums: float4 q of thread t at q * threads + t of `slot`, so that a warp's
-// stores are coalesced; once every consumer has written them (barrier `barrier_id`), one
-// thread counts them in `arrivals` (red.release.gpu): the slot's own ready flag where the
-// last sharer adds the slots, the stack's count where every sharer adds a share.
+// stores are coalesced; once every consumer has written them, one thread counts them in
+// `arrivals` (red.release.gpu): the slot's own ready flag where the last sharer adds the
+// slots, the stack's count where every sharer adds a share.
 template <int kMBlocks, int kBlockN>
 __device__ __forceinline__ void publish_partial_sums(const WarpgroupAccumulators<kMBlocks, kBlockN>& acc, float* slot,
-                                                     int* arrivals, int thread, int threads, int barrier_id) {
+                                                     int* arrivals, const HandOverThreads& who) {
     float4* const slot4 = reinterpret_cast<float4*>(slot);
 #pragma unroll
     for (int i = 0; i < kMBlocks; ++i)
 #pragma unroll
         for (int v = 0; v < kBlockN / 2; v += 4)
-            slot4[(i * kBlockN / 2 + v) / 4 * threads + thread] =
+            slot4[(i * kBlockN / 2 + v) / 4 * who.threads + who.thread] =
                 make_float4(acc[i][v], acc[i][v + 1], acc[i][v + 2], acc[i][v + 3]);
     __threadfence();
-    named_barrier_sync(barrier_id, threads);
-    if (thread == 0) add_release(arrivals, 1);
+    named_barrier_sync(who.barrier_id, who.threads);
+    if (who.thread == 0) add_release(arrivals, 1);
 }
 
 // add_partial_sums: once an earlier sharer's slot is ready (one thread waits for `ready`
@@ -177,19 +177,19 @@ __device__ __forceinline__ void publish_partial_sums(const WarpgroupAccumulators
 // launch. The last sharer calls it slot by slot, adding each as soon as it has arrived.
 template <int kMBlocks, int kBlockN>
 __device__ __forceinline__ void add_partial_sums(WarpgroupAccumulators<kMBlocks, kBlockN>& acc, const float* slot,
-                                                 int* ready, int thread, int threads, int barrier_id) {
-    if (thread == 0) {
+                                                 int* ready, const HandOverThreads& who) {
+    if (who.thread == 0) {
         while (load_acquire(ready) == 0) {
         }
         *ready = 0;
     }
-    named_barrier_sync(barrier_id, threads);
+    named_barrier_sync(who.barrier_id, who.threads);
     const float4* const slot4 = reinterpret_cast<const float4*>(slot);
 #pragma unroll
     for (int i = 0; i < kMBlocks; ++i)
 #pragma unroll
         for (int v = 0; v < kBlockN / 2; v += 4) {
-            const float4 sums = __ldcg(slot4 + (i * kBlockN / 2 + v) / 4 * threads + thread);
+            const float4 sums = __ldcg(slot4 + (i * kBlockN / 2 + v) / 4 * who.threads + who.thread);
             acc[i][v] += sums.x;
             acc[i][v + 1] += sums.y;
             acc[i][v + 2] += sums.z;
@@ -197,22 +197,19 @@ __device__ __forceinline__ void add_partial_sums(WarpgroupAccumulators<kMBlocks,
         }
 }
 
-// Where the value pair (x, y) of a slot's float4 belongs in C; (z, w) are 8 rows below.
-struct SlotPosition {
-    int row, column;
-};
-
 // The float4 at `index` of a slot that publish_partial_sums filled from accumulators of
 // kMBlocks m64 blocks by kBlockN columns per consumer, the consumers stacked by rows or
-// (kSplitColumns) side by side; relative to the tile's corner.
+// (kSplitColumns) side by side: where its (x, y) belong, relative to the tile's corner;
+// (z, w) are 8 rows below.
 template <int kMBlocks, int kBlockN, bool kSplitColumns>
-__device__ __forceinline__ SlotPosition slot_position(int index, int threads) {
+__device__ __forceinline__ AccumulatorPosition slot_position(int index, int threads) {
     const int owner = index % threads, q = index / threads;
-    const int consumer = owner / 128, warp = owner % 128 / 32, lane = owner % 32;
+    const int consumer = owner / 128;
     const int block = 4 * q / (kBlockN / 2), j = 4 * q % (kBlockN / 2) / 4;
+    const AccumulatorPosition at = wgmma_accumulator_position(owner % 128, j, 0);
     const int first_row = kSplitColumns ? 0 : consumer * 64 * kMBlocks;
     const int first_column = kSplitColumns ? consumer * kBlockN : 0;
-    return SlotPosition{first_row + 64 * block + 16 * warp + lane / 4, first_column + 8 * j + 2 * (lane % 4)};
+    return AccumulatorPosition{first_row + 64 * block + at.row, first_column + at.column};
 }
 
 // finish_shared_share: once all `sharers` slots of the stack have arrived (one thread waits
@@ -228,13 +225,13 @@ __device__ __forceinline__ SlotPosition slot_position(int index, int threads) {
 // next launch.
 template <int kMBlocks, int kBlockN, bool kSplitColumns, class SlotOf>
 __device__ __forceinline__ void finish_shared_share(SlotOf slot_of, int sharers, int share, int* arrivals, float4* sums,
-                                                    const GemmProblem& problem, float* c, const OperandScaling& scaling,
-                                                    int tile_row, int tile_column, int thread, int threads,
-                                                    int barrier_id) {
+                                                    TileOrigin tile, const GemmProblem& problem, float* c,
+                                                    const OperandScaling& scaling, const HandOverThreads& who) {
+    const int thread = who.thread, threads = who.threads;
     if (thread == 0)
         while (load_acquire(arrivals) < sharers) {
         }
-    named_barrier_sync(barrier_id, threads);
+    named_barrier_sync(who.barrier_id, threads);
     constexpr int kInFlight = 16;
     const int float4s = threads * (kMBlocks * kBlockN / 8);
     const int first = float4s * share / sharers, count = float4s * (share + 1) / sharers - first;
@@ -273,12 +270,12 @@ __device__ __forceinline__ void finish_shared_share(SlotOf slot_of, int sharers,
     for (int cell_index = 0; cell_index < cells; ++cell_index) {
         const int local = thread + cell_index * threads;
         const float4 sum = sums[local];
-        const SlotPosition at = slot_position<kMBlocks, kBlockN, kSplitColumns>(first + local, threads);
-        const int column = tile_column + at.column;  // N is a multiple of 8: column + 1 < N too
+        const AccumulatorPosition at = slot_position<kMBlocks, kBlockN, kSplitColumns>(first + local, threads);
+        const int column = tile.col + at.column;  // N is a multiple of 8: column + 1 < N too
         const float values[2][2] = {{sum.x, sum.y}, {sum.z, sum.w}};
 #pragma unroll
         for (int half = 0; half < 2; ++half) {
-            const int row = tile_row + at.row + 8 * half;
+            const int row = tile.row + at.row + 8 * half;
             if (row >= problem.shape.m || column >= problem.shape.n) continue;
             float pair[2] = {values[half][0], values[half][1]};
             if (scaling.row_exponents != nullptr)
@@ -310,6 +307,69 @@ inline StreamKWorkspace stream_k_workspace(int ctas, int tile_values) {
     return StreamKWorkspace{
         static_cast<float*>(partial_sums.at_least(2 * static_cast<std::size_t>(ctas) * tile_values * sizeof(float))),
         flags_and_counts, flags_and_counts + ctas};
+}
+
+// The hand-over of the index-th piece of a cluster's work, a piece of a leftover stack,
+// by the consumers of the cluster's CTA of rank `rank` once they have its sums. With
+// shares, every piece's sums go to the CTA's slot for it (its first or second piece in
+// the leftover stacks) and count towards the stack's arrivals. Without, a piece that
+// leaves its stack unfinished (its first in the leftover stacks, so one slot a CTA)
+// leaves its sums, and the piece that finishes the stack adds the earlier sharers' slots
+// to its own, the latest run first. True where the accumulators then hold the stack's
+// whole sums, for the caller to write C.
+template <class Config, bool kShares>
+__device__ __forceinline__ bool hand_over_piece(
+    WarpgroupAccumulators<Config::kMBlocks, Config::kColumnsPerConsumer>& acc, const TileSchedule& schedule,
+    const WorkPiece& piece, int index, int cluster, unsigned rank, const StreamKWorkspace& workspace,
+    const HandOverThreads& who) {
+    constexpr int kMBlocks = Config::kMBlocks, kColumns = Config::kColumnsPerConsumer, kClusterM = Config::kClusterM;
+    constexpr int kTileValues = Config::kBlockM * Config::kBlockN;
+    const int tail_stack = piece.stack - schedule.tail_first_stack();
+    if constexpr (kShares) {
+        const std::size_t slot = 2 * static_cast<std::size_t>(blockIdx.x) + index - schedule.whole_rounds;
+        publish_partial_sums<kMBlocks, kColumns>(acc, workspace.partial_sums + slot * kTileValues,
+                                                 &workspace.stack_arrivals[tail_stack * kClusterM + rank], who);
+        return false;
+    } else {
+        if (piece.k_end < schedule.k_tiles) {
+            publish_partial_sums<kMBlocks, kColumns>(
+                acc, workspace.partial_sums + static_cast<std::size_t>(blockIdx.x) * kTileValues,
+                &workspace.slot_ready[blockIdx.x], who);
+            return false;
+        }
+        const long long tile_start = static_cast<long long>(tail_stack) * schedule.k_tiles;
+        for (int earlier = cluster - 1; earlier >= 0 && schedule.run_begin(earlier + 1) > tile_start; --earlier) {
+            const int slot = earlier * kClusterM + rank;
+            add_partial_sums<kMBlocks, kColumns>(acc, workspace.partial_sums + static_cast<std::size_t>(slot) * kTileValues,
+                                                 &workspace.slot_ready[slot], who);
+        }
+        return true;
+    }
+}
+
+// With shares, once the cluster's run is done: for each leftover stack the run reaches
+// into, the CTA adds up its share of the sharers' slots and writes that share of C
+// (finish_shared_share), adding into `sums`. tile_of(stack): the CTA's tile of a stack.
+template <class Config, class TileOf>
+__device__ __forceinline__ void write_shares(const TileSchedule& schedule, int cluster, unsigned rank,
+                                             const StreamKWorkspace& workspace, TileOf tile_of, float4* sums,
+                                             const GemmProblem& problem, float* c, const OperandScaling& scaling,
+                                             const HandOverThreads& who) {
+    constexpr int kClusterM = Config::kClusterM, kTileValues = Config::kBlockM * Config::kBlockN;
+    const long long begin = schedule.run_begin(cluster), end = schedule.run_begin(cluster + 1);
+    for (int tail_stack = begin / schedule.k_tiles; begin < end && tail_stack <= (end - 1) / schedule.k_tiles;
+         ++tail_stack) {
+        const int first = schedule.first_sharer(tail_stack), sharers = schedule.sharers(tail_stack);
+        // The last sharer's piece here is its second where its run goes on into the next stack.
+        const int last_piece = schedule.shared_piece_in(first + sharers - 1, tail_stack);
+        const auto slot_of = [&](int sharer) {
+            const std::size_t cta = static_cast<std::size_t>(first + sharer) * kClusterM + rank;
+            return workspace.partial_sums + (2 * cta + (sharer == sharers - 1 ? last_piece : 0)) * kTileValues;
+        };
+        finish_shared_share<Config::kMBlocks, Config::kColumnsPerConsumer, Config::kSplitColumns>(
+            slot_of, sharers, cluster - first, &workspace.stack_arrivals[tail_stack * kClusterM + rank], sums,
+            tile_of(schedule.tail_first_stack() + tail_stack), problem, c, scaling, who);
+    }
 }
 
 }  // namespace sgemm

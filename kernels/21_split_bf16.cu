@@ -1,5 +1,8 @@
 // Stage 21 — FP32 at tensor-core speed: each operand split into three bf16 parts.
 //
+// Builds on stage 20: its kernel (20_hopper_tuned.cuh) multiplies the parts, and undoes
+// the scaling below as C leaves it (write_c_part). New here: the split and its pre-pass.
+//
 // The idea: most FP32 users cannot take bf16's or TF32's rounding (cuBLAS's TF32 path is
 // 7-8x faster than SGEMM on the H100 and 230x less accurate), yet the tensor cores can
 // still serve them. Every FP32 value is the exact sum of three bf16 values

@@ -1,6 +1,8 @@
 // Stage 22 — FP32 at tensor-core speed, accurately: two fp16 parts, sums in registers,
 // and a check that sends what the parts cannot hold to FP32.
 //
+// Builds on stage 19's kernel (19_persistent.cu) and stage 21's split (21_split_bf16.cu).
+//
 // The idea: stage 21 lost to SGEMM in accuracy not through its split but through the
 // tensor cores' adds, which truncate against the running sum. So the sums leave them:
 // every two K tiles the wgmmas start a fresh partial tile, which the consumer adds to its
@@ -31,11 +33,9 @@
 // SGEMM's own arithmetic, and NaN and Inf come out where IEEE puts them.
 //
 // What the split cannot match: sums that cancel. A product keeps up to 3 2^-22 of itself
-// in error (the parts' remainders, the dropped lo.lo), so |C - R| <= 3 2^-22 sum |a||b|
-// plus the FP32 adds, where SGEMM's bound is K 2^-24 sum |a||b|; but SGEMM's products are
-// exact, and where they cancel as they are added its running sum and its roundings stay
-// small. On the cancelling kind the split's errors are 2.5-2.8x SGEMM's (worst element
-// 5.4e-9 of sum |a||b| at 4096, SGEMM's 2.0e-9); on every other kind at most SGEMM's.
+// in error where SGEMM's products are exact, and where they cancel, SGEMM's running sum
+// and roundings stay small: on the cancelling kind the split's errors are 2.5-2.8x
+// SGEMM's (docs/notes/22_split_fp16.md has the bound); on every other kind at most SGEMM's.
 //
 // Prediction: a third of stage 21's tensor work, at 85 % of its rate on the smaller
 // tiles, plus a heavier pre-pass: 3.5x SGEMM at 4096; normwise error about 2e-7. The
@@ -91,8 +91,13 @@ constexpr int kConsumers = 2, kThreads = 128 * (1 + kConsumers);
 constexpr int kRowsPerConsumer = kBlockM / kConsumers, kMBlocks = kRowsPerConsumer / 64;
 constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;  // after setmaxnreg
 static_assert(128 * kProducerRegisters + 128 * kConsumers * kConsumerRegisters <= 65536, "the SM's registers");
-constexpr int kCBufferBytes = kCBuffers * kCChunkBytes;
-constexpr int kSharedBytes = kStages * Tiles::kBytes + kConsumers * kCBufferBytes + 2 * kStages * 8 + Tiles::kSwizzleBytes;
+// Shared memory as in stage 19: the ring, each consumer's C chunk buffers, the ring's full
+// and empty barriers, and room to align the ring to the swizzle's 1024 bytes. Carved by
+// hand from a start found at run time, not declared as a struct as the other Hopper
+// kernels' is: with the struct (addresses the compiler knows) this kernel ran 16384^3 at
+// 59-77 ms where this way it runs at 49-59 ms, on the same loop (docs/notes/22_split_fp16.md).
+constexpr int kCBufferBytes = kCBuffers * kCChunkBytes, kSwizzleBytes = 1024;
+constexpr int kSharedBytes = kStages * Tiles::kBytes + kConsumers * kCBufferBytes + 2 * kStages * 8 + kSwizzleBytes;
 static_assert(Tiles::kBSlabs % kClusterM == 0, "the cluster's CTAs load B's slabs in equal shares");
 static_assert(kMBlocks == 1, "TMA stores: one m64 block per consumer");
 static_assert(kSharedBytes <= 227 * 1024, "an H100 block has at most 227 KB of shared memory");
@@ -111,7 +116,10 @@ __global__ void __launch_bounds__(kThreads, 1)
     constexpr int kGroupRows = 8;                     // raster groups of stack rows, as in stage 19
     constexpr float kLoWeight = 1.0f / kF16LoScale;  // the lo segments' partials
     extern __shared__ std::uint8_t shared_bytes[];
-    std::uint8_t* const ring = Tiles::ring_start(shared_bytes);
+    std::uint8_t* const ring = reinterpret_cast<std::uint8_t*>(
+        (reinterpret_cast<std::uintptr_t>(shared_bytes) + kSwizzleBytes - 1) & ~std::uintptr_t(kSwizzleBytes - 1));
+    const auto a_tile = [&](int stage) { return ring + stage * Tiles::kBytes; };
+    const auto b_tile = [&](int stage) { return a_tile(stage) + Tiles::kABytes; };
     std::uint8_t* const c_buffers = ring + kStages * Tiles::kBytes;
     std::uint64_t* const full = reinterpret_cast<std::uint64_t*>(c_buffers + kConsumers * kCBufferBytes);
     std::uint64_t* const empty = full + kStages;
@@ -142,9 +150,9 @@ __global__ void __launch_bounds__(kThreads, 1)
                     const int b_kt = kt < lo_k_tiles ? kt : kt - 2 * segment_k_tiles;
                     mbarrier_wait(&empty[stage], (passed / kStages % 2) ^ 1);  // parity 1 first: free
                     mbarrier_arrive_expect_tx(&full[stage], Tiles::kBytes);
-                    tma_load_2d(Tiles::a_tile(ring, stage), &a_map, a_kt * Tiles::kBlockK, tile.row, &full[stage]);
+                    tma_load_2d(a_tile(stage), &a_map, a_kt * Tiles::kBlockK, tile.row, &full[stage]);
                     for (int slab = rank; slab < Tiles::kBSlabs; slab += kClusterM)
-                        tma_load_2d_multicast(Tiles::b_tile(ring, stage) + slab * Tiles::kBSlabBytes, &b_map,
+                        tma_load_2d_multicast(b_tile(stage) + slab * Tiles::kBSlabBytes, &b_map,
                                               tile.col + slab * Tiles::kBSlabColumns, b_kt * Tiles::kBlockK,
                                               &full[stage], (1u << kClusterM) - 1);
                 }
@@ -180,8 +188,8 @@ __global__ void __launch_bounds__(kThreads, 1)
             for (int kt = 0; kt < k_tiles; ++kt, ++passed) {
                 const int stage = passed % kStages, in_partial = kt % kPromotionInterval;
                 mbarrier_wait(&full[stage], passed / kStages % 2);
-                warpgroup_multiply_k_tile<kMBlocks, kBlockN, __half>(partial, Tiles::a_tile(ring, stage),
-                                                                     Tiles::b_tile(ring, stage), first_row,
+                warpgroup_multiply_k_tile<kMBlocks, kBlockN, __half>(partial, a_tile(stage),
+                                                                     b_tile(stage), first_row,
                                                                      in_partial == 0);
                 const bool partial_ends = in_partial == kPromotionInterval - 1 || kt + 1 == k_tiles;
                 if (partial_ends) wgmma_wait_group<0>();

@@ -1,5 +1,7 @@
 // Stage 23 — FP32 on tensor cores for few rows: the weights split in registers.
 //
+// Builds on stage 22 (read it first): its fp16 parts, its checks and its FP32 fallback.
+//
 // The idea: where A has few rows (few tokens), B (the weights) is nearly all the bytes,
 // and stage 22's pre-pass, which reads B twice and writes its parts, costs more than
 // SGEMM's whole run. So B is read once, as FP32, and split where it is used: the kernel
@@ -42,14 +44,15 @@
 // fallback's empty launch took 16 us. docs/notes/23_split_in_registers.md has each step.
 //
 // Where it runs: A of at most 256 rows, or a C too small for stage 22's tiles to fill the
-// GPU (splits_in_registers, 23_split_in_registers.cuh); the rest goes to stage 22. The
-// fragment's scaling and split are in 23_split_fragment.cuh, which stage 24 shares.
+// GPU (splits_in_registers, in split_dispatch.cuh, where stages 22 to 24 are chosen
+// between); the rest goes to stage 22. The kernel is in 23_split_in_registers.cuh, the
+// fragment's scaling and split in 23_split_fragment.cuh, both of which stage 24 shares;
+// this file holds B^T's tile and fragment (SplitOperandB), the pre-pass and the last kernel.
 //
 // Shapes: any M and K; N a multiple of 8. Needs sm_90a.
 #include <cuda.h>
 #include <cuda_fp16.h>
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -57,96 +60,58 @@
 #include "22_split_fp16_operands.cuh"
 #include "23_split_fragment.cuh"
 #include "23_split_in_registers.cuh"
+#include "common/epilogue.cuh"
 #include "common/fp32_split.cuh"
 #include "common/gemm_problem.hpp"
-#include "common/hopper_tiles.cuh"
-#include "common/launch.cuh"
-#include "common/mbarrier.cuh"
 #include "common/tma.cuh"
-#include "common/vector_access.cuh"
 #include "common/wgmma.cuh"
 #include "common/workspace.cuh"
 
 namespace sgemm {
 namespace {
 
-constexpr int kBlockK = 64;
-constexpr int kConsumers = 2, kThreads = 128 * (1 + kConsumers);
-constexpr int kBlockColumns = SplitBlockRuns::kSplitBlock;  // of B and C: an m64 block of C^T a consumer
-constexpr int kBlockRows = SplitBlockRuns::kSideBlock;      // of A and C: the wgmma's N
-static_assert(kBlockColumns == 64 * kConsumers, "one m64 block of C^T a consumer");
-constexpr int kStages = 4;
-// B's tile in FP32: boxes of 32 columns (128 bytes, one swizzle row) by 64 rows of K.
-constexpr int kBoxColumns = 32, kBoxBytes = kBlockK * kBoxColumns * 4;
-constexpr int kBTileBytes = kBlockColumns / kBoxColumns * kBoxBytes;
-// A's parts: 64 rows by 64 values of K in fp16, lo then hi, each one 128-byte-swizzled box.
-constexpr int kAPartBytes = kBlockRows * kBlockK * 2;
-constexpr int kStageBytes = kBTileBytes + 2 * kAPartBytes;
-constexpr int kSharedBytes = kStages * kStageBytes + 2 * kStages * 8 + 1024;
-static_assert(kSharedBytes <= 227 * 1024, "an H100 block has at most 227 KB of shared memory");
-constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;  // after setmaxnreg
-static_assert(128 * kProducerRegisters + 128 * kConsumers * kConsumerRegisters <= 65536, "the SM's registers");
+// The operand split in registers here, B^T (the kernel's SplitOperand, 23_split_in_registers.cuh).
+// Its K tile, 128 columns of B by 64 rows of K, is four TMA boxes of 32 columns (128
+// bytes, one swizzle row) by 64 rows. A thread's fragment runs down two columns of B, so
+// it takes one load a value: 32 LDS.32 a K tile.
+struct SplitOperandB {
+    static constexpr int kBoxColumns = 32, kBoxBytes = kBlockK * kBoxColumns * 4;
+    static_assert(kSplitBlock / kBoxColumns * kBoxBytes == sizeof(SplitStage::split), "the boxes fill the tile");
 
-__global__ void __launch_bounds__(kThreads, 1)
-    split_in_registers_kernel(const __grid_constant__ CUtensorMap b_map, const __grid_constant__ CUtensorMap a_map,
-                              float* partials, int* column_flags, GemmShape shape, int padded_k, SplitBlockRuns work,
-                              Flagged flagged) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    if (flagged.counts[0] == shape.m) return;  // every row of A flagged: the fallback takes it all
-    extern __shared__ std::uint8_t shared_bytes[];
-    std::uint8_t* const ring = HopperStageTiles<64, 64>::ring_start(shared_bytes);
-    std::uint64_t* const full = reinterpret_cast<std::uint64_t*>(ring + kStages * kStageBytes);
-    std::uint64_t* const empty = full + kStages;
-    const auto b_tile = [&](int stage) { return ring + stage * kStageBytes; };
-    const auto a_lo_tile = [&](int stage) { return b_tile(stage) + kBTileBytes; };
-    const auto a_hi_tile = [&](int stage) { return a_lo_tile(stage) + kAPartBytes; };
-
-    init_ring_barriers(full, empty, kStages, kConsumers);
-    __syncthreads();
-
-    const int run = blockIdx.x / work.side_blocks, first_row = blockIdx.x % work.side_blocks * kBlockRows;
-    const long long begin = work.run_start(run), end = work.run_start(run + 1);
-    const int warpgroup = threadIdx.x / 128;
-    if (warpgroup == 0) {
-        warpgroup_release_registers<kProducerRegisters>();
-        if (threadIdx.x == 0)
-            for (long long unit = begin; unit < end; ++unit) {
-                const int passed = static_cast<int>(unit - begin), stage = passed % kStages;
-                const int first_column = static_cast<int>(unit / work.k_tiles) * kBlockColumns;
-                const int k0 = static_cast<int>(unit % work.k_tiles) * kBlockK;
-                mbarrier_wait(&empty[stage], (passed / kStages % 2) ^ 1);  // parity 1 first: free
-                mbarrier_arrive_expect_tx(&full[stage], kStageBytes);
-                for (int box = 0; box < kBlockColumns / kBoxColumns; ++box)
-                    tma_load_2d(b_tile(stage) + box * kBoxBytes, &b_map, first_column + box * kBoxColumns, k0,
-                                &full[stage]);
-                tma_load_2d(a_lo_tile(stage), &a_map, k0, first_row, &full[stage]);
-                tma_load_2d(a_hi_tile(stage), &a_map, padded_k + k0, first_row, &full[stage]);
-            }
-        return;
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // for the kernel's sm_90a body (other targets compile it empty)
+    static __device__ void load_tile(std::uint8_t* tile, const CUtensorMap* b_map, int first_column, int k0,
+                                     std::uint64_t* full) {
+        for (int box = 0; box < kSplitBlock / kBoxColumns; ++box)
+            tma_load_2d(tile + box * kBoxBytes, b_map, first_column + box * kBoxColumns, k0, full);
     }
-    warpgroup_claim_registers<kConsumerRegisters>();
-    const int consumer = warpgroup - 1, warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;
-    const int quad = lane % 4;
-    // The thread's rows of C^T in the block (columns of B), and where in a B tile the value
-    // at (row h, k = 2 quad + p + 8 j) sits: its box, its 128-byte row k, and its 16-byte
-    // chunk c / 4, which the swizzle moves to (c / 4) ^ (k % 8), with k % 8 = 2 quad + p.
-    int rows[2], offsets[2][2];
+
+    // Where the value of the thread's column h (of C^T's rows, B's columns) at k = 2 quad +
+    // p + 8 j sits: its box, its 128-byte row k, and its 16-byte chunk c / 4, which the
+    // swizzle moves to (c / 4) ^ (k % 8), with k % 8 = 2 quad + p.
+    int offsets[2][2];
+
+    __device__ SplitOperandB(const int (&columns)[2], int quad) {
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-        rows[h] = 64 * consumer + 16 * warp + lane / 4 + 8 * h;
-        const int c = rows[h] % kBoxColumns;
+        for (int h = 0; h < 2; ++h) {
+            const int c = columns[h] % kBoxColumns;
 #pragma unroll
-        for (int p = 0; p < 2; ++p) {
-            const int k = 2 * quad + p;
-            offsets[h][p] = rows[h] / kBoxColumns * kBoxBytes + k * 128 + ((c / 4) ^ k) * 16 + c % 4 * 4;
+            for (int p = 0; p < 2; ++p) {
+                const int k = 2 * quad + p;
+                offsets[h][p] = columns[h] / kBoxColumns * kBoxBytes + k * 128 + ((c / 4) ^ k) * 16 + c % 4 * 4;
+            }
         }
     }
-    // Unit `passed` of the run: its fragment loaded, scaled and split.
-    const auto prepare = [&](int passed, RowScaling& scaling, SplitFragment& parts) {
-        const int stage = passed % kStages;
-        mbarrier_wait(&full[stage], passed / kStages % 2);
-        TileFragment values;
-        const unsigned tile = shared_address(b_tile(stage));
+
+    // ld.shared.f32 from an address in the shared window (shared_address() of cp_async.cuh):
+    // where the compiler cannot tell that a pointer is to shared memory, it would issue a
+    // generic load instead.
+    static __device__ float load_shared_float(unsigned address) {
+        float value;
+        asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(value) : "r"(address));
+        return value;
+    }
+
+    __device__ void load_fragment(unsigned tile, TileFragment& values) const {
 #pragma unroll
         for (int step = 0; step < 4; ++step)
 #pragma unroll
@@ -157,69 +122,25 @@ __global__ void __launch_bounds__(kThreads, 1)
                     for (int p = 0; p < 2; ++p)
                         values[step][p + 2 * h + 4 * q] =
                             load_shared_float(tile + offsets[h][p] + (16 * step + 8 * q) * 128);
-        scaling = tile_row_scaling(values);
-        parts = split_fragment(values, scaling);
-    };
-    RowScaling scaling;
-    SplitFragment parts;
-    if (begin < end) prepare(0, scaling, parts);
-    float sums[32] = {}, hi_products[32], lo_products[32];
-    bool left[2] = {false, false};
-    for (long long unit = begin; unit < end; ++unit) {
-        const int passed = static_cast<int>(unit - begin), stage = passed % kStages;
-        wgmma_fence();
-#pragma unroll
-        for (int step = 0; step < 4; ++step) {
-            const std::uint64_t a_hi = a_step_descriptor(a_hi_tile(stage), 0, step);
-            const std::uint64_t a_lo = a_step_descriptor(a_lo_tile(stage), 0, step);
-            wgmma_m64n64k16_f16_a_in_registers(hi_products, parts.hi[step], a_hi, step > 0);
-            wgmma_m64n64k16_f16_a_in_registers(lo_products, parts.hi[step], a_lo, step > 0);
-            wgmma_m64n64k16_f16_a_in_registers(lo_products, parts.lo[step], a_hi, true);
-        }
-        wgmma_commit_group();
-        // While they run: the next unit's parts, into other registers (the wgmmas still
-        // read these until the wait below, which keep_registers marks).
-        const RowScaling current = scaling;
-        SplitFragment next_parts;
-        if (unit + 1 < end) prepare(passed + 1, scaling, next_parts);
-        wgmma_wait_group<0>();
-        keep_registers(parts);
-        wgmma_fence_accumulators(hi_products);
-        wgmma_fence_accumulators(lo_products);
-        if (threadIdx.x % 128 == 0) mbarrier_arrive(&empty[stage]);
-        // sums += 2^-e (hi.hi + 2^-11 (hi.lo + lo.hi)): the product by a power of two is
-        // exact, so each add rounds once.
-#pragma unroll
-        for (int i = 0; i < 32; ++i)
-            sums[i] = fmaf(fmaf(lo_products[i], 1.0f / kF16LoScale, hi_products[i]), current.unscale[i / 2 % 2], sums[i]);
-        left[0] = left[0] || current.leave[0];
-        left[1] = left[1] || current.leave[1];
-        parts = next_parts;
+    }
 
-        if (unit + 1 == end || (unit + 1) % work.k_tiles == 0) {
-            // The tile's piece: sums[4 j + 2 h + p] is C^T(row h, column 8 j + 2 quad + p),
-            // at row 8 j + 2 quad + p and column rows[h] of the slot's tile.
-            const int column_block = static_cast<int>(unit / work.k_tiles), first_column = column_block * kBlockColumns;
-            float* const slot = partials + static_cast<std::size_t>(work.slot(column_block, run, first_row / kBlockRows)) *
-                                               kBlockRows * kBlockColumns;
+    // The piece, transposed back: accumulator (h, 8 j + 2 quad + p) of C^T goes to row
+    // 8 j + 2 quad + p and column `column` of the slot's tile of C (kSplitBlock wide).
+    static __device__ void write_piece(float* slot, const float (&sums)[32], int h, int column) {
 #pragma unroll
-            for (int h = 0; h < 2; ++h) {
-                const int column = first_column + rows[h];
-                if (left[h] && quad == 0 && column < shape.n && atomicExch(&column_flags[column], 1) == 0)
-                    flagged.flag_column(column);
+        for (int j = 0; j < 8; ++j) {
+            const int row = wgmma_accumulator_position(threadIdx.x % 128, j, h).column;
 #pragma unroll
-                for (int j = 0; j < 8; ++j)
-#pragma unroll
-                    for (int p = 0; p < 2; ++p)
-                        slot[(8 * j + 2 * quad + p) * kBlockColumns + rows[h]] = sums[4 * j + 2 * h + p];
-                left[h] = false;
-            }
-#pragma unroll
-            for (int i = 0; i < 32; ++i) sums[i] = 0.0f;
+            for (int p = 0; p < 2; ++p) slot[(row + p) * kSplitBlock + column] = sums[4 * j + 2 * h + p];
         }
     }
+
+    static __device__ int line_count(const GemmShape& shape) { return shape.n; }
+    static __device__ void flag(const Flagged& flagged, int column) { flagged.flag_column(column); }
+    // Every row of A flagged (by the pre-pass): the fallback takes it all.
+    static __device__ bool skips(const GemmShape& shape, const Flagged& flagged) { return flagged.counts[0] == shape.m; }
 #endif
-}
+};
 
 // A's rows -> A' = [lo | hi] (M x 2 padded_k) as stage 22's split_a_kernel writes it, with
 // a block a row rather than a warp: there are few rows, and each is long. Both passes
@@ -258,16 +179,9 @@ __global__ void finish_kernel(GemmProblem problem, const float* partials, SplitB
          i += std::size_t{gridDim.x} * blockDim.x) {
         const std::size_t first = 4 * i;
         const int row = static_cast<int>(first / n), column = static_cast<int>(first % n);
-        const int column_block = column / kBlockColumns;
-        const long long first_unit = static_cast<long long>(column_block) * work.k_tiles;
-        const int first_run = work.run_of(first_unit), last_run = work.run_of(first_unit + work.k_tiles - 1);
-        const std::size_t in_slot = static_cast<std::size_t>(row % kBlockRows) * kBlockColumns + column % kBlockColumns;
-        float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        for (int run = first_run; run <= last_run; ++run) {
-            const std::size_t slot = work.slot(column_block, run, row / kBlockRows);
-            const float4 piece = load_float4(partials + slot * kBlockRows * kBlockColumns + in_slot);
-            sum.x += piece.x, sum.y += piece.y, sum.z += piece.z, sum.w += piece.w;
-        }
+        // A slot holds C's tile of kSideBlock rows by kSplitBlock columns.
+        const std::size_t in_slot = static_cast<std::size_t>(row % kSideBlock) * kSplitBlock + column % kSplitBlock;
+        const float4 sum = sum_pieces(partials, work, column / kSplitBlock, row / kSideBlock, in_slot);
         const int4 flags = *reinterpret_cast<const int4*>(column_flags + column);
         const int exponent = row_exponents[row];
         const bool row_left = exponent == kLeftToFallback;
@@ -281,55 +195,24 @@ __global__ void finish_kernel(GemmProblem problem, const float* partials, SplitB
 
 }  // namespace
 
-void launch_split_fp16(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream);
-
-// The measured crossover with stage 22 (see splits_in_registers in the header).
-constexpr int kMaxRowsInRegisters = 256, kStage22StackRows = 256, kStage22StackColumns = 128;
-
-bool splits_in_registers(const GemmShape& shape, int sms) {
-    const int stage22_stacks = ceil_div(shape.m, kStage22StackRows) * ceil_div(shape.n, kStage22StackColumns);
-    return shape.m <= kMaxRowsInRegisters || stage22_stacks < sms / 2;
-}
-
+// Stage 23's kernels on a shape that split_dispatch.cu gives them: the pre-pass over A's
+// rows, the GEMM kernel with B split in registers, the last kernel, the fallback.
 void launch_split_in_registers(const GemmProblem& problem, const float* a, const float* b, float* c,
                                cudaStream_t stream) {
     const auto [m, n, k] = problem.shape;
-    static const int sms = std::max(current_sm_count(), 1);
-    if (!splits_in_registers(problem.shape, sms)) return launch_split_fp16(problem, a, b, c, stream);
-    const int padded_k = ceil_div(k, kBlockK) * kBlockK, k_tiles = padded_k / kBlockK;
-    const int column_blocks = ceil_div(n, kBlockColumns), row_blocks = ceil_div(m, kBlockRows);
-    const long long units = static_cast<long long>(column_blocks) * k_tiles;
-    const int runs = static_cast<int>(std::min<long long>(std::max(sms / row_blocks, 1), units));
-    const SplitBlockRuns work{k_tiles, row_blocks, units, runs};
-
-    // A', the pieces' sums (a slot for each tile and CTA), then the ints: column flags and
-    // counts (zeroed), row exponents, the row order and the flagged columns.
     static GrowingWorkspace workspace("stage 23's split rows and partial sums");
-    const std::size_t a_values = static_cast<std::size_t>(m) * 2 * padded_k;
-    const std::size_t partial_values = static_cast<std::size_t>(work.slot(column_blocks, runs, 0)) * kBlockRows * kBlockColumns;
-    const std::size_t ints = 2 * static_cast<std::size_t>(n) + 4 + 2 * static_cast<std::size_t>(m);
-    auto* const a_split = static_cast<__half*>(workspace.at_least(a_values * 2 + partial_values * 4 + ints * 4));
-    auto* const partials = reinterpret_cast<float*>(a_split + a_values);
-    int* const column_flags = reinterpret_cast<int*>(partials + partial_values);
-    int* const counts = column_flags + n;
-    int* const row_exponents = counts + 4;
-    int* const row_order = row_exponents + m;
-    int* const flagged_columns = row_order + m;
-    const Flagged flagged{row_order, flagged_columns, counts};
+    const SplitLaunch launch = plan_split_launch(problem.shape, n, m, workspace);  // B's columns split, A's rows beside
+    int* const column_flags = launch.per_column;
+    int* const row_exponents = launch.per_row;
 
-    cudaMemsetAsync(column_flags, 0, (static_cast<std::size_t>(n) + 4) * 4, stream);
-    split_rows_kernel<<<m, kSplitRowThreads, 0, stream>>>(a, row_exponents, a_split, m, k, padded_k, flagged);
-    const CUtensorMap b_map = make_fp32_tensor_map(b, k, n, kBlockK, kBoxColumns);
-    const CUtensorMap a_map = make_f16_tensor_map(a_split, m, 2 * padded_k, kBlockRows, kBlockK);
-    cudaFuncSetAttribute(split_in_registers_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes);
-    split_in_registers_kernel<<<runs * row_blocks, kThreads, kSharedBytes, stream>>>(b_map, a_map, partials, column_flags,
-                                                                             problem.shape, padded_k, work, flagged);
-    constexpr int kFinishThreads = 256;
-    const int finish_blocks =
-        static_cast<int>(std::min<std::size_t>(ceil_div(m * (n / 4), kFinishThreads), 8 * static_cast<std::size_t>(sms)));
-    finish_kernel<<<finish_blocks, kFinishThreads, 0, stream>>>(problem, partials, work, row_exponents, column_flags,
-                                                                 c, flagged);
-    launch_fp32_fallback(problem, a, b, c, flagged, stream);
+    cudaMemsetAsync(column_flags, 0, (static_cast<std::size_t>(n) + 4) * 4, stream);  // and the counts after them
+    split_rows_kernel<<<m, kSplitRowThreads, 0, stream>>>(a, row_exponents, launch.side_parts, m, k, launch.padded_k,
+                                                          launch.flagged);
+    const CUtensorMap b_map = make_fp32_tensor_map(b, k, n, kBlockK, SplitOperandB::kBoxColumns);
+    launch_split_in_registers_kernel<SplitOperandB>(launch, b_map, column_flags, problem.shape, stream);
+    finish_kernel<<<finish_blocks(problem.shape, launch.sms), kFinishThreads, 0, stream>>>(
+        problem, launch.partials, launch.work, row_exponents, column_flags, c, launch.flagged);
+    launch_fp32_fallback(problem, a, b, c, launch.flagged, stream);
 }
 
 }  // namespace sgemm

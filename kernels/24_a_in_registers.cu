@@ -1,5 +1,11 @@
 // Stage 24 — FP32 on tensor cores for a narrow C: A split in registers, as it stands.
 //
+// Builds on stage 23: read it first. Its kernel (23_split_in_registers.cuh) runs here with
+// A as the operand split in registers and B as the pre-split one; against stage 23 this
+// file changes A's tile and its fragment load (SplitOperandA: the K permutation
+// physical_k, one LDS.128 where 23 issues four), the pre-pass (B's columns rather than A's
+// rows) and the last kernel (column exponents; it lists the fallback's rows and columns).
+//
 // The idea: where C has few columns, A is nearly all the bytes, and stage 23 pre-splits it
 // (reads it twice and writes its parts) before its kernel reads the parts again: 4096 x 64
 // x 4096 ran at 0.64x SGEMM and 8192 x 16 x 8192 at 0.40x. So stage 23's roles swap, and
@@ -8,8 +14,8 @@
 // (23_split_fragment.cuh: each K tile's 64 values of a row get their own power of two);
 // B's few columns are the pre-split operand, scaled by a power of two a column and split
 // into fp16 parts by a pre-pass over N x K values, wgmma's B from shared memory. The
-// three products, the sums, the runs (23_split_in_registers.cuh) and the last kernel are
-// stage 23's with rows and columns exchanged; what the checks list, stage 22's fallback takes.
+// three products, the sums, the runs and the pieces are stage 23's kernel's, with rows
+// and columns exchanged; what the checks list, stage 22's fallback takes.
 //
 // The one new piece is the fragment load. A thread's four values of a row for one k16 step
 // (k = 2t, 2t+1, 2t+8, 2t+9, t = lane % 4) are not side by side in A's rows, and loading
@@ -32,14 +38,13 @@
 // sectors), the last kernel (7 us) and the fallback's empty launch (3 us) take the rest.
 // docs/notes/24_a_in_registers.md has the figures, and those on hostile data.
 //
-// Where it runs: N at most 256 and M at least 16 N, K a multiple of 4 (TMA's rows of A);
-// the rest goes to stage 23's launcher (and from there to stage 22).
+// Where it runs: N at most 256 and M at least 16 N, K a multiple of 4 (TMA's rows of A):
+// splits_a_in_registers, in split_dispatch.cuh, which sends the rest to stage 23's choice.
 //
 // Shapes: any M and K; N a multiple of 8. Needs sm_90a.
 #include <cuda.h>
 #include <cuda_fp16.h>
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -50,33 +55,16 @@
 #include "common/epilogue.cuh"
 #include "common/fp32_split.cuh"
 #include "common/gemm_problem.hpp"
-#include "common/hopper_tiles.cuh"
-#include "common/launch.cuh"
-#include "common/mbarrier.cuh"
 #include "common/tma.cuh"
-#include "common/vector_access.cuh"
 #include "common/wgmma.cuh"
 #include "common/workspace.cuh"
 
 namespace sgemm {
 namespace {
 
-constexpr int kBlockK = 64;
-constexpr int kConsumers = 2, kThreads = 128 * (1 + kConsumers);
-constexpr int kBlockRows = SplitBlockRuns::kSplitBlock;    // of A and C: an m64 block a consumer
-constexpr int kBlockColumns = SplitBlockRuns::kSideBlock;  // of B and C: the wgmma's N
-static_assert(kBlockRows == 64 * kConsumers, "one m64 block of C a consumer");
-constexpr int kStages = 4;
-// A's tile in FP32: boxes of 32 values of K (128 bytes, one swizzle row) by 128 rows.
-constexpr int kBoxK = 32, kBoxBytes = kBlockRows * kBoxK * 4;
-constexpr int kATileBytes = kBlockK / kBoxK * kBoxBytes;
-// B's parts: 64 columns by 64 values of K in fp16, lo then hi, each one 128-byte-swizzled box.
-constexpr int kBPartBytes = kBlockColumns * kBlockK * 2;
-constexpr int kStageBytes = kATileBytes + 2 * kBPartBytes;
-constexpr int kSharedBytes = kStages * kStageBytes + 2 * kStages * 8 + 1024;
-static_assert(kSharedBytes <= 227 * 1024, "an H100 block has at most 227 KB of shared memory");
-constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;  // after setmaxnreg
-static_assert(128 * kProducerRegisters + 128 * kConsumers * kConsumerRegisters <= 65536, "the SM's registers");
+// A's K tile in FP32: two TMA boxes of 32 values of K (128 bytes, one swizzle row) by 128 rows.
+constexpr int kBoxK = 32, kBoxBytes = kSplitBlock * kBoxK * 4;
+static_assert(kBlockK / kBoxK * kBoxBytes == sizeof(SplitStage::split), "the boxes fill the tile");
 
 // Where the value that the wgmmas take as k (0..63 in a K tile) sits in the tile of A: step
 // k / 16's four values of thread t = k % 8 / 2 (p = k % 2, q = k % 16 / 8) are the chunk
@@ -97,60 +85,38 @@ constexpr bool physical_k_is_a_permutation() {
 }
 static_assert(physical_k_is_a_permutation(), "every value of a K tile taken once");
 
-__global__ void __launch_bounds__(kThreads, 1)
-    a_in_registers_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
-                          float* partials, int* row_flags, GemmShape shape, int padded_k, SplitBlockRuns work,
-                          Flagged flagged) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    extern __shared__ std::uint8_t shared_bytes[];
-    std::uint8_t* const ring = HopperStageTiles<64, 64>::ring_start(shared_bytes);
-    std::uint64_t* const full = reinterpret_cast<std::uint64_t*>(ring + kStages * kStageBytes);
-    std::uint64_t* const empty = full + kStages;
-    const auto a_tile = [&](int stage) { return ring + stage * kStageBytes; };
-    const auto b_lo_tile = [&](int stage) { return a_tile(stage) + kATileBytes; };
-    const auto b_hi_tile = [&](int stage) { return b_lo_tile(stage) + kBPartBytes; };
-
-    init_ring_barriers(full, empty, kStages, kConsumers);
-    __syncthreads();
-
-    const int run = blockIdx.x / work.side_blocks, first_column = blockIdx.x % work.side_blocks * kBlockColumns;
-    const long long begin = work.run_start(run), end = work.run_start(run + 1);
-    const int warpgroup = threadIdx.x / 128;
-    if (warpgroup == 0) {
-        warpgroup_release_registers<kProducerRegisters>();
-        if (threadIdx.x == 0)
-            for (long long unit = begin; unit < end; ++unit) {
-                const int passed = static_cast<int>(unit - begin), stage = passed % kStages;
-                const int first_row = static_cast<int>(unit / work.k_tiles) * kBlockRows;
-                const int k0 = static_cast<int>(unit % work.k_tiles) * kBlockK;
-                mbarrier_wait(&empty[stage], (passed / kStages % 2) ^ 1);  // parity 1 first: free
-                mbarrier_arrive_expect_tx(&full[stage], kStageBytes);
-                for (int box = 0; box < kBlockK / kBoxK; ++box)
-                    tma_load_2d(a_tile(stage) + box * kBoxBytes, &a_map, k0 + box * kBoxK, first_row, &full[stage]);
-                tma_load_2d(b_lo_tile(stage), &b_map, k0, first_column, &full[stage]);
-                tma_load_2d(b_hi_tile(stage), &b_map, padded_k + k0, first_column, &full[stage]);
-            }
-        return;
+// The operand split in registers here, A (the kernel's SplitOperand, 23_split_in_registers.cuh).
+struct SplitOperandA {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // for the kernel's sm_90a body (other targets compile it empty)
+    static __device__ void load_tile(std::uint8_t* tile, const CUtensorMap* a_map, int first_row, int k0,
+                                     std::uint64_t* full) {
+        for (int box = 0; box < kBlockK / kBoxK; ++box)
+            tma_load_2d(tile + box * kBoxBytes, a_map, k0 + box * kBoxK, first_row, full);
     }
-    warpgroup_claim_registers<kConsumerRegisters>();
-    const int consumer = warpgroup - 1, warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;
-    const int quad = lane % 4;
-    // The thread's rows of C in the block, and where in a box row of the A tile the chunk of
-    // steps 0 and 2 (odd = 0) and of steps 1 and 3 (odd = 1) sits: chunk 2 quad + odd of
-    // the row, which the swizzle moves to (2 quad + odd) ^ (row % 8), with row % 8 = lane / 4.
-    int rows[2], offsets[2][2];
+
+    // Where in a box row of the tile the chunk of steps 0 and 2 (odd = 0) and of steps 1
+    // and 3 (odd = 1) of the thread's row h sits: chunk 2 quad + odd of the row, which the
+    // swizzle moves to (2 quad + odd) ^ (row % 8).
+    int offsets[2][2];
+
+    __device__ SplitOperandA(const int (&rows)[2], int quad) {
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-        rows[h] = 64 * consumer + 16 * warp + lane / 4 + 8 * h;
+        for (int h = 0; h < 2; ++h)
 #pragma unroll
-        for (int odd = 0; odd < 2; ++odd) offsets[h][odd] = rows[h] * 128 + ((2 * quad + odd) ^ (lane / 4)) * 16;
+            for (int odd = 0; odd < 2; ++odd) offsets[h][odd] = rows[h] * 128 + ((2 * quad + odd) ^ (rows[h] % 8)) * 16;
     }
-    // Unit `passed` of the run: its fragment loaded, scaled and split.
-    const auto prepare = [&](int passed, RowScaling& scaling, SplitFragment& parts) {
-        const int stage = passed % kStages;
-        mbarrier_wait(&full[stage], passed / kStages % 2);
-        TileFragment values;
-        const unsigned tile = shared_address(a_tile(stage));
+
+    // ld.shared.v4.f32: four consecutive floats (16-byte aligned) from an address in the
+    // shared window (shared_address() of cp_async.cuh), in one LDS.128.
+    static __device__ float4 load_shared_float4(unsigned address) {
+        float4 value;
+        asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+                     : "=f"(value.x), "=f"(value.y), "=f"(value.z), "=f"(value.w)
+                     : "r"(address));
+        return value;
+    }
+
+    __device__ void load_fragment(unsigned tile, TileFragment& values) const {
 #pragma unroll
         for (int step = 0; step < 4; ++step)
 #pragma unroll
@@ -161,65 +127,25 @@ __global__ void __launch_bounds__(kThreads, 1)
                 values[step][2 * h + 4] = four.z;  // 2 quad + 8
                 values[step][2 * h + 5] = four.w;  // 2 quad + 9
             }
-        scaling = tile_row_scaling(values);
-        parts = split_fragment(values, scaling);
-    };
-    RowScaling scaling;
-    SplitFragment parts;
-    if (begin < end) prepare(0, scaling, parts);
-    float sums[32] = {}, hi_products[32], lo_products[32];
-    bool left[2] = {false, false};
-    for (long long unit = begin; unit < end; ++unit) {
-        const int passed = static_cast<int>(unit - begin), stage = passed % kStages;
-        wgmma_fence();
-#pragma unroll
-        for (int step = 0; step < 4; ++step) {
-            const std::uint64_t b_hi = a_step_descriptor(b_hi_tile(stage), 0, step);
-            const std::uint64_t b_lo = a_step_descriptor(b_lo_tile(stage), 0, step);
-            wgmma_m64n64k16_f16_a_in_registers(hi_products, parts.hi[step], b_hi, step > 0);
-            wgmma_m64n64k16_f16_a_in_registers(lo_products, parts.hi[step], b_lo, step > 0);
-            wgmma_m64n64k16_f16_a_in_registers(lo_products, parts.lo[step], b_hi, true);
-        }
-        wgmma_commit_group();
-        // While they run: the next unit's parts, into other registers (the wgmmas still
-        // read these until the wait below, which keep_registers marks).
-        const RowScaling current = scaling;
-        SplitFragment next_parts;
-        if (unit + 1 < end) prepare(passed + 1, scaling, next_parts);
-        wgmma_wait_group<0>();
-        keep_registers(parts);
-        wgmma_fence_accumulators(hi_products);
-        wgmma_fence_accumulators(lo_products);
-        if (threadIdx.x % 128 == 0) mbarrier_arrive(&empty[stage]);
-        // sums += 2^-e (hi.hi + 2^-11 (hi.lo + lo.hi)), as in stage 23.
-#pragma unroll
-        for (int i = 0; i < 32; ++i)
-            sums[i] = fmaf(fmaf(lo_products[i], 1.0f / kF16LoScale, hi_products[i]), current.unscale[i / 2 % 2], sums[i]);
-        left[0] = left[0] || current.leave[0];
-        left[1] = left[1] || current.leave[1];
-        parts = next_parts;
+    }
 
-        if (unit + 1 == end || (unit + 1) % work.k_tiles == 0) {
-            // The tile's piece: sums[4 j + 2 h + p] is C(row h, column 8 j + 2 quad + p).
-            const int split_block = static_cast<int>(unit / work.k_tiles), first_row = split_block * kBlockRows;
-            float* const slot = partials + static_cast<std::size_t>(work.slot(split_block, run, first_column / kBlockColumns)) *
-                                               kBlockRows * kBlockColumns;
+    // The piece: accumulator (h, 8 j + 2 quad + p) is C at row `row` and that column of
+    // the slot's tile of C, whose rows are kSideBlock wide: a float2 a j.
+    static __device__ void write_piece(float* slot, const float (&sums)[32], int h, int row) {
 #pragma unroll
-            for (int h = 0; h < 2; ++h) {
-                const int row = first_row + rows[h];
-                if (left[h] && quad == 0 && row < shape.m && atomicExch(&row_flags[row], 1) == 0) flagged.flag_row(row);
-#pragma unroll
-                for (int j = 0; j < 8; ++j)
-                    *reinterpret_cast<float2*>(slot + rows[h] * kBlockColumns + 8 * j + 2 * quad) =
-                        make_float2(sums[4 * j + 2 * h], sums[4 * j + 2 * h + 1]);
-                left[h] = false;
-            }
-#pragma unroll
-            for (int i = 0; i < 32; ++i) sums[i] = 0.0f;
+        for (int j = 0; j < 8; ++j) {
+            const int column = wgmma_accumulator_position(threadIdx.x % 128, j, h).column;
+            *reinterpret_cast<float2*>(slot + row * kSideBlock + column) =
+                make_float2(sums[4 * j + 2 * h], sums[4 * j + 2 * h + 1]);
         }
     }
+
+    static __device__ int line_count(const GemmShape& shape) { return shape.m; }
+    static __device__ void flag(const Flagged& flagged, int row) { flagged.flag_row(row); }
+    // The kernel itself finds the rows of A that fail, so it always runs.
+    static __device__ bool skips(const GemmShape&, const Flagged&) { return false; }
 #endif
-}
+};
 
 // B's columns -> B' = [lo | hi] (N x 2 padded_k, K-major), each column scaled by its own
 // power of two (kept for the last kernel; kLeftToFallback where two fp16 parts cannot hold
@@ -277,7 +203,7 @@ __global__ void finish_kernel(GemmProblem problem, const float* partials, SplitB
                               const int* column_exponents, const int* row_flags, float* c, Flagged flagged) {
     const int m = problem.shape.m, n = problem.shape.n;
     __shared__ bool whole;
-    if (threadIdx.x == 0) {  // C has at most kMaxColumns columns
+    if (threadIdx.x == 0) {  // C is narrow (splits_a_in_registers)
         bool every_column_flagged = true;
         for (int j = 0; j < n && every_column_flagged; ++j)
             every_column_flagged = column_exponents[j] == kLeftToFallback;
@@ -296,16 +222,9 @@ __global__ void finish_kernel(GemmProblem problem, const float* partials, SplitB
                 if (column_exponent[j] == kLeftToFallback) flagged.flag_column(column + j);
         }
         if (whole) continue;
-        const int split_block = row / kBlockRows;
-        const long long first_unit = static_cast<long long>(split_block) * work.k_tiles;
-        const int first_run = work.run_of(first_unit), last_run = work.run_of(first_unit + work.k_tiles - 1);
-        const std::size_t in_slot = static_cast<std::size_t>(row % kBlockRows) * kBlockColumns + column % kBlockColumns;
-        float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        for (int run = first_run; run <= last_run; ++run) {
-            const std::size_t slot = work.slot(split_block, run, column / kBlockColumns);
-            const float4 piece = load_float4(partials + slot * kBlockRows * kBlockColumns + in_slot);
-            sum.x += piece.x, sum.y += piece.y, sum.z += piece.z, sum.w += piece.w;
-        }
+        // A slot holds C's tile of kSplitBlock rows by kSideBlock columns.
+        const std::size_t in_slot = static_cast<std::size_t>(row % kSplitBlock) * kSideBlock + column % kSideBlock;
+        const float4 sum = sum_pieces(partials, work, row / kSplitBlock, column / kSideBlock, in_slot);
         const bool row_left = row_flags[row] != 0;
         const auto scaled = [&](float s, int exponent) {
             return row_left || exponent == kLeftToFallback ? 0.0f : ldexpf(s, -exponent);
@@ -319,59 +238,24 @@ __global__ void finish_kernel(GemmProblem problem, const float* partials, SplitB
 
 }  // namespace
 
-void launch_split_in_registers(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream);
-
-// Where A is the operand to split in registers (23_split_in_registers.cuh): C no wider than
-// kMaxColumns and at least kMinRowsPerColumn times taller than wide, so that B is small
-// beside A and the pre-pass's loads down its columns cost little. Measured in the same
-// process on the H100 (docs/notes): ahead of stage 23's path on every shape tried with 16
-// rows or more a column (16384 x 256 x 4096: 1.93x SGEMM against 1.33x), behind it at 4
-// (512 x 128 x 4096) and 1 (256 x 256 x 65536: 0.49x against 1.04x).
-constexpr int kMaxColumns = 256, kMinRowsPerColumn = 16;
-
-bool splits_a_in_registers(const GemmShape& shape) {
-    return shape.n <= kMaxColumns && static_cast<long long>(shape.n) * kMinRowsPerColumn <= shape.m &&
-           shape.k % 4 == 0;
-}
-
+// Stage 24's kernels on a shape that split_dispatch.cu gives them (K a multiple of 4): the
+// pre-pass over B's columns, the GEMM kernel with A split in registers, the last kernel,
+// the fallback.
 void launch_a_in_registers(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream) {
-    if (!splits_a_in_registers(problem.shape)) return launch_split_in_registers(problem, a, b, c, stream);
     const auto [m, n, k] = problem.shape;
-    static const int sms = std::max(current_sm_count(), 1);
-    const int padded_k = ceil_div(k, kBlockK) * kBlockK, k_tiles = padded_k / kBlockK;
-    const int row_blocks = ceil_div(m, kBlockRows), column_blocks = ceil_div(n, kBlockColumns);
-    const long long units = static_cast<long long>(row_blocks) * k_tiles;
-    const int runs = static_cast<int>(std::min<long long>(std::max(sms / column_blocks, 1), units));
-    const SplitBlockRuns work{k_tiles, column_blocks, units, runs};
-
-    // B', the pieces' sums (a slot for each tile and CTA), then the ints: column exponents,
-    // counts and row flags (which the pre-pass zeroes), the row order and the flagged columns.
     static GrowingWorkspace workspace("stage 24's split columns and partial sums");
-    const std::size_t b_values = static_cast<std::size_t>(n) * 2 * padded_k;
-    const std::size_t partial_values = static_cast<std::size_t>(work.slot(row_blocks, runs, 0)) * kBlockRows * kBlockColumns;
-    const std::size_t ints = 2 * static_cast<std::size_t>(n) + 4 + 2 * static_cast<std::size_t>(m);
-    auto* const b_split = static_cast<__half*>(workspace.at_least(b_values * 2 + partial_values * 4 + ints * 4));
-    auto* const partials = reinterpret_cast<float*>(b_split + b_values);
-    int* const column_exponents = reinterpret_cast<int*>(partials + partial_values);
-    int* const counts = column_exponents + n;
-    int* const row_flags = counts + 4;
-    int* const row_order = row_flags + m;
-    int* const flagged_columns = row_order + m;
-    const Flagged flagged{row_order, flagged_columns, counts};
+    const SplitLaunch launch = plan_split_launch(problem.shape, m, n, workspace);  // A's rows split, B's columns beside
+    int* const column_exponents = launch.per_column;
+    int* const row_flags = launch.per_row;
 
-    split_columns_kernel<<<n, kSplitColumnThreads, 0, stream>>>(b, column_exponents, b_split, k, n, padded_k, counts,
-                                                                4 + m);
-    const CUtensorMap a_map = make_fp32_tensor_map(a, m, k, kBlockRows, kBoxK);
-    const CUtensorMap b_map = make_f16_tensor_map(b_split, n, 2 * padded_k, kBlockColumns, kBlockK);
-    cudaFuncSetAttribute(a_in_registers_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes);
-    a_in_registers_kernel<<<runs * column_blocks, kThreads, kSharedBytes, stream>>>(
-        a_map, b_map, partials, row_flags, problem.shape, padded_k, work, flagged);
-    constexpr int kFinishThreads = 256;
-    const int finish_blocks =
-        static_cast<int>(std::min<std::size_t>(ceil_div(m * (n / 4), kFinishThreads), 8 * static_cast<std::size_t>(sms)));
-    finish_kernel<<<finish_blocks, kFinishThreads, 0, stream>>>(problem, partials, work, column_exponents, row_flags, c,
-                                                                 flagged);
-    launch_fp32_fallback(problem, a, b, c, flagged, stream);
+    // The pre-pass also zeroes the counts and the row flags after them.
+    split_columns_kernel<<<n, kSplitColumnThreads, 0, stream>>>(b, column_exponents, launch.side_parts, k, n,
+                                                                launch.padded_k, launch.counts, 4 + m);
+    const CUtensorMap a_map = make_fp32_tensor_map(a, m, k, kSplitBlock, kBoxK);
+    launch_split_in_registers_kernel<SplitOperandA>(launch, a_map, row_flags, problem.shape, stream);
+    finish_kernel<<<finish_blocks(problem.shape, launch.sms), kFinishThreads, 0, stream>>>(
+        problem, launch.partials, launch.work, column_exponents, row_flags, c, launch.flagged);
+    launch_fp32_fallback(problem, a, b, c, launch.flagged, stream);
 }
 
 }  // namespace sgemm

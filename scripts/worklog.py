@@ -113,9 +113,13 @@ def notes(path, base):
 
 
 def kernel_names(path):
-    """The __global__ functions a stage file defines (or its .cuh beside it)."""
+    """The __global__ functions a stage's .cuh beside it defines (where a chapter keeps its
+    main kernel as a template), or the header its opening names as "Its kernel (X.cuh)"
+    (a chapter that runs an earlier one's kernel), then those of the stage file."""
     names = []
-    for source in (Path(path), Path(path).with_suffix(".cuh")):
+    reused = re.search(r"Its kernel \((\w+\.cuh)\)", Path(path).read_text()[:4000])
+    headers = [Path(path).with_suffix(".cuh")] + ([Path(path).parent / reused.group(1)] if reused else [])
+    for source in headers + [Path(path)]:
         if source.exists():
             names += re.findall(r"__global__\s+void\s+(?:__launch_bounds__\([^)]*\)\s+)?(\w+)\s*\(", source.read_text())
     return names

@@ -2,7 +2,8 @@
 // every stack is computed exactly once, and the kernel names exactly the clusters that
 // left partial sums in each shared stack, and which of their pieces. And its tiles for a shape
 // (kernels/20_hopper_tuned.cu). Stages 23 and 24's runs over split blocks and their partial slots
-// (kernels/23_split_in_registers.cuh), and where each takes a problem rather than pass it on.
+// (kernels/23_split_in_registers.cuh), and where each takes a problem rather than pass it on
+// (kernels/split_dispatch.cuh).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include "20_hopper_tuned.cuh"
 #include "20_stream_k.cuh"
 #include "23_split_in_registers.cuh"
+#include "split_dispatch.cuh"
 
 namespace sgemm {
 namespace {
@@ -47,41 +49,36 @@ void expect_every_k_tile_once(const TileSchedule& schedule) {
 
 TEST(TileSchedule, WholeStacksCoverEveryKTileOnce) {
     for (const Case c : {Case{256, 64, 66}, Case{7, 3, 7}, Case{1, 1, 1}, Case{130, 5, 66}})
-        for (const Schedule kind : {Schedule::kPersistent, Schedule::kPersistentStreamK}) {
-            const TileSchedule schedule = make_tile_schedule(kind, c.stacks, c.k_tiles, std::min(c.stacks, c.clusters));
-            expect_every_k_tile_once(schedule);
-        }
+        expect_every_k_tile_once(make_tile_schedule(c.stacks, c.k_tiles, std::min(c.stacks, c.clusters)));
 }
 
 TEST(TileSchedule, StreamKOnlyWhereItSparesEnough) {
     // N = 4096 and 8192 with 128x256 tiles in clusters of two on the H100's 66 clusters.
-    EXPECT_FALSE(make_tile_schedule(Schedule::kPersistentStreamK, 256, 64, 66).split_tail);
-    EXPECT_TRUE(make_tile_schedule(Schedule::kPersistentStreamK, 1024, 128, 66).split_tail);
-    EXPECT_FALSE(make_tile_schedule(Schedule::kPersistent, 1024, 128, 66).split_tail);
-    EXPECT_FALSE(make_tile_schedule(Schedule::kPersistentStreamK, 1056, 128, 66).split_tail);  // no leftover
+    EXPECT_FALSE(make_tile_schedule(256, 64, 66).split_tail);
+    EXPECT_TRUE(make_tile_schedule(1024, 128, 66).split_tail);
+    EXPECT_FALSE(make_tile_schedule(1056, 128, 66).split_tail);  // no leftover
 }
 
 TEST(TileSchedule, FewerStacksThanClustersAreSharedOutByKOverEveryClusterWhereThatPays) {
     // 1024 x 1024 x 16384 in 128x256 tiles, clusters of two: 16 stacks of 256 K tiles on 66 clusters.
-    const TileSchedule spread = make_grid_schedule(Schedule::kPersistentStreamK, 16, 256, 66);
+    const TileSchedule spread = make_grid_schedule(16, 256, 66);
     EXPECT_EQ(spread.clusters, 66);
     EXPECT_TRUE(spread.split_tail);
     expect_every_k_tile_once(spread);
-    EXPECT_EQ(make_grid_schedule(Schedule::kPersistent, 16, 256, 66).clusters, 16);
     // N = 1024 (16 stacks of 16 K tiles) and 2048 (64 of 32): too little K to share out.
     for (const auto [stacks, k_tiles] : {std::pair{16, 16}, std::pair{64, 32}}) {
-        const TileSchedule whole = make_grid_schedule(Schedule::kPersistentStreamK, stacks, k_tiles, 66);
+        const TileSchedule whole = make_grid_schedule(stacks, k_tiles, 66);
         EXPECT_EQ(whole.clusters, stacks);
         EXPECT_FALSE(whole.split_tail);
     }
-    EXPECT_EQ(make_grid_schedule(Schedule::kPersistentStreamK, 1024, 128, 66).clusters, 66);
-    EXPECT_EQ(make_grid_schedule(Schedule::kPersistentStreamK, 16, 256, 0).clusters, 16);
+    EXPECT_EQ(make_grid_schedule(1024, 128, 66).clusters, 66);
+    EXPECT_EQ(make_grid_schedule(16, 256, 0).clusters, 16);
 }
 
 TEST(TileSchedule, StreamKCoversEveryKTileOnceAndNamesEachStacksSharers) {
     for (const Case c : {Case{1024, 128, 66}, Case{4096, 256, 66}, Case{72, 32, 66}, Case{100, 80, 66}, Case{3, 64, 2},
                          Case{16, 256, 66}, Case{16, 64, 66}, Case{1, 1024, 66}, Case{8, 1024, 132}, Case{2, 2048, 66}}) {
-        const TileSchedule schedule = make_tile_schedule(Schedule::kPersistentStreamK, c.stacks, c.k_tiles, c.clusters);
+        const TileSchedule schedule = make_tile_schedule(c.stacks, c.k_tiles, c.clusters);
         ASSERT_TRUE(schedule.split_tail) << c.stacks;
         expect_every_k_tile_once(schedule);
         // Who leaves partial sums where: each stack's sharers, in cluster order, and the
@@ -115,13 +112,13 @@ TEST(TileSchedule, StreamKCoversEveryKTileOnceAndNamesEachStacksSharers) {
 
 TEST(TileSchedule, SharesOfAStackWhereManyClustersShareIt) {
     // N = 8192 in 128x256 tiles: 34 leftover stacks on 66 clusters, about two sharers each.
-    EXPECT_FALSE(make_tile_schedule(Schedule::kPersistentStreamK, 1024, 128, 66).sliced);
+    EXPECT_FALSE(make_tile_schedule(1024, 128, 66).sliced);
     // 256 x 256 x 65536: one stack of 128x256 tiles in clusters of two on 66 clusters; four
     // stacks of 128x128 tiles on 132.
-    EXPECT_TRUE(make_grid_schedule(Schedule::kPersistentStreamK, 1, 1024, 66).sliced);
-    EXPECT_TRUE(make_grid_schedule(Schedule::kPersistentStreamK, 4, 1024, 132).sliced);
+    EXPECT_TRUE(make_grid_schedule(1, 1024, 66).sliced);
+    EXPECT_TRUE(make_grid_schedule(4, 1024, 132).sliced);
     // 1024 x 1024 x 16384 in 128x256 tiles: 16 stacks on 66 clusters, about four sharers each.
-    EXPECT_FALSE(make_grid_schedule(Schedule::kPersistentStreamK, 16, 256, 66).sliced);
+    EXPECT_FALSE(make_grid_schedule(16, 256, 66).sliced);
 }
 
 TEST(TileSchedule, TheGpuTestsOfTheLastSharerReachIt) {
@@ -129,12 +126,12 @@ TEST(TileSchedule, TheGpuTestsOfTheLastSharerReachIt) {
     // 64x128 tiles in clusters of two, 17 stacks of 47 K tiles on 66 clusters.
     constexpr int kSms = 132;
     EXPECT_EQ(tuned_tiles_for({50, 2056, 3000}, kSms), TunedTiles::kFewRows);
-    const TileSchedule few_rows = make_grid_schedule(Schedule::kPersistentStreamK, 17, 47, kSms / 2);
+    const TileSchedule few_rows = make_grid_schedule(17, 47, kSms / 2);
     EXPECT_TRUE(few_rows.split_tail && !few_rows.sliced);
     EXPECT_EQ(few_rows.whole_rounds, 0);
     // 1100 x 1024 x 3000: 128x64 tiles, 9 x 16 stacks on 132 clusters of one.
     EXPECT_EQ(tuned_tiles_for({1100, 1024, 3000}, kSms), TunedTiles::kNarrow);
-    const TileSchedule after_a_round = make_grid_schedule(Schedule::kPersistentStreamK, 144, 47, kSms);
+    const TileSchedule after_a_round = make_grid_schedule(144, 47, kSms);
     EXPECT_TRUE(after_a_round.split_tail && !after_a_round.sliced);
     EXPECT_EQ(after_a_round.whole_rounds, 1);
 }

@@ -42,17 +42,30 @@ struct HopperStageTiles {
     static_assert(kBlockM % 64 == 0 && kBlockN % kBSlabColumns == 0, "whole m64 blocks and B slabs");
     static_assert(kBlockM <= 256, "one TMA box holds at most 256 rows");
 
-    // Where the ring starts in dynamic shared memory, which is only 16-byte aligned: the
-    // swizzle wants 1024 (kSwizzleBytes more than the ring, asked for at launch).
-    __device__ static std::uint8_t* ring_start(std::uint8_t* shared_bytes) {
-        return reinterpret_cast<std::uint8_t*>((reinterpret_cast<std::uintptr_t>(shared_bytes) + kSwizzleBytes - 1) &
-                                               ~std::uintptr_t(kSwizzleBytes - 1));
-    }
+    // One stage of the ring as a kernel's shared-memory struct holds it: A's K tile, then
+    // B's slabs (b[0] is where the B tile starts), aligned to the swizzle's 1024-byte pattern.
+    struct alignas(kSwizzleBytes) Stage {
+        std::uint8_t a[kABytes];
+        std::uint8_t b[kBSlabs][kBSlabBytes];
+    };
+    static_assert(sizeof(Stage) == kBytes, "a stage is its tiles");
 
-    // Stage `stage` of a ring that starts at `base` (1024-byte aligned).
-    __device__ static std::uint8_t* a_tile(std::uint8_t* base, int stage) { return base + stage * kBytes; }
-    __device__ static std::uint8_t* b_tile(std::uint8_t* base, int stage) { return a_tile(base, stage) + kABytes; }
+    // Stage `stage`'s tiles in a ring of them. (As byte offsets: where stage 20 indexed the
+    // Stage array instead, ptxas serialized its wgmmas, warning C7515.)
+    __device__ static std::uint8_t* a_tile(Stage* ring, int stage) {
+        return reinterpret_cast<std::uint8_t*>(ring) + stage * kBytes;
+    }
+    __device__ static std::uint8_t* b_tile(Stage* ring, int stage) { return a_tile(ring, stage) + kABytes; }
 };
+
+// A Hopper kernel's dynamic shared memory as its struct (sizeof(SharedMemory) bytes asked
+// for at launch). The swizzled tiles want 1024-byte alignment, which the declaration asks
+// of the dynamic shared memory's start (these kernels have no static shared memory).
+template <class SharedMemory>
+__device__ __forceinline__ SharedMemory& shared_memory_as() {
+    extern __shared__ __align__(1024) std::uint8_t hopper_shared_bytes[];
+    return *reinterpret_cast<SharedMemory*>(hopper_shared_bytes);
+}
 
 // Descriptors for the k16 step `step` of the m64 block starting at row `row` of an A
 // tile, and of a B tile (whose 64-wide slabs follow each other).
@@ -110,18 +123,17 @@ template <int kMBlocks, int kBlockN>
 __device__ __forceinline__ void store_warpgroup_tile(const WarpgroupAccumulators<kMBlocks, kBlockN>& acc,
                                                      const GemmProblem& problem, float* c, int first_row,
                                                      int first_column) {
-    const int warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;
     const int m = problem.shape.m, n = problem.shape.n;
 #pragma unroll
     for (int i = 0; i < kMBlocks; ++i)
 #pragma unroll
         for (int half = 0; half < 2; ++half) {
-            const int row = first_row + 64 * i + 16 * warp + lane / 4 + 8 * half;
+            const int row = first_row + 64 * i + wgmma_accumulator_position(threadIdx.x % 128, 0, half).row;
             if (row >= m) continue;
             float* const c_row = c + static_cast<std::size_t>(row) * n;
 #pragma unroll
             for (int j = 0; j < kBlockN / 8; ++j) {
-                const int column = first_column + 8 * j + 2 * (lane % 4);
+                const int column = first_column + wgmma_accumulator_position(threadIdx.x % 128, j, half).column;
                 if (column < n)
                     store_scaled_float2(c_row + column, acc[i][4 * j + 2 * half], acc[i][4 * j + 2 * half + 1],
                                         problem.alpha, problem.beta);

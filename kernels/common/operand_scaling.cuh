@@ -21,16 +21,16 @@ template <int kMBlocks, int kBlockN>
 __device__ __forceinline__ void unscale_accumulators(WarpgroupAccumulators<kMBlocks, kBlockN>& acc,
                                                      const OperandScaling& scaling, const GemmShape& shape,
                                                      int first_row, int first_column) {
-    const int warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;
 #pragma unroll
     for (int i = 0; i < kMBlocks; ++i)
 #pragma unroll
         for (int half = 0; half < 2; ++half) {
-            const int row = first_row + 64 * i + 16 * warp + lane / 4 + 8 * half;
+            const int row = first_row + 64 * i + wgmma_accumulator_position(threadIdx.x % 128, 0, half).row;
             const int row_exponent = row < shape.m ? scaling.row_exponents[row] : 0;
 #pragma unroll
             for (int j = 0; j < kBlockN / 8; ++j) {
-                const int column = first_column + 8 * j + 2 * (lane % 4);  // N is a multiple of 8
+                // N is a multiple of 8
+                const int column = first_column + wgmma_accumulator_position(threadIdx.x % 128, j, half).column;
                 if (column >= shape.n) continue;
                 const int exponents[2] = {scaling.column_exponents[column], scaling.column_exponents[column + 1]};
 #pragma unroll

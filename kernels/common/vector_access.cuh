@@ -23,22 +23,4 @@ __device__ __forceinline__ void store_float4_transposed(float* first, int stride
     first[3 * stride] = value.w;
 }
 
-// ld.shared.f32 from an address in the shared window (shared_address() of cp_async.cuh):
-// where the compiler cannot tell that a pointer is to shared memory (one rounded up to an
-// alignment through an integer, say), it would issue a generic load instead.
-__device__ __forceinline__ float load_shared_float(unsigned address) {
-    float value;
-    asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(value) : "r"(address));
-    return value;
-}
-
-// ld.shared.v4.f32, the same for four consecutive floats (16-byte aligned).
-__device__ __forceinline__ float4 load_shared_float4(unsigned address) {
-    float4 value;
-    asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\n"
-                 : "=f"(value.x), "=f"(value.y), "=f"(value.z), "=f"(value.w)
-                 : "r"(address));
-    return value;
-}
-
 }  // namespace sgemm

@@ -112,6 +112,18 @@ __device__ __forceinline__ void wgmma_fence_accumulators(float (&d)[kCount]) {
 template <int N>
 struct Wgmma;
 
+// Where accumulator d[4 j + 2 half + p] of thread `thread` (0..127) of the warpgroup lies
+// in its 64 x N tile (the layout above): row 16 w + t / 4 + 8 half, column 8 j + 2 (t % 4)
+// + p, for warp w = thread / 32 and lane t = thread % 32.
+struct AccumulatorPosition {
+    int row, column;
+};
+
+__device__ __forceinline__ AccumulatorPosition wgmma_accumulator_position(int thread, int j, int half) {
+    const int warp = thread / 32, lane = thread % 32;
+    return AccumulatorPosition{16 * warp + lane / 4 + 8 * half, 8 * j + 2 * (lane % 4)};
+}
+
 #define SGEMM_WGMMA_D8(i)                                                                              \
     "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
         "+f"(d[i + 6]), "+f"(d[i + 7])

@@ -29,8 +29,9 @@ void launch_persistent(const GemmProblem&, const __nv_bfloat16*, const __nv_bflo
 void launch_hopper_tuned(const GemmProblem&, const __nv_bfloat16*, const __nv_bfloat16*, float*, cudaStream_t);
 void launch_split_bf16(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
 void launch_split_fp16(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
-void launch_split_in_registers(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
-void launch_a_in_registers(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
+// Stages 23 and 24 choose between their kernels and older ones (kernels/split_dispatch.cu).
+void dispatch_split_in_registers(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
+void dispatch_a_in_registers(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
 
 namespace {
 
@@ -64,8 +65,8 @@ constexpr Stage kStages[] = {
     {20, "hopper_tuned",        Precision::bf16, 90, kTmaRows,     "tiles chosen by shape, pipeline depth, cluster and raster order by the tuner", nullptr, launch_hopper_tuned, kSm90a},
     {21, "split_bf16",          Precision::fp32, 90, {1, 8, 1},   "FP32 on tensor cores: A and B split into three bf16 parts, six products", launch_split_bf16, nullptr, kSm90a},
     {22, "split_fp16",          Precision::fp32, 90, {1, 8, 1},   "FP32 on tensor cores: rows and columns scaled, two fp16 parts, sums in registers; small M on stage 10", launch_split_fp16, nullptr, kSm90a},
-    {23, "split_in_registers",  Precision::fp32, 90, {1, 8, 1},   "FP32 on tensor cores: B read once and split in registers (few rows of A, small C); the rest on stage 22", launch_split_in_registers, nullptr, kSm90a},
-    {24, "a_in_registers",      Precision::fp32, 90, {1, 8, 1},   "FP32 on tensor cores: A read once and split in registers (a narrow C); the rest on stage 23", launch_a_in_registers, nullptr, kSm90a},
+    {23, "split_in_registers",  Precision::fp32, 90, {1, 8, 1},   "FP32 on tensor cores: B read once and split in registers (few rows of A, small C); the rest on stage 22", dispatch_split_in_registers, nullptr, kSm90a},
+    {24, "a_in_registers",      Precision::fp32, 90, {1, 8, 1},   "FP32 on tensor cores: A read once and split in registers (a narrow C); the rest on stage 23", dispatch_a_in_registers, nullptr, kSm90a},
 };
 // clang-format on
 

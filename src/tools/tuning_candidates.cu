@@ -58,38 +58,33 @@ void launch_hopper_candidate(const GemmProblem& problem, const __nv_bfloat16* a,
 template <class Config, int GroupRows>
 TuningCandidate hopper_candidate() {
     using T = Config;
-    return TuningCandidate{fmt::format("WarpSpecializedConfig<{}, {}, {}, {}, {}, {}>", T::kBlockM, T::kBlockN, T::kStages, T::kClusterM,
-                                       T::kStores == CStores::kThroughTma ? "CStores::kThroughTma" : "CStores::kFromRegisters",
-                                       T::kSchedule == Schedule::kPersistentStreamK ? "Schedule::kPersistentStreamK" : "Schedule::kPersistent"),
+    return TuningCandidate{fmt::format("WarpSpecializedConfig<{}, {}, {}, {}>", T::kBlockM, T::kBlockN, T::kStages,
+                                       T::kClusterM),
                            GroupRows, T::kThreads, T::kSharedBytes, registers_of(hopper_tuned_kernel<Config, false>),
                            nullptr, launch_hopper_candidate<Config, GroupRows>};
 }
 
 // Stage 20 (20_hopper_tuned.cuh: stage 19's kernel, the leftover tiles shared out by K
-// where that pays): 128x256 tiles (each consumer an m64n256 block) against 256x128 (each
-// two m64n128, C from registers); clusters of one and two CTAs; 3-4 stages; raster groups
-// of 4-16 tile rows; C through TMA, and once from registers; and once without stream-K.
-// Then the smaller tiles that stage 20 chooses among by shape (tune.py --shapes): 128x128,
-// 128x64, and 64-row tiles whose consumers take half the columns each.
+// where that pays): 128x256 tiles (each consumer an m64n256 block) in clusters of one and
+// two CTAs; 3-4 stages; raster groups of 4-16 tile rows. Then the smaller tiles that stage
+// 20 chooses among by shape (tune.py --shapes): 128x128, 128x64, and 64-row tiles whose
+// consumers take half the columns each. (Tried before and dropped, results/<gpu>/
+// tuning_stage20.md: 256x128 tiles and C stored from registers, and no stream-K.)
 std::vector<TuningCandidate> stage20_candidates() {
-    constexpr Schedule StreamK = Schedule::kPersistentStreamK;
-    using Wide = WarpSpecializedConfig<128, 256, 4, 2, CStores::kThroughTma, StreamK>;
+    using Wide = WarpSpecializedConfig<128, 256, 4, 2>;
     return {
         hopper_candidate<Wide, 4>(),
         hopper_candidate<Wide, 8>(),
         hopper_candidate<Wide, 16>(),
-        hopper_candidate<WarpSpecializedConfig<128, 256, 3, 2, CStores::kThroughTma, StreamK>, 8>(),
-        hopper_candidate<WarpSpecializedConfig<128, 256, 4, 1, CStores::kThroughTma, StreamK>, 16>(),
-        hopper_candidate<WarpSpecializedConfig<256, 128, 4, 2, CStores::kFromRegisters, StreamK>, 8>(),
-        hopper_candidate<WarpSpecializedConfig<128, 256, 4, 2, CStores::kFromRegisters, StreamK>, 8>(),
-        hopper_candidate<WarpSpecializedConfig<128, 256, 4, 2, CStores::kThroughTma, Schedule::kPersistent>, 8>(),
-        hopper_candidate<WarpSpecializedConfig<128, 128, 5, 2, CStores::kThroughTma, StreamK>, 8>(),
-        hopper_candidate<WarpSpecializedConfig<128, 128, 5, 1, CStores::kThroughTma, StreamK>, 8>(),
-        hopper_candidate<WarpSpecializedConfig<128, 64, 8, 1, CStores::kThroughTma, StreamK>, 8>(),
-        hopper_candidate<WarpSpecializedConfig<64, 256, 4, 2, CStores::kThroughTma, StreamK>, 8>(),
-        hopper_candidate<WarpSpecializedConfig<64, 256, 4, 1, CStores::kThroughTma, StreamK>, 8>(),
-        hopper_candidate<WarpSpecializedConfig<64, 128, 8, 2, CStores::kThroughTma, StreamK>, 8>(),
-        hopper_candidate<WarpSpecializedConfig<64, 128, 8, 1, CStores::kThroughTma, StreamK>, 8>(),
+        hopper_candidate<WarpSpecializedConfig<128, 256, 3, 2>, 8>(),
+        hopper_candidate<WarpSpecializedConfig<128, 256, 4, 1>, 16>(),
+        hopper_candidate<WarpSpecializedConfig<128, 128, 5, 2>, 8>(),
+        hopper_candidate<WarpSpecializedConfig<128, 128, 5, 1>, 8>(),
+        hopper_candidate<WarpSpecializedConfig<128, 64, 8, 1>, 8>(),
+        hopper_candidate<WarpSpecializedConfig<64, 256, 4, 2>, 8>(),
+        hopper_candidate<WarpSpecializedConfig<64, 256, 4, 1>, 8>(),
+        hopper_candidate<WarpSpecializedConfig<64, 128, 8, 2>, 8>(),
+        hopper_candidate<WarpSpecializedConfig<64, 128, 8, 1>, 8>(),
     };
 }
 

@@ -1,0 +1,48 @@
+// Which kernel takes a shape on the FP32 track's last stages: see split_dispatch.cuh. Not a
+// stage of its own (no NN_ prefix): the registry's entries for stages 23 and 24 point here.
+#include "split_dispatch.cuh"
+
+#include <algorithm>
+
+#include "common/launch.cuh"
+
+namespace sgemm {
+
+// The launchers chosen between, each in its chapter.
+void launch_split_fp16(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream);
+void launch_split_in_registers(const GemmProblem& problem, const float* a, const float* b, float* c,
+                               cudaStream_t stream);
+void launch_a_in_registers(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream);
+
+// The measured crossovers (see the predicates in the header).
+constexpr int kMaxRowsInRegisters = 256, kStage22StackRows = 256, kStage22StackColumns = 128;
+constexpr int kMaxColumns = 256, kMinRowsPerColumn = 16;
+
+bool splits_in_registers(const GemmShape& shape, int sms) {
+    const int stage22_stacks = ceil_div(shape.m, kStage22StackRows) * ceil_div(shape.n, kStage22StackColumns);
+    return shape.m <= kMaxRowsInRegisters || stage22_stacks < sms / 2;
+}
+
+bool splits_a_in_registers(const GemmShape& shape) {
+    return shape.n <= kMaxColumns && static_cast<long long>(shape.n) * kMinRowsPerColumn <= shape.m &&
+           shape.k % 4 == 0;
+}
+
+void dispatch_split_in_registers(const GemmProblem& problem, const float* a, const float* b, float* c,
+                                 cudaStream_t stream) {
+    static const int sms = std::max(current_sm_count(), 1);
+    if (splits_in_registers(problem.shape, sms))
+        launch_split_in_registers(problem, a, b, c, stream);
+    else
+        launch_split_fp16(problem, a, b, c, stream);  // which hands small shapes on to stage 10 itself
+}
+
+void dispatch_a_in_registers(const GemmProblem& problem, const float* a, const float* b, float* c,
+                             cudaStream_t stream) {
+    if (splits_a_in_registers(problem.shape))
+        launch_a_in_registers(problem, a, b, c, stream);
+    else
+        dispatch_split_in_registers(problem, a, b, c, stream);
+}
+
+}  // namespace sgemm

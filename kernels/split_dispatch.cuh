@@ -1,0 +1,38 @@
+// Which kernel takes a shape on the FP32 track's last stages (read 24_a_in_registers.cu
+// first): stage 22's split (22_split_fp16.cu), stage 23's kernel with B split in
+// registers, or stage 24's with A. The chapters' launchers each take only their own
+// shapes; the choice is made here, in the entry points that the registry lists for stages
+// 23 and 24 (split_dispatch.cu):
+//   stage 23: splits_in_registers ? stage 23's kernels : stage 22's launcher
+//   stage 24: splits_a_in_registers ? stage 24's kernels : stage 23's entry point
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "common/gemm_problem.hpp"
+
+namespace sgemm {
+
+// Where stage 23's kernel runs rather than stage 22's: A of at most 256 rows, or a C that
+// leaves some of stage 22's clusters of two (on `sms` SMs) without a stack of 256 x 128 (its
+// tiles) to take. Measured in the same process on the H100 (docs/notes): the kernel was
+// ahead on every such shape tried (1024 x 1024 x 1024: 1.34x SGEMM against 1.00x), stage 22
+// on every shape with a stack for each cluster (2048 x 2048 x 2048: 2.09x against 1.67x).
+bool splits_in_registers(const GemmShape& shape, int sms);
+
+// Where stage 24's kernel runs rather than stage 23's entry point: a C at most 256 columns
+// wide and at least 16 times taller than wide, so that A is much the larger operand (B is
+// small beside it and the pre-pass's loads down its columns cost little), with K a
+// multiple of 4 (TMA reads A's rows, which must start 16-byte aligned). Measured in the
+// same process on the H100 (docs/notes): ahead of stage 23's path on every shape tried
+// with 16 rows or more a column (16384 x 256 x 4096: 1.93x SGEMM against 1.33x), behind it
+// at 4 (512 x 128 x 4096) and 1 (256 x 256 x 65536: 0.49x against 1.04x).
+bool splits_a_in_registers(const GemmShape& shape);
+
+// The registry's entry points for stages 23 and 24.
+void dispatch_split_in_registers(const GemmProblem& problem, const float* a, const float* b, float* c,
+                                 cudaStream_t stream);
+void dispatch_a_in_registers(const GemmProblem& problem, const float* a, const float* b, float* c,
+                             cudaStream_t stream);
+
+}  // namespace sgemm
