@@ -32,12 +32,13 @@ TEST(Timing, EachKernelGetsAtLeastTwoBlocks) {
 TEST(Timing, MethodsHaveTheirCsvNames) {
     EXPECT_EQ(to_string(TimingMethod::launches), "launches");
     EXPECT_EQ(to_string(TimingMethod::blocks), "blocks");
+    EXPECT_EQ(to_string(TimingMethod::graph), "graph");
 }
 
 TEST(Timing, MethodsAreFoundByTheirNames) {
-    for (const TimingMethod method : {TimingMethod::launches, TimingMethod::blocks})
+    for (const TimingMethod method : {TimingMethod::launches, TimingMethod::blocks, TimingMethod::graph})
         EXPECT_EQ(timing_method_named(to_string(method)), method);
-    EXPECT_EQ(timing_method_names(), (std::vector<std::string>{"launches", "blocks"}));
+    EXPECT_EQ(timing_method_names(), (std::vector<std::string>{"launches", "blocks", "graph"}));
     EXPECT_THROW(timing_method_named("alone"), std::invalid_argument);
 }
 
@@ -53,6 +54,23 @@ TEST(Timing, MemoryEstimateCountsVerificationBuffers) {
     // + a float copy of C and float64 A, B and C: 4 * 2000000 + 8 * (3000000 + 6000000 + 2000000)
     EXPECT_EQ(device_bytes_needed(problem, true, 0) - timed_only, 4u * 2000000 + 8u * 11000000);
     EXPECT_EQ(host_bytes_needed(problem, false), 0u);
+}
+
+TEST(Timing, GraphOperandSetsReachTwiceTheL2) {
+    constexpr std::size_t kL2 = 50u << 20;
+    EXPECT_EQ(graph_copies_for(kL2, kL2), 2);
+    EXPECT_EQ(graph_copies_for(kL2 / 4, kL2), 8);
+    EXPECT_EQ(graph_copies_for(kL2 / 4 + 1, kL2), 8);  // rounded up: 7.99 sets take 8
+    EXPECT_EQ(graph_copies_for(4 * kL2, kL2), 1);             // one set is past the L2 already
+    EXPECT_EQ(graph_copies_for(1024, kL2), kMaxGraphCopies);  // tiny problems: as many as allowed
+}
+
+TEST(Timing, OperandBytesCountWhatALaunchMustMove) {
+    const GemmProblem problem{GemmShape{1000, 2000, 3000}, 1.0f, 0.0f};
+    EXPECT_EQ(operand_bytes(problem, Precision::fp32), 4u * (3000000 + 6000000) + 4u * 2000000);
+    EXPECT_EQ(operand_bytes(problem, Precision::bf16), 2u * (3000000 + 6000000) + 4u * 2000000);
+    const GemmProblem with_c{GemmShape{1000, 2000, 3000}, 1.0f, 0.5f};
+    EXPECT_EQ(operand_bytes(with_c, Precision::fp32), 4u * (3000000 + 6000000) + 8u * 2000000);
 }
 
 }  // namespace

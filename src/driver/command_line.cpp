@@ -117,8 +117,10 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
         ->check(CLI::Range(0.001, 3600.0));
     app.add_option("--timing", timing,
                    fmt::format("how the stage and cuBLAS take turns: 'launches' (default: launch by "
-                               "launch, at one shared clock) or 'blocks' ({} s of each in turn, each "
-                               "at its own clock; see src/measuring/timing.hpp)", kBlockSeconds))
+                               "launch, at one shared clock), 'blocks' ({} s of each in turn, each "
+                               "at its own clock) or 'graph' (CUDA graphs of launches back to back over "
+                               "operands rotated past the L2, for launches under about 100 us; see "
+                               "src/measuring/timing.hpp)", kBlockSeconds))
         ->check(CLI::IsMember(timing_method_names()));
     app.add_option("--seed", seed, "seed of the random inputs (default: random, printed)");
     app.add_option("--data", data,

@@ -38,6 +38,18 @@ std::string clock_report(const StageResult& r) {
     return out + "\n";
 }
 
+// How the run was timed, for the time line: "(median of N, <this>)".
+std::string timing_words(const InterleavedTiming& t) {
+    switch (t.method) {
+        case TimingMethod::blocks: return fmt::format("in turns of {} s", kBlockSeconds);
+        case TimingMethod::graph:
+            return fmt::format("graphs of {} launches back to back over {} operand sets", t.graph_launches,
+                               t.graph_copies);
+        case TimingMethod::launches: break;
+    }
+    return "launch by launch";
+}
+
 }  // namespace
 
 std::string stage_list(const DeviceInfo* device, const BuildTarget& build) {
@@ -105,8 +117,7 @@ std::string stage_report(const StageResult& r) {
         r.timing.cublas_median_ms, tflops(shape, r.timing.cublas_median_ms), 100.0 * ratio_to_cublas(r),
         100.0 * tflops(shape, r.timing.stage_median_ms) / r.ceiling.tflops, r.ceiling.name,
         r.ceiling.tflops, r.timing.reps,
-        r.timing.method == TimingMethod::blocks ? fmt::format("in turns of {} s", kBlockSeconds)
-                                                : std::string("launch by launch"));
+        timing_words(r.timing));
     return out + clock_report(r);
 }
 

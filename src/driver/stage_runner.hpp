@@ -56,6 +56,10 @@ double tflops(const GemmShape& shape, double milliseconds);
 // Device memory one run needs, in bytes (inputs, outputs, the float64 reference when
 // verifying, and the L2 flush buffer).
 std::size_t device_bytes_needed(const GemmProblem& problem, bool verify, std::size_t l2_bytes);
+// The bytes one launch reads and writes at the least (A and B at the stage's precision,
+// C once, twice with beta != 0): what the graph method's operand sets are counted in
+// (timing.hpp). Its further sets, a few hundred MB at most, are not in device_bytes_needed.
+std::size_t operand_bytes(const GemmProblem& problem, Precision precision);
 // Host memory the verification copies need.
 std::size_t host_bytes_needed(const GemmProblem& problem, bool verify);
 

@@ -136,14 +136,85 @@ InterleavedTiming time_in_blocks(const std::function<void()>& stage, const std::
                              TimingMethod::blocks, mean(stage_mhz), mean(cublas_mhz)};
 }
 
+// `launches` launches of one kernel back to back, on operand set i % copies for the i-th,
+// captured into a CUDA graph (relaxed: the launchers may set kernel attributes and query
+// occupancy while they are captured).
+class LaunchGraph {
+public:
+    LaunchGraph(const std::function<void(int)>& kernel, int copies, int launches, cudaStream_t stream) {
+        CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed));
+        for (int i = 0; i < launches; ++i) kernel(i % copies);
+        cudaGraph_t graph = nullptr;
+        CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+        const cudaError_t instantiated = cudaGraphInstantiate(&exec_, graph, 0);
+        CUDA_CHECK(cudaGraphDestroy(graph));
+        CUDA_CHECK(instantiated);
+    }
+    ~LaunchGraph() { cudaGraphExecDestroy(exec_); }
+    LaunchGraph(const LaunchGraph&) = delete;
+    LaunchGraph& operator=(const LaunchGraph&) = delete;
+
+    void launch(TimedLaunch& events, cudaStream_t stream) const {
+        CUDA_CHECK(cudaEventRecord(events.start.get(), stream));
+        CUDA_CHECK(cudaGraphLaunch(exec_, stream));
+        CUDA_CHECK(cudaEventRecord(events.stop.get(), stream));
+    }
+
+private:
+    cudaGraphExec_t exec_ = nullptr;
+};
+
+InterleavedTiming time_back_to_back(const TimedKernels& kernels, double first_pair_ms, const TimingSettings& settings,
+                                    cudaStream_t stream, const SmClockStamps* clock) {
+    // Sized by the slower of the two: the first pair (with its flushes) bounds a launch.
+    const int rounds = std::clamp(static_cast<int>(std::ceil(kGraphMs / std::max(first_pair_ms / 2.0, 1e-3) /
+                                                             kernels.copies)),
+                                  1, std::max(1, kMaxGraphLaunches / kernels.copies));
+    const int launches = rounds * kernels.copies;
+    const LaunchGraph stage(kernels.stage, kernels.copies, launches, stream);
+    const LaunchGraph cublas(kernels.cublas, kernels.copies, launches, stream);
+    TimedLaunch warm;
+    stage.launch(warm, stream);
+    cublas.launch(warm, stream);
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    const double graph_pair_ms = 2.0 * elapsed_ms(warm.start, warm.stop);
+    const int reps = settings.reps > 0 ? settings.reps : reps_for_budget(graph_pair_ms, settings.time_budget_s);
+    std::vector<TimedLaunch> stage_events(reps), cublas_events(reps);
+    if (clock != nullptr) clock->stamp(0, stream);
+    for (int rep = 0; rep < reps; ++rep) {
+        if (rep % 2 == 0) {
+            stage.launch(stage_events[rep], stream);
+            cublas.launch(cublas_events[rep], stream);
+        } else {
+            cublas.launch(cublas_events[rep], stream);
+            stage.launch(stage_events[rep], stream);
+        }
+    }
+    if (clock != nullptr) clock->stamp(1, stream);
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    std::vector<double> stage_ms, cublas_ms;
+    for (int rep = 0; rep < reps; ++rep) {
+        stage_ms.push_back(elapsed_ms(stage_events[rep].start, stage_events[rep].stop) / launches);
+        cublas_ms.push_back(elapsed_ms(cublas_events[rep].start, cublas_events[rep].stop) / launches);
+    }
+    const std::optional<double> clock_mhz = clock != nullptr ? clock->mhz_between(0, 1) : std::nullopt;
+    return InterleavedTiming{median(stage_ms), median(cublas_ms), reps, TimingMethod::graph, clock_mhz, clock_mhz,
+                             launches, kernels.copies};
+}
+
 }  // namespace
 
 std::string_view to_string(TimingMethod method) {
-    return method == TimingMethod::blocks ? "blocks" : "launches";
+    switch (method) {
+        case TimingMethod::blocks: return "blocks";
+        case TimingMethod::graph: return "graph";
+        case TimingMethod::launches: break;
+    }
+    return "launches";
 }
 
 namespace {
-constexpr TimingMethod kTimingMethods[] = {TimingMethod::launches, TimingMethod::blocks};
+constexpr TimingMethod kTimingMethods[] = {TimingMethod::launches, TimingMethod::blocks, TimingMethod::graph};
 }  // namespace
 
 std::vector<std::string> timing_method_names() {
@@ -175,14 +246,20 @@ double median(std::vector<double> values) {
     return values.size() % 2 == 1 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
 }
 
-InterleavedTiming time_interleaved(const std::function<void()>& stage,
-                                   const std::function<void()>& cublas,
-                                   const std::function<void()>& prepare,
+int graph_copies_for(std::size_t operand_bytes, std::size_t l2_bytes) {
+    if (operand_bytes == 0) return kMaxGraphCopies;
+    const std::size_t needed = (2 * l2_bytes + operand_bytes - 1) / operand_bytes;
+    return static_cast<int>(std::clamp<std::size_t>(needed, 1, kMaxGraphCopies));
+}
+
+InterleavedTiming time_interleaved(const TimedKernels& kernels, const std::function<void()>& prepare,
                                    const TimingSettings& settings, std::size_t l2_bytes,
                                    cudaStream_t stream, const SmClockStamps* clock) {
     const TimedLauncher launcher(prepare, l2_bytes, stream);
+    const std::function<void()> stage = [&] { kernels.stage(0); };
+    const std::function<void()> cublas = [&] { kernels.cublas(0); };
 
-    // Warm-up (module loading, cuBLAS heuristics), then one timed pair to size the run.
+    // Warm-up (module loading, cuBLAS heuristics, workspaces), then one timed pair to size the run.
     TimedLaunch warm_stage, warm_cublas;
     launcher.launch(stage, warm_stage);
     launcher.launch(cublas, warm_cublas);
@@ -192,6 +269,14 @@ InterleavedTiming time_interleaved(const std::function<void()>& stage,
     if (settings.method == TimingMethod::blocks) return time_in_blocks(stage, cublas, launcher, settings, stream, clock);
     const double first_pair_ms =
         elapsed_ms(warm_stage.start, warm_stage.stop) + elapsed_ms(warm_cublas.start, warm_cublas.stop);
+    if (settings.method == TimingMethod::graph) {
+        for (int copy = 1; copy < kernels.copies; ++copy) {  // every set's first launch outside the graph
+            kernels.stage(copy);
+            kernels.cublas(copy);
+        }
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+        return time_back_to_back(kernels, first_pair_ms, settings, stream, clock);
+    }
     return time_launch_by_launch(stage, cublas, launcher, first_pair_ms, settings, stream, clock);
 }
 
