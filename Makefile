@@ -14,6 +14,9 @@
 #                 on an H100) -> results/<gpu>/accuracy.md
 # make shapes     the shape suite: square, transformer-layer, skinny and K-heavy problems through the
 #                 best stage of each track, against cuBLAS (GROUPS=layer, STAGES=10 for some) -> results/<gpu>/shapes.*
+# make draw       COUNT problems (default 150) drawn at random from SEED (default 1): layer GEMMs of models of
+#                 hidden 1k-8k at 1-16384 tokens, and plain M, N, K of 16-16384, through the same stages, per
+#                 track and band of M (PROBLEMS=1-50 for a part, TIMING_SHORT=graph) -> results/<gpu>/draw_<seed>.*
 # make profile    Nsight Compute counters of every stage at N=4096 (STAGE=7 for one) -> results/<gpu>/profile.csv
 #
 # ARCH selects the GPU architecture: by default the GPU that is present (sm_90 becomes
@@ -29,7 +32,7 @@ NVCC ?= $(or $(shell command -v nvcc),$(wildcard /usr/local/cuda/bin/nvcc))
 # PATH may be a pyenv or venv one without it, where the system's has it.
 PYTHON ?= $(or $(shell sed -n 's/^SGEMM_PYTHON:FILEPATH=//p' $(BUILD_DIR)/CMakeCache.txt 2>/dev/null),python3)
 
-.PHONY: all dependencies build test sanitize results peak tune survey accuracy shapes profile clean
+.PHONY: all dependencies build test sanitize results peak tune survey accuracy shapes draw profile clean
 
 all: build
 
@@ -69,6 +72,10 @@ accuracy: build
 
 shapes: build
 	$(PYTHON) scripts/shapes.py $(if $(GROUPS),--groups $(GROUPS)) $(if $(STAGES),--stages $(STAGES))
+
+draw: build
+	$(PYTHON) scripts/draw_shapes.py --seed $(or $(SEED),1) --count $(or $(COUNT),150) $(if $(STAGES),--stages $(STAGES)) \
+		$(if $(PROBLEMS),--problems $(PROBLEMS)) $(if $(TIMING_SHORT),--timing-short $(TIMING_SHORT))
 
 clean:
 	rm -rf $(BUILD_DIR) sgemm

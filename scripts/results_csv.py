@@ -39,6 +39,8 @@ TIMINGS = {
                 "both run at the one clock their mix sets",
     "blocks": "taking turns with cuBLAS in blocks of launches in the same process "
               "(`--timing blocks`), so that each runs at the clock its own power draw allows",
+    "graph": "in CUDA graphs of launches back to back over operand sets that take them past "
+             "twice the L2, the stage's graph and cuBLAS's in turns (`--timing graph`)",
 }
 
 # ceilings.csv, from `sgemm peak --csv`: one row per ceiling measured, with the SM clock

@@ -15,9 +15,7 @@ Exits non-zero if a stage failed verification or the binary failed.
 """
 
 import argparse
-import math
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -26,22 +24,15 @@ try:
     import results_charts
     import results_csv
     import results_tables
+    from stage_runs import TRACKS, geomean, repo_path, run_stage
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 except ModuleNotFoundError as missing:
     sys.exit(f"error: Python module '{missing.name}' is missing; "
              "install matplotlib (python3 -m pip install matplotlib)")
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
 SHAPE_COLUMNS = ("shape", "group")
 CSV_NAME, TABLE_NAME, CHART_NAME = "shapes.csv", "shapes.md", "shapes.png"
-
-# The best stage of each track, and what it is compared with.
-TRACKS = (
-    (20, "bf16 on Hopper tensor cores", "cuBLAS bf16"),
-    (24, "FP32 on tensor cores", "cuBLAS SGEMM"),
-    (10, "FP32 on CUDA cores", "cuBLAS SGEMM"),
-)
 
 # The layer GEMMs of Llama 3 8B (hidden size 4096; 32 query heads and 8 key-value heads
 # of 128; MLP 14336, its gate and up projections fused; vocabulary 128256), as
@@ -93,11 +84,6 @@ def parse_args(argv):
     return parser.parse_args(argv)
 
 
-def repo_path(path):
-    path = Path(path)
-    return path if path.is_absolute() else REPO_ROOT / path
-
-
 def run_suite(binary, shapes, stages, time_budget, scratch):
     """Run `stages` on every shape; return (rows with their shape and group, failures)."""
     rows, failures = [], []
@@ -105,9 +91,7 @@ def run_suite(binary, shapes, stages, time_budget, scratch):
         for stage in stages:
             print(f"[{index}/{len(shapes)}] {name} ({m} x {n} x {k}) stage {stage}", flush=True)
             csv_path = scratch / f"{name}_{stage}.csv"
-            command = [str(binary), str(stage), "-m", str(m), "-n", str(n), "-k", str(k),
-                       "--time-budget", str(time_budget), "--csv", str(csv_path)]
-            exit_code = subprocess.run(command, cwd=REPO_ROOT, check=False).returncode
+            exit_code, _ = run_stage(binary, stage, m, n, k, time_budget, csv_path)
             written = results_csv.read_rows(csv_path) if csv_path.exists() and csv_path.stat().st_size else []
             for row in written:
                 rows.append({**row, "shape": name, "group": group})
@@ -132,10 +116,6 @@ def in_suite_order(rows):
     stage_order = {stage: index for index, (stage, _, _) in enumerate(TRACKS)}
     return sorted(rows, key=lambda row: (order.get(row["shape"], len(order)), row["shape"],
                                          stage_order.get(row["stage"], len(stage_order))))
-
-
-def geomean(values):
-    return math.exp(sum(math.log(value) for value in values) / len(values))
 
 
 def summary(rows, stage):

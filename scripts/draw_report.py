@@ -1,0 +1,200 @@
+"""The random draw's rows (results/<gpu>/draw_<seed>.csv) and its report (draw_<seed>.md):
+per track and band of M, the problems run, refused, failed and skipped, and the statistics
+of the ratio to cuBLAS over the problems run; for M ≤ 256 the share of the DRAM bound.
+"""
+
+import csv
+import math
+from collections import Counter
+
+import draw_problems
+import results_csv
+from results_tables import MISSING
+from stage_runs import PRECISIONS, TRACKS, geomean
+
+# After the binary's own columns: the problem (its number in the draw, name, kind, band of
+# M), what became of the run (STATUSES), and why, where it did not run or failed.
+DRAW_COLUMNS = ("index", "problem", "kind", "band", "status", "reason")
+STATUSES = ("ok", "refused", "failed", "skipped")
+# A launch shorter than this is timed again by CUDA graphs with --timing-short graph.
+SHORT_LAUNCH_MS = 0.1
+ALL_BANDS = "all"
+
+
+def blank_row(**fields):
+    """A row of every column, those not given empty (None)."""
+    return {**dict.fromkeys(results_csv.COLUMNS + DRAW_COLUMNS), **fields}
+
+
+def read_draw(path):
+    """The rows of a draw_<seed>.csv, the binary's columns typed as results_csv types them,
+    empty ones None (a run that was refused or skipped has only its problem's)."""
+    with open(path, newline="", encoding="utf-8") as file:
+        reader = csv.DictReader(file)
+        if tuple(reader.fieldnames or ()) != results_csv.COLUMNS + DRAW_COLUMNS:
+            raise ValueError(f"{path}: header must be exactly {','.join(results_csv.COLUMNS + DRAW_COLUMNS)}")
+        return [{column: _typed(column, text) for column, text in raw.items()} for raw in reader]
+
+
+def read_binary_rows(path):
+    """The rows the binary wrote to `path` (none where it wrote nothing)."""
+    if not path.exists() or not path.stat().st_size:
+        return []
+    return results_csv.read_rows(path)
+
+
+def _typed(column, text):
+    if text == "" and column != "reason":
+        return None
+    if column in results_csv.INT_COLUMNS or column == "index":
+        return int(text)
+    return float(text) if column in results_csv.FLOAT_COLUMNS else text
+
+
+def write_draw(rows, path):
+    results_csv.write_rows(rows, path, DRAW_COLUMNS)
+
+
+def in_draw_order(rows):
+    stage_order = {stage: number for number, (stage, _, _) in enumerate(TRACKS)}
+    return sorted(rows, key=lambda row: (row["index"], stage_order.get(row["stage"], len(stage_order)),
+                                         row["timing"] == "graph"))
+
+
+def by_method(rows, stage, graph_where_short=False):
+    """One row per problem of `stage`: the first timing's, or with graph_where_short the
+    graph's where the launch was timed again by graphs."""
+    chosen = {}
+    for row in rows:
+        if row["stage"] != stage:
+            continue
+        first = chosen.get(row["index"])
+        if first is None or (graph_where_short and row["timing"] == "graph" and first["timing"] != "graph"):
+            chosen[row["index"]] = row
+    return [chosen[index] for index in sorted(chosen)]
+
+
+def retimed(rows, stage):
+    """How many problems of `stage` were timed a second time, by graphs."""
+    return sum(first is not graph for first, graph in zip(by_method(rows, stage), by_method(rows, stage, True)))
+
+
+def percentile(values, fraction):
+    """The `fraction` quantile of values, interpolated linearly between the nearest two (numpy's default)."""
+    ordered = sorted(values)
+    position = (len(ordered) - 1) * fraction
+    low = math.floor(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+def dram_bytes(row):
+    """A and B at the stage's input precision, C written (and read where beta != 0)."""
+    input_bytes = 2 if row["precision"] == "bf16" else 4
+    c_passes = 2 if row["beta"] else 1
+    return input_bytes * (row["m"] * row["k"] + row["k"] * row["n"]) + 4 * c_passes * row["m"] * row["n"]
+
+
+def dram_share(row, dram_tbps):
+    """The DRAM bound's time (dram_bytes at dram_tbps TB/s) over the stage's measured time."""
+    return dram_bytes(row) / (dram_tbps * 1e12) / (row["median_ms"] * 1e-3)
+
+
+def band_stats(rows, dram_tbps=None):
+    """The statistics of one track's rows (one per problem) of one band: counts by status,
+    then over the rows run: geomean, 10th percentile and worst (a row) of the ratio to cuBLAS,
+    the share below 1, and the median share of the DRAM bound (with dram_tbps)."""
+    counts = Counter(row["status"] for row in rows)
+    run = [row for row in rows if row["status"] == "ok"]
+    stats = {status: counts.get(status, 0) for status in STATUSES}
+    if run:
+        ratios = [row["ratio_to_cublas"] for row in run]
+        stats.update(geomean=geomean(ratios), p10=percentile(ratios, 0.1),
+                     worst=min(run, key=lambda row: row["ratio_to_cublas"]),
+                     below=sum(ratio < 1 for ratio in ratios) / len(ratios))
+        if dram_tbps:
+            stats["dram"] = percentile([dram_share(row, dram_tbps) for row in run], 0.5)
+    return stats
+
+
+def banded(rows):
+    """[(band, its rows)]: each band of M, then all."""
+    return [(name, [row for row in rows if member(row["m"])]) for name, member in draw_problems.BANDS] + [
+        (ALL_BANDS, rows)]
+
+
+def ratio_text(stage, ratio):
+    return f"{ratio:.2f}x" if stage == 24 else f"{ratio * 100:.1f} %"
+
+
+def _table(stage, rows, dram_tbps):
+    lines = ["| band | run | refused | failed | skipped | geomean | 10th pct | worst | below cuBLAS | "
+             "DRAM bound (median) |", "|:--|--:|--:|--:|--:|--:|--:|:--|--:|--:|"]
+    for band, members in banded(rows):
+        s = band_stats(members, dram_tbps if band == draw_problems.BANDS[0][0] else None)
+        cells = [band, *(str(s[status]) for status in STATUSES)]
+        if "geomean" in s:
+            cells += [ratio_text(stage, s["geomean"]), ratio_text(stage, s["p10"]),
+                      f"{ratio_text(stage, s['worst']['ratio_to_cublas'])} ({s['worst']['problem']})",
+                      f"{s['below'] * 100:.0f} %"]
+        else:
+            cells += [MISSING] * 4
+        cells.append(f"{s['dram'] * 100:.1f} %" if "dram" in s else MISSING)
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def draw_markdown(rows, seed, count, dram_tbps=None, max_flops=draw_problems.MAX_FLOPS,
+                  max_bytes=draw_problems.MAX_BYTES):
+    gpus = sorted({row["gpu"] for row in rows if row["gpu"]})
+    first_timings = sorted({row["timing"] for stage, _, _ in TRACKS for row in by_method(rows, stage)})
+    timed = "; ".join(results_csv.TIMINGS.get(method, method) for method in first_timings)
+    dram = (f"the DRAM bandwidth measured in ceilings.csv, {dram_tbps:g} TB/s" if dram_tbps
+            else "the DRAM bandwidth of ceilings.csv (none here: `make peak` measures it)")
+    measured = len({row["index"] for row in rows})
+    missing = f" ({count - measured} of the first {count} not run yet)" if measured < count else ""
+    lines = [f"# A random draw of GEMM problems on {', '.join(gpus) or 'no GPU'}: seed {seed}", "",
+             f"Generated by `scripts/draw_shapes.py --seed {seed} --count {count}` (`make draw SEED={seed} "
+             f"COUNT={count}`) from `draw_{seed}.csv`: {measured} problems drawn from the seed{missing}, each through "
+             "the best stage of each track against cuBLAS at its precision in the same process, timed "
+             f"{timed}, and verified against float64. The fixed suite (shapes.md) stays for regressions; "
+             "figures to quote come from a draw whose seed no rule was fitted on.", "",
+             f"**The draw.** {draw_problems.RULE}", "",
+             f"**Left out.** {draw_problems.guard_rule(max_flops, max_bytes)}", "",
+             "**The columns.** Run: verified and timed. Refused: the stage takes no such shape and said so "
+             "in one line (below). Failed: failed verification, or the binary failed. Skipped: left out by "
+             "the rule above. Over the problems run: the geomean, 10th percentile and worst of the "
+             "ratio to cuBLAS (% of cuBLAS for stages 20 and 10, times SGEMM for stage 24), and the share "
+             "of problems below cuBLAS. For M ≤ 256, where the ceiling is memory, not cuBLAS: the median "
+             "over the problems run of the stage's share of the DRAM bound, the time to move A and B at "
+             "the stage's input precision (2 bytes for bf16, 4 for FP32) and C (4 bytes written, and "
+             f"read where beta ≠ 0) at {dram}, over the stage's measured time."]
+    for stage, track, reference in TRACKS:
+        if not any(row["stage"] == stage for row in rows):
+            continue
+        unit = "times" if stage == 24 else "% of"
+        lines += ["", f"## Stage {stage}: {track}, {unit} {reference} ({PRECISIONS[stage]} inputs)", "",
+                  *_table(stage, by_method(rows, stage), dram_tbps)]
+        again = retimed(rows, stage)
+        if again:
+            lines += ["", f"By CUDA graphs where the first timing's launch took under {SHORT_LAUNCH_MS * 1000:.0f} us "
+                      f"({again} problem{'s' if again != 1 else ''} timed again with `--timing graph`), "
+                      "the first timing elsewhere:", "",
+                      *_table(stage, by_method(rows, stage, True), dram_tbps)]
+    lines += _left_out(rows)
+    return "\n".join(lines) + "\n"
+
+
+def _left_out(rows):
+    """The refusals, by stage and what the stage asked for; then every failure."""
+    refusals = Counter((row["stage"], (row["reason"] or "").split("; got")[0])
+                       for row in rows if row["status"] == "refused")
+    failures = [row for row in rows if row["status"] == "failed"]
+    lines = []
+    if refusals:
+        lines += ["", "## Refusals", "", "| stage | why | problems |", "|--:|:--|--:|"]
+        lines += [f"| {stage} | {why} | {count} |" for (stage, why), count in sorted(refusals.items())]
+    if failures:
+        lines += ["", "## Failures", "", "| problem | stage | timing | what |", "|:--|--:|:--|:--|"]
+        lines += [f"| {row['problem']} | {row['stage']} | {row['timing']} | {row['reason']} |" for row in failures]
+    return lines

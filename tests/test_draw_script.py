@@ -1,0 +1,287 @@
+"""scripts/draw_shapes.py and its generator (draw_problems.py) and report (draw_report.py):
+the draw is a pure function of its seed, holds every kind within its ranges with no
+divisibility forced; the report's statistics are right on hand-made rows and leave refused,
+failed and skipped runs out of them; and a run through a stand-in binary, which refuses
+what stages 20 and 24 refuse and fails one verification, writes the CSV and the report."""
+import math
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import textwrap
+import unittest
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO_ROOT / "scripts"))
+import draw_problems  # noqa: E402
+import draw_report  # noqa: E402
+import results_csv  # noqa: E402
+
+CEILINGS = REPO_ROOT / "tests" / "fixtures" / "ceilings_sample.csv"  # DRAM 1.8 TB/s
+
+# Mimics `sgemm <stage> -m M -n N -k K --time-budget T --csv FILE --timing METHOD`: refuses
+# (exit 2, one line) N not a multiple of 8 on stages 20 and 24 and K on stage 20; else
+# appends a row, verified unless the stage and shape are FAKE_FAIL's ("stage:m:n:k"), its
+# launch 2MNK at 100 TFLOPS, its ratio to cuBLAS 0.5 by graphs and 0.8 + (M mod 5) / 10
+# launch by launch. Logs its argv.
+FAKE_BINARY = textwrap.dedent("""\
+    #!{python}
+    import csv, os, sys
+    columns, log = {columns!r}, {log!r}
+    with open(log, "a") as f:
+        f.write(" ".join(sys.argv[1:]) + "\\n")
+    stage, options = sys.argv[1], dict(zip(sys.argv[2::2], sys.argv[3::2]))
+    m, n, k = int(options["-m"]), int(options["-n"]), int(options["-k"])
+    if (stage in ("20", "24") and n % 8) or (stage == "20" and k % 8):
+        print(f"sgemm: error: stage {{stage}} (fake) needs N a multiple of 8; got M={{m}} N={{n}} K={{k}}",
+              file=sys.stderr)
+        sys.exit(2)
+    timing = options["--timing"]
+    failed = os.environ.get("FAKE_FAIL") == f"{{stage}}:{{m}}:{{n}}:{{k}}"
+    row = dict.fromkeys(columns, "")
+    row.update(stage=stage, name="fake", precision="bf16" if stage == "20" else "fp32", m=m, n=n, k=k,
+               alpha=1.0, beta=0.0, median_ms=2 * m * n * k / 100e12 * 1e3, tflops=100, cublas_median_ms=1,
+               cublas_tflops=100, ratio_to_cublas=0.5 if timing == "graph" else 0.8 + (m % 5) / 10,
+               fraction_of_peak=0.1, ceiling="wgmma_bf16", verified="false" if failed else "true",
+               gpu="Fixture GPU", driver="1", cuda="13.0", timing=timing, reps=10, seed=1, data="uniform")
+    new_file = not os.path.exists(options["--csv"])
+    with open(options["--csv"], "a", newline="") as f:
+        writer = csv.writer(f, lineterminator="\\n")
+        if new_file:
+            writer.writerow(columns)
+        writer.writerow([row[column] for column in columns])
+    if failed:
+        print("sgemm: error: C[0][0] = 1 but the reference is 2", file=sys.stderr)
+        sys.exit(1)
+    """)
+
+
+class GeneratorTest(unittest.TestCase):
+    def test_a_draw_is_a_pure_function_of_its_seed_and_a_shorter_draw_is_its_start(self):
+        self.assertEqual(draw_problems.draw(7, 200), draw_problems.draw(7, 200))
+        self.assertNotEqual(draw_problems.draw(7, 200), draw_problems.draw(8, 200))
+        self.assertEqual(draw_problems.draw(7, 50), draw_problems.draw(7, 200)[:50])
+        self.assertEqual([p.index for p in draw_problems.draw(3, 5)], [1, 2, 3, 4, 5])
+
+    def test_half_layers_half_plain_every_kind_and_unique_names(self):
+        problems = draw_problems.draw(1, 400)
+        self.assertEqual(sum(p.kind == "plain" for p in problems), 200)
+        self.assertEqual({p.kind for p in problems}, set(draw_problems.KINDS))
+        self.assertEqual(len({p.name for p in problems}), 400)
+        first = problems[0]
+        self.assertTrue(first.name.startswith(first.kind + "_h") and first.name.endswith(f"_t{first.m}"))
+        self.assertEqual(problems[1].name, f"plain_{problems[1].m}x{problems[1].n}x{problems[1].k}")
+
+    def test_ranges_of_the_layers_and_the_plain_problems(self):
+        problems = draw_problems.draw(2, 600)
+        for p in problems:
+            if p.kind == "plain":
+                self.assertTrue(all(16 <= size <= 16384 for size in (p.m, p.n, p.k)), p)
+                continue
+            self.assertTrue(1 <= p.m <= 16384, p)
+            hidden = p.n if p.kind in ("attn_out", "mlp_down") else p.k
+            self.assertTrue(1024 <= hidden <= 8192 and hidden % 128 == 0, p)
+            if p.kind == "qkv":
+                kv_heads = (p.n - hidden) // 256
+                self.assertEqual((p.n - hidden) % 256, 0, p)
+                self.assertTrue(1 <= kv_heads <= hidden // 128, p)
+                self.assertIn(kv_heads, {hidden // 128, hidden // 512, hidden // 1024, 8} | {1}, p)
+            elif p.kind == "attn_out":
+                self.assertEqual(p.n, p.k, p)
+            elif p.kind in ("mlp_up", "mlp_down"):
+                intermediate = p.n // 2 if p.kind == "mlp_up" else p.k
+                self.assertEqual(intermediate % 256, 0, p)
+                self.assertTrue(2.5 * hidden - 128 <= intermediate <= 4 * hidden + 128, p)
+            else:
+                self.assertTrue(32000 <= p.n <= 256000 and p.n % 64 == 0, p)
+        plain = [p for p in problems if p.kind == "plain"]
+        tokens = [p.m for p in problems if p.kind != "plain"]
+        # Log-uniform: both ends are reached, and nothing is rounded to a multiple of 8.
+        self.assertLess(min(tokens), 8)
+        self.assertGreater(max(tokens), 8192)
+        self.assertLess(min(min(p.m, p.n, p.k) for p in plain), 32)
+        self.assertGreater(max(max(p.m, p.n, p.k) for p in plain), 8192)
+        self.assertGreater(sum(m % 8 != 0 for m in tokens), len(tokens) // 2)
+        for size in ("m", "n", "k"):
+            self.assertGreater(sum(getattr(p, size) % 8 != 0 for p in plain), len(plain) // 2)
+
+    def test_log_uniform_integers_cover_their_range(self):
+        import random
+        rng = random.Random(0)
+        values = [draw_problems.log_uniform_int(rng, 1, 4) for _ in range(4000)]
+        self.assertEqual(set(values), {1, 2, 3, 4})
+        # P(1) = ln 2 / ln 5, about 0.43.
+        self.assertAlmostEqual(values.count(1) / len(values), math.log(2) / math.log(5), delta=0.03)
+
+    def test_bands_and_the_guard(self):
+        band = draw_problems.band
+        self.assertEqual([band(m) for m in (1, 256, 257, 1023, 1024)],
+                         ["M ≤ 256", "M ≤ 256", "256 < M < 1024", "256 < M < 1024", "M ≥ 1024"])
+        big = draw_problems.Problem(1, "big", "vocab", 16384, 128000, 8192)
+        self.assertIn("FLOP", draw_problems.skip_reason(big))
+        small = draw_problems.Problem(2, "small", "plain", 100, 100, 100)
+        self.assertIsNone(draw_problems.skip_reason(small))
+        # (MK + KN) x 14 + MN x 20 = 280000 + 200000 bytes.
+        self.assertIsNone(draw_problems.skip_reason(small, max_bytes=480000))
+        self.assertIn("memory", draw_problems.skip_reason(small, max_bytes=479999))
+        self.assertIn("2MNK exceeds", draw_problems.guard_rule())
+
+
+def row(index, stage, m, ratio, status="ok", timing="launches", median_ms=1.0, n=4096, k=4096):
+    return draw_report.blank_row(
+        index=index, problem=f"p{index}", kind="plain", band=draw_problems.band(m), status=status,
+        reason="" if status == "ok" else "why", stage=stage, precision="bf16" if stage == 20 else "fp32",
+        m=m, n=n, k=k, alpha=1.0, beta=0.0, timing=timing, gpu="Fixture GPU",
+        median_ms=median_ms if status == "ok" else None, ratio_to_cublas=ratio if status == "ok" else None)
+
+
+class ReportTest(unittest.TestCase):
+    def test_percentile_interpolates_between_the_nearest_two(self):
+        self.assertAlmostEqual(draw_report.percentile([5, 1, 2, 3, 4], 0.1), 1.4)
+        self.assertAlmostEqual(draw_report.percentile([2, 4], 0.5), 3.0)
+        self.assertEqual(draw_report.percentile([7], 0.1), 7)
+
+    def test_statistics_over_the_runs_only(self):
+        rows = [row(1, 20, 16, 0.5), row(2, 20, 32, 2.0), row(3, 20, 64, 1.0), row(4, 20, 128, 0.8),
+                row(5, 20, 64, None, "refused"), row(6, 20, 64, None, "failed"), row(7, 20, 64, None, "skipped"),
+                row(8, 20, 64, None, "failed")]
+        stats = draw_report.band_stats(rows)
+        self.assertEqual([stats[s] for s in draw_report.STATUSES], [4, 1, 2, 1])
+        self.assertAlmostEqual(stats["geomean"], (0.5 * 2.0 * 1.0 * 0.8) ** 0.25)
+        self.assertAlmostEqual(stats["p10"], 0.5 + 0.3 * 0.3)  # sorted 0.5 0.8 1 2, position 0.3
+        self.assertEqual(stats["worst"]["problem"], "p1")
+        self.assertAlmostEqual(stats["below"], 0.5)
+        self.assertNotIn("dram", stats)
+        self.assertEqual(draw_report.band_stats([row(5, 20, 64, None, "refused")])["refused"], 1)
+        self.assertNotIn("geomean", draw_report.band_stats([row(5, 20, 64, None, "refused")]))
+
+    def test_dram_share_is_the_operand_and_c_bytes_at_the_bandwidth_over_the_time(self):
+        bf16 = row(1, 20, 16, 1.0)  # 2 x (16 x 4096 + 4096 x 4096) + 4 x 16 x 4096 bytes
+        expected_bytes = 2 * (16 * 4096 + 4096 * 4096) + 4 * 16 * 4096
+        self.assertEqual(draw_report.dram_bytes(bf16), expected_bytes)
+        self.assertEqual(draw_report.dram_bytes({**bf16, "beta": 0.5}), expected_bytes + 4 * 16 * 4096)
+        self.assertEqual(draw_report.dram_bytes(row(1, 24, 16, 1.0)), 4 * (16 * 4096 + 4096 * 4096) + 4 * 16 * 4096)
+        at_half = {**bf16, "median_ms": 2 * expected_bytes / 2e12 * 1e3}
+        self.assertAlmostEqual(draw_report.dram_share(at_half, 2.0), 0.5)
+        # The median over the band's runs.
+        shares = [0.2, 0.5, 0.9]
+        rows = [{**bf16, "index": i, "median_ms": expected_bytes / 2e12 * 1e3 / share} for i, share in enumerate(shares)]
+        self.assertAlmostEqual(draw_report.band_stats(rows, 2.0)["dram"], 0.5)
+
+    def test_report_of_a_hand_made_csv(self):
+        rows = [row(1, 20, 16, 0.5), row(1, 20, 16, 0.4, timing="graph"), row(2, 20, 100, 2.0),
+                row(3, 20, 5000, 1.25), row(4, 20, 600, None, "refused"), row(5, 20, 20000, None, "skipped"),
+                row(1, 24, 16, 2.5), row(2, 24, 100, None, "failed")]
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "draw_3.csv"
+            draw_report.write_draw(draw_report.in_draw_order(rows), path)
+            read = draw_report.read_draw(path)
+        self.assertEqual(len(read), len(rows))
+        self.assertIsNone(read[-1]["median_ms"])
+        markdown = draw_report.draw_markdown(read, 3, 5, dram_tbps=1.8)
+        self.assertIn("--seed 3 --count 5", markdown)
+        self.assertIn("| M ≤ 256 | 2 | 0 | 0 | 0 | 100.0 % | 65.0 % | 50.0 % (p1) | 50 % | ", markdown)
+        self.assertIn("| 256 < M < 1024 | 0 | 1 | 0 | 0 | – | – | – | – | – |", markdown)
+        self.assertIn("| M ≥ 1024 | 1 | 0 | 0 | 1 | 125.0 % |", markdown)
+        self.assertIn("(1 problem timed again with `--timing graph`)", markdown)
+        self.assertIn("| M ≤ 256 | 2 | 0 | 0 | 0 | 89.4 % |", markdown)  # sqrt(0.4 x 2)
+        self.assertIn("| M ≤ 256 | 1 | 0 | 1 | 0 | 2.50x | 2.50x | 2.50x (p1) | 0 % | ", markdown)
+        self.assertIn("| 20 | why | 1 |", markdown)
+        self.assertIn("| p2 | 24 | launches | why |", markdown)
+        share = draw_report.dram_share(rows[0], 1.8) * 100  # M ≤ 256 median of p1's and p2's
+        share = (share + draw_report.dram_share(rows[2], 1.8) * 100) / 2
+        self.assertIn(f"| {share:.1f} % |", markdown)
+
+
+class RunTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.root = Path(self.tmp.name)
+        self.binary = self.root / "fake_sgemm"
+        self.log = self.root / "fake_sgemm.log"
+        self.binary.write_text(FAKE_BINARY.format(python=sys.executable, columns=list(results_csv.COLUMNS),
+                                                  log=str(self.log)))
+        self.binary.chmod(self.binary.stat().st_mode | stat.S_IXUSR)
+        self.results = self.root / "results"
+        self.out_dir = self.results / results_csv.gpu_slug("Fixture GPU")
+        self.out_dir.mkdir(parents=True)
+        shutil.copy(CEILINGS, self.out_dir / "ceilings.csv")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def run_draw(self, *arguments, fail=""):
+        command = [sys.executable, str(REPO_ROOT / "scripts" / "draw_shapes.py"), "--binary", str(self.binary),
+                   "--results-dir", str(self.results), "--seed", "5", *arguments]
+        return subprocess.run(command, capture_output=True, text=True, timeout=300,
+                              env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "FAKE_FAIL": fail})
+
+    def test_a_draw_through_a_stand_in_binary(self):
+        count, max_flops = 16, 2e11
+        problems = draw_problems.draw(5, count)
+        skipped = [p for p in problems if draw_problems.skip_reason(p, max_flops)]
+        ran = [p for p in problems if p not in skipped]
+        self.assertTrue(skipped and any(p.n % 8 for p in ran))
+        failing = next(p for p in ran if p.kind != "plain")
+        result = self.run_draw("--count", str(count), "--max-flops", str(max_flops), "--timing-short", "graph",
+                               fail=f"10:{failing.m}:{failing.n}:{failing.k}")
+        self.assertEqual(result.returncode, 1, result.stderr)
+        self.assertIn(f"{failing.name} stage 10 (launches): C[0][0] = 1", result.stderr)
+        calls = [call.split() for call in self.log.read_text().splitlines()]
+        first_calls = [call for call in calls if call[-1] == "launches"]
+        self.assertEqual(len(first_calls), 3 * len(ran))
+        self.assertEqual(first_calls[0][:7], ["20", "-m", str(ran[0].m), "-n", str(ran[0].n), "-k", str(ran[0].k)])
+        self.assertEqual(first_calls[0][7:], ["--time-budget", "0.25", "--csv", first_calls[0][10], "--timing", "launches"])
+
+        rows = draw_report.read_draw(self.out_dir / "draw_5.csv")
+        by_status = {status: [r for r in rows if r["status"] == status] for status in draw_report.STATUSES}
+        self.assertEqual(len(by_status["skipped"]), 3 * len(skipped))
+        refused = by_status["refused"]
+        self.assertEqual({(r["stage"], r["index"]) for r in refused},
+                         {(s, p.index) for p in ran for s in (20, 24) if p.n % 8 or (s == 20 and p.k % 8)})
+        self.assertTrue(all(r["reason"].startswith(f"stage {r['stage']} (fake) needs") and r["gpu"] == "Fixture GPU"
+                            for r in refused))
+        self.assertEqual([(r["problem"], r["stage"]) for r in by_status["failed"]], [(failing.name, 10)])
+        # Launches under 100 us (2MNK under 1e10 at the stand-in's 100 TFLOPS) were timed again by graphs.
+        graph = [r for r in rows if r["timing"] == "graph"]
+        short = [r for r in by_status["ok"] if r["timing"] == "launches" and r["median_ms"] < 0.1]
+        self.assertTrue(graph)
+        self.assertEqual({(r["index"], r["stage"]) for r in graph}, {(r["index"], r["stage"]) for r in short})
+        self.assertEqual(len(calls), len(first_calls) + len(graph))
+
+        markdown = (self.out_dir / "draw_5.md").read_text(encoding="utf-8")
+        self.assertIn(f"{count} problems drawn from the seed", markdown)
+        self.assertIn("## Stage 24: FP32 on tensor cores, times cuBLAS SGEMM", markdown)
+        self.assertIn("| 20 | stage 20 (fake) needs N a multiple of 8 |", markdown)
+        self.assertIn(f"| {failing.name} | 10 | launches |", markdown)
+        self.assertIn("1.8 TB/s", markdown)
+        self.assertIn("By CUDA graphs where the first timing's launch took under 100 us", markdown)
+        for line in markdown.splitlines():
+            if line.startswith("| M ≤ 256 |") and not line.endswith("| – |"):
+                self.assertRegex(line, r"\| \d+\.\d % \|$")
+
+        # --no-run rebuilds the same report; a part re-run keeps the other problems' rows.
+        (self.out_dir / "draw_5.md").unlink()
+        result = self.run_draw("--count", str(count), "--max-flops", str(max_flops), "--no-run")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual((self.out_dir / "draw_5.md").read_text(encoding="utf-8"), markdown)
+        result = self.run_draw("--count", str(count), "--max-flops", str(max_flops), "--problems", "1-2",
+                               "--stages", "10")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        again = draw_report.read_draw(self.out_dir / "draw_5.csv")
+        self.assertEqual(len(again), len(rows) - len([r for r in rows if r["index"] <= 2 and r["stage"] == 10]) + 2)
+        self.assertEqual([r["index"] for r in again], sorted(r["index"] for r in again))
+
+    def test_no_run_refuses_a_csv_the_generator_no_longer_draws(self):
+        rows = [row(1, 20, 16, 1.0)]
+        draw_report.write_draw(rows, self.out_dir / "draw_5.csv")
+        result = self.run_draw("--no-run")
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn("the generator changed", result.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
