@@ -37,7 +37,9 @@
 // make survey), with one warpgroup per SM that waits on its own copies: the next stages
 // give the tensor cores more work per byte and take the waiting off them.
 //
-// Shapes: any M; K and N multiples of 8 (TMA reads rows that start 16-byte aligned).
+// Shapes: any M; K and N multiples of 8 (TMA reads rows that start 16-byte aligned). The
+// driver runs other shapes on zero-padded copies of the operands, timed with the stage
+// (src/driver/padded_launch.hpp), as it does for every stage from here to 24.
 // Needs sm_90a.
 #include "15_tma_wgmma.cuh"
 

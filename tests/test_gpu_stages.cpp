@@ -119,6 +119,16 @@ std::vector<Case> all_cases() {
             cases.push_back({stage.number, shape, scalar(rng), 0.0f, label + "_beta0"});
             cases.push_back({stage.number, shape, scalar(rng), scalar(rng), label + "_beta"});
         }
+        // Shapes off the multiples, which a padded stage runs on padded copies of its
+        // operands: all three off, a large one, and a narrow C (stage 24's own kernel).
+        if (r.padded)
+            for (const auto& [label, shape] : {std::pair<std::string, GemmShape>{"padded_odd", {127, 129, 67}},
+                                               {"padded_large_odd", {1000, 1001, 999}},
+                                               {"padded_narrow", {1500, 41, 516}}}) {
+                cases.push_back({stage.number, shape, scalar(rng), 0.0f, label + "_beta0"});
+                cases.push_back({stage.number, shape, scalar(rng), scalar(rng), label + "_beta"});
+                cases.push_back({stage.number, shape, scalar(rng), scalar(rng), label + "_special", InputData::special});
+            }
         // Where stages 20 and 21 choose each of their smaller tiles (20_hopper_tuned.cu on an
         // H100): 64-row tiles for 50 rows (64x256 on a C 22536 wide), 128x128 for 200 rows
         // of a wide C, 128x64 for a C of 1000 x 1000; partial tiles in M and N. Stage 22

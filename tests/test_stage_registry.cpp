@@ -7,6 +7,7 @@
 #include <map>
 #include <regex>
 
+#include "driver/padded_launch.hpp"
 #include "driver/stage_registry.hpp"
 
 namespace sgemm {
@@ -76,6 +77,20 @@ TEST(ShapeRule, DescribesAndRefuses) {
     ASSERT_TRUE(refusal.has_value());
     EXPECT_NE(refusal->find("stage 5"), std::string::npos);
     EXPECT_NE(refusal->find("M=1000"), std::string::npos);
+}
+
+TEST(ShapeRule, PaddedStagesTakeAnyShape) {
+    const ShapeRule padded{1, 8, 8, true};
+    EXPECT_EQ(padded.describe(), "any (N%8 K%8 padded)");
+    EXPECT_FALSE(padded.accepts(GemmShape{127, 129, 67}));  // the kernels do not...
+    EXPECT_TRUE(padded.runs(GemmShape{127, 129, 67}));      // ...the stage does, padded
+    const GemmShape shape = padded_shape(GemmShape{127, 129, 67}, padded);
+    EXPECT_EQ(shape.m, 127);
+    EXPECT_EQ(shape.n, 136);
+    EXPECT_EQ(shape.k, 72);
+    EXPECT_EQ(padded_shape(GemmShape{128, 136, 72}, padded).n, 136);  // already whole: as it is
+    for (int number = 15; number <= 24; ++number)
+        EXPECT_FALSE(shape_refusal(*find_stage(number), GemmShape{1000, 1001, 999}).has_value()) << number;
 }
 
 TEST(ArchitectureRefusal, NamesWhatIsMissing) {

@@ -4,6 +4,7 @@
 
 #include <limits>
 
+#include "driver/padded_launch.hpp"
 #include "gpu/device_fill.hpp"
 
 namespace sgemm {
@@ -37,6 +38,7 @@ void launch_stage(const Stage& stage, const GemmProblem& problem, const StageOpe
         const std::size_t values = static_cast<std::size_t>(problem.shape.m) * static_cast<std::size_t>(problem.shape.n);
         return scale_by(c, values, problem.beta, stream);
     }
+    if (!stage.shape_rule.accepts(problem.shape)) return launch_padded(stage, problem, operands, c, stream);
     if (stage.launch_bf16 != nullptr) stage.launch_bf16(problem, operands.a_bf16, operands.b_bf16, c, stream);
     else stage.launch(problem, operands.a, operands.b, c, stream);
 }
@@ -53,11 +55,12 @@ std::string ShapeRule::describe() const {
     add('M', m_multiple);
     add('N', n_multiple);
     add('K', k_multiple);
-    return text.empty() ? "any" : text;
+    if (text.empty()) return "any";
+    return padded ? "any (" + text + " padded)" : text;
 }
 
 std::optional<std::string> shape_refusal(const Stage& stage, const GemmShape& shape) {
-    if (stage.shape_rule.accepts(shape)) return std::nullopt;
+    if (stage.shape_rule.runs(shape)) return std::nullopt;
     std::string needs;
     const auto add = [&](char dim, int multiple) {
         if (multiple > 1) needs += fmt::format("{}{} a multiple of {}", needs.empty() ? "" : ", ", dim, multiple);

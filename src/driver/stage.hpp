@@ -20,14 +20,18 @@ std::string_view to_string(Precision precision);
 // Unit roundoff of the arithmetic that accumulates the dot products.
 double accumulator_unit_roundoff(Precision precision);
 
-// Divisibility a stage needs; 1 means any size.
+// Divisibility a stage's kernels need; 1 means any size. `padded`: any other shape runs
+// on operands padded to these multiples (padded_launch.hpp), the copies timed with the
+// stage; otherwise the driver refuses it.
 struct ShapeRule {
     int m_multiple = 1;
     int n_multiple = 1;
     int k_multiple = 1;
+    bool padded = false;
 
-    bool accepts(const GemmShape& shape) const;
-    std::string describe() const;  // "any", or "M%128 N%128 K%8"
+    bool accepts(const GemmShape& shape) const;  // the kernels take it as it is
+    bool runs(const GemmShape& shape) const { return padded || accepts(shape); }
+    std::string describe() const;  // "any", "M%128 N%128 K%8", or "any (N%8 K%8 padded)"
 };
 
 struct Stage {
