@@ -94,9 +94,10 @@ static_assert(kSharedBytes <= 227 * 1024, "an H100 block has at most 227 KB of s
 //
 // Per unit of a CTA's run, a split block's K tile: each consumer loads its fragment, finds
 // its rows' scaling and splits it into fp16 parts (a unit ahead, while the tensor cores
-// multiply the one before), and runs three wgmmas a k16 step, hi.hi in one partial and the two lo products
-// in another, which are added to its FP32 sums with the scaling undone. Where a split
-// block's piece ends, the sums go to its slot, and the lines whose check failed are listed.
+// multiply the one before), and runs three wgmmas a k16 step, hi.hi in one partial and the
+// two lo products in another, which are added to its FP32 sums with the scaling undone.
+// Where a split block's piece ends, the sums go to its slot, and the lines whose check
+// failed are listed.
 template <class SplitOperand>
 __global__ void __launch_bounds__(kThreads, 1)
     split_in_registers_kernel(const __grid_constant__ CUtensorMap split_map, const __grid_constant__ CUtensorMap side_map,
