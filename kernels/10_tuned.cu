@@ -17,9 +17,11 @@
 // once per block-row. The group height is tuned with the tile shape.
 //
 // Any shape. A shape that is not a multiple of the tile runs the same kernel compiled
-// with bounds checks on every load (zero-filled outside the matrices, 32-bit loads,
-// since rows need not be 16-byte aligned) and every store. Whole-tile shapes run the
-// unchecked kernel, so aligned sizes pay nothing for the generality.
+// with tests at the edges (EdgeTests in 10_tuned.cuh). Where K and N are multiples of 4,
+// every row starts 16-byte aligned and a float4 lies all inside the matrix or all
+// outside: loads and stores stay float4s, each tested once (1000^3: 71 -> 93 % of
+// cuBLAS, 3000^3: 79 -> 85 %). Other shapes test, load and store every value alone, zeros
+// outside. Whole-tile shapes test nothing, so they pay nothing for the generality.
 //
 // Hiding the barrier. In stage 9 every tile ends with all warps draining at a barrier
 // and then waiting on the next tile's first shared-memory loads. Here the fragments are
@@ -37,7 +39,7 @@
 //
 // What changed since stage 9: the tile shape is a parameter and the tuner's pick; the
 // barrier placement, fragment double-buffering and cp.async for B; the rasterized block
-// order; the edge-safe variant; the split of K.
+// order; the edge-safe variants; the split of K.
 //
 // Prediction: 5–10 % over stage 9, to 90–100 % of cuBLAS.
 //

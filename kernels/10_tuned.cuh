@@ -94,7 +94,7 @@ __host__ __device__ inline int k_parts_of_at_most(int most_k_tiles, int tiles, i
 // and B (TileRectangle): a_element(r, kk) and b_element(kk, j, e) say where A's value at
 // row r of the tile is and B's at column j + e (e: the element of a float4; the sums are
 // written as stage 10 has always written them, so that its machine code stays the same),
-// has_row and has_column whether those are in the problem (checked kernels only). Stage
+// has_row and has_column whether those are in the problem (the kernels that test edges only). Stage
 // 22's FP32 fallback (22_fp32_fallback.cuh) gathers the rows of A through a list
 // (kGatheredRows: a_row(r), found once a tile) and may gather B's columns too
 // (kGatheredColumns: b_row(kk) and b_offset(j), -1 outside the problem).
@@ -112,6 +112,14 @@ struct TileRectangle {
     __device__ const float* b_element(int kk, int column, int e = 0) const { return b + kk * n + column + e; }
 };
 
+// What a block tests at the edges of the matrices:
+//   kNone: the shape is whole tiles; loads and stores are float4s, nothing tested.
+//   kPerFloat4: K and N are multiples of 4, so every row starts 16-byte aligned and a
+//     float4 of A, B or C lies all inside the matrix or all outside: float4 loads and
+//     stores, each tested once (zeros outside).
+//   kPerFloat: any shape: every value is tested and loaded or stored alone.
+enum class EdgeTests { kNone, kPerFloat4, kPerFloat };
+
 // Where a thread's 4x4 quads start in the block's tile (the conflict-free pattern of stage 7).
 template <class Config>
 __device__ __forceinline__ TileOrigin thread_quad_origin() {
@@ -121,9 +129,8 @@ __device__ __forceinline__ TileOrigin thread_quad_origin() {
 }
 
 // acc += the block's tile of A B over K tiles [first_tile, tile_count): the main loop of
-// stage 10. kChecked: every load tests the bounds (for shapes that are not multiples of
-// the tile); without it the tile is whole and loads are float4s.
-template <class Config, bool kChecked, class Operands>
+// stage 10, its loads tested as kEdges says.
+template <class Config, EdgeTests kEdges, class Operands>
 __device__ __forceinline__ void multiply_tile(const Operands& tile, int k, int first_tile, int tile_count,
                                               float* shared, float (&acc)[Config::kThreadM][Config::kThreadN]) {
     using T = Config;
@@ -149,19 +156,22 @@ __device__ __forceinline__ void multiply_tile(const Operands& tile, int k, int f
             const int f = threadIdx.x + j * T::kThreads;
             const int row = f / (T::kBlockK / 4);
             const int col = tile_index * T::kBlockK + f % (T::kBlockK / 4) * 4;
-            if constexpr (Operands::kGatheredRows && kChecked) {
+            if constexpr (Operands::kGatheredRows && kEdges == EdgeTests::kPerFloat) {
                 float v[4];
 #pragma unroll
                 for (int e = 0; e < 4; ++e) v[e] = col + e < k ? a_rows[j][col + e] : 0.0f;
                 a_next[j] = make_float4(v[0], v[1], v[2], v[3]);
             } else if constexpr (Operands::kGatheredRows) {
                 a_next[j] = load_float4(a_rows[j] + col);
-            } else if constexpr (kChecked) {
+            } else if constexpr (kEdges == EdgeTests::kPerFloat) {
                 float v[4];
 #pragma unroll
                 for (int e = 0; e < 4; ++e)
                     v[e] = (tile.has_row(row) && col + e < k) ? tile.a_value(row, col + e) : 0.0f;
                 a_next[j] = make_float4(v[0], v[1], v[2], v[3]);
+            } else if constexpr (kEdges == EdgeTests::kPerFloat4) {
+                a_next[j] = tile.has_row(row) && col < k ? load_float4(tile.a_element(row, col))
+                                                         : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
             } else {
                 a_next[j] = load_float4(tile.a_element(row, col));
             }
@@ -182,7 +192,7 @@ __device__ __forceinline__ void multiply_tile(const Operands& tile, int k, int f
         }
     };
     // B needs no transpose: it is copied asynchronously, a float4 at a time (a float at
-    // a time when checked, since its rows need not be 16-byte aligned), zeros outside.
+    // a time for any shape, since its rows need not be 16-byte aligned), zeros outside.
     // Gathered columns, a float at a time, each found once.
     int b_offsets[T::kBLoads][4];
     if constexpr (Operands::kGatheredColumns) {
@@ -202,20 +212,24 @@ __device__ __forceinline__ void multiply_tile(const Operands& tile, int k, int f
             const int col = f % (T::kBlockN / 4) * 4;
             float* const destination = b_tile + row * T::kBlockN + col;
             if constexpr (Operands::kGatheredColumns) {
-                static_assert(kChecked, "gathered columns are loaded a float at a time");
+                static_assert(kEdges == EdgeTests::kPerFloat, "gathered columns are loaded a float at a time");
 #pragma unroll
                 for (int e = 0; e < 4; ++e) {
                     const bool valid = k0 + row < k && b_offsets[j][e] >= 0;
                     cp_async_4_or_zero(destination + e, valid ? tile.b_row(k0 + row) + b_offsets[j][e] : tile.b_row(0),
                                        valid);
                 }
-            } else if constexpr (kChecked) {
+            } else if constexpr (kEdges == EdgeTests::kPerFloat) {
 #pragma unroll
                 for (int e = 0; e < 4; ++e) {
                     const bool valid = k0 + row < k && tile.has_column(col, e);
                     cp_async_4_or_zero(destination + e, valid ? tile.b_element(k0 + row, col, e) : tile.b_element(0, 0),
                                        valid);
                 }
+            } else if constexpr (kEdges == EdgeTests::kPerFloat4) {
+                const bool valid = k0 + row < k && tile.has_column(col, 0);
+                cp_async_16_or_zero(shared_address(destination),
+                                    valid ? tile.b_element(k0 + row, col) : tile.b_element(0, 0), valid);
             } else {
                 cp_async_16(destination, tile.b_element(k0 + row, col));
             }
@@ -293,10 +307,10 @@ struct Ungated {
     __device__ bool open() const { return true; }
 };
 
-// kChecked: every load and store tests the matrix bounds (see multiply_tile).
+// kEdges: what loads and stores test at the matrix edges (EdgeTests).
 // kSplitK: the block sums part blockIdx.y of K into split.partials (see KSplit).
 // group_rows: block rasterization, see 10_tuned.cu.
-template <class Config, bool kChecked, bool kSplitK, class Gate = Ungated>
+template <class Config, EdgeTests kEdges, bool kSplitK, class Gate = Ungated>
 __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
     tuned_kernel(GemmProblem problem, const float* a, const float* b, float* c, int group_rows, KSplit split,
                  Gate gate) {
@@ -321,7 +335,7 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
     const int k_tiles = ceil_div(k, T::kBlockK);
     const int first_tile = kSplitK ? static_cast<int>(blockIdx.y) * k_tiles / split.parts : 0;
     const int tile_count = kSplitK ? (static_cast<int>(blockIdx.y) + 1) * k_tiles / split.parts : k_tiles;
-    multiply_tile<T, kChecked>(TileRectangle{a, b, row0, col0, m, n, k}, k, first_tile, tile_count, shared, acc);
+    multiply_tile<T, kEdges>(TileRectangle{a, b, row0, col0, m, n, k}, k, first_tile, tile_count, shared, acc);
 #pragma unroll
     for (int r = 0; r < T::kThreadM; ++r)
 #pragma unroll
@@ -329,20 +343,22 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
             const int row = quads.row + (r / 4) * T::kQuadStrideM + r % 4;
             const int col = quads.col + q * T::kQuadStrideN;
             const float quad[4] = {acc[r][4 * q], acc[r][4 * q + 1], acc[r][4 * q + 2], acc[r][4 * q + 3]};
-            if constexpr (kSplitK && kChecked) {  // the part's sums, as they are
+            // A quad inside C, where kPerFloat4 tests quads (N a multiple of 4: all of it or none).
+            const bool quad_inside = kEdges != EdgeTests::kPerFloat4 || (row0 + row < m && col0 + col < n);
+            if constexpr (kSplitK && kEdges == EdgeTests::kPerFloat) {  // the part's sums, as they are
 #pragma unroll
                 for (int e = 0; e < 4; ++e)
                     if (row0 + row < m && col0 + col + e < n) c[row * n + col + e] = quad[e];
             } else if constexpr (kSplitK) {
-                store_float4(c + row * n + col, make_float4(quad[0], quad[1], quad[2], quad[3]));
-            } else if constexpr (kChecked) {
+                if (quad_inside) store_float4(c + row * n + col, make_float4(quad[0], quad[1], quad[2], quad[3]));
+            } else if constexpr (kEdges == EdgeTests::kPerFloat) {
 #pragma unroll
                 for (int e = 0; e < 4; ++e)
                     if (row0 + row < m && col0 + col + e < n) {
                         float& out = c[row * n + col + e];
                         out = scale_and_accumulate(quad[e], problem.alpha, problem.beta, out);
                     }
-            } else {
+            } else if (quad_inside) {
                 store_scaled_float4(c + row * n + col, quad, problem.alpha, problem.beta);
             }
         }
@@ -361,10 +377,10 @@ __global__ void __launch_bounds__(kThreads) sum_k_parts_kernel(GemmProblem probl
     c[i] = scale_and_accumulate(sum, problem.alpha, problem.beta, c[i]);
 }
 
-template <class Config, bool kChecked, bool kSplitK = false, class Gate = Ungated>
+template <class Config, EdgeTests kEdges, bool kSplitK = false, class Gate = Ungated>
 void launch_tuned_kernel(const GemmProblem& problem, const float* a, const float* b, float* c,
                          int group_rows, cudaStream_t stream, KSplit split = {1, nullptr}, Gate gate = {}) {
-    const auto kernel = tuned_kernel<Config, kChecked, kSplitK, Gate>;
+    const auto kernel = tuned_kernel<Config, kEdges, kSplitK, Gate>;
     if constexpr (Config::kSharedBytes > 48 * 1024)  // above 48 KB only on request
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                              static_cast<int>(Config::kSharedBytes));
@@ -379,7 +395,8 @@ inline float* k_split_partials(std::size_t values) {
     return static_cast<float*>(partials.at_least(values * sizeof(float)));
 }
 
-// Whole tiles take the unchecked kernel; any other shape the checked one. K is split
+// Whole tiles take the kernel that tests nothing; rows 16-byte aligned, the one that tests
+// float4s; any other shape, the one that tests every value (EdgeTests). K is split
 // where that finishes sooner (k_parts), and the parts are added up after; most_k_tiles,
 // where set, caps the K tiles of a part (k_parts_of_at_most).
 template <class Config>
@@ -387,24 +404,30 @@ void launch_tile_config(const GemmProblem& problem, const float* a, const float*
                         int group_rows, cudaStream_t stream, int most_k_tiles = 0) {
     const GemmShape& s = problem.shape;
     const bool whole_tiles = s.m % Config::kBlockM == 0 && s.n % Config::kBlockN == 0 && s.k % Config::kBlockK == 0;
+    const bool aligned_rows = s.n % 4 == 0 && s.k % 4 == 0;
     const int tiles = ceil_div(s.m, Config::kBlockM) * ceil_div(s.n, Config::kBlockN);
-    static const int slots = resident_blocks(tuned_kernel<Config, false, false>, Config::kThreads, Config::kSharedBytes);
+    static const int slots =
+        resident_blocks(tuned_kernel<Config, EdgeTests::kNone, false>, Config::kThreads, Config::kSharedBytes);
     const int k_tiles = ceil_div(s.k, Config::kBlockK);
     const int parts = most_k_tiles > 0 ? k_parts_of_at_most(most_k_tiles, tiles, k_tiles, slots)
                                        : k_parts(tiles, k_tiles, slots);
     if (parts > 1) {
         const KSplit split{parts, k_split_partials(static_cast<std::size_t>(parts) * s.m * s.n)};
         if (whole_tiles)
-            launch_tuned_kernel<Config, false, true>(problem, a, b, c, group_rows, stream, split);
+            launch_tuned_kernel<Config, EdgeTests::kNone, true>(problem, a, b, c, group_rows, stream, split);
+        else if (aligned_rows)
+            launch_tuned_kernel<Config, EdgeTests::kPerFloat4, true>(problem, a, b, c, group_rows, stream, split);
         else
-            launch_tuned_kernel<Config, true, true>(problem, a, b, c, group_rows, stream, split);
+            launch_tuned_kernel<Config, EdgeTests::kPerFloat, true>(problem, a, b, c, group_rows, stream, split);
         const std::size_t values = static_cast<std::size_t>(s.m) * s.n;
         const int blocks = static_cast<int>((values + kPartSumThreads - 1) / kPartSumThreads);
         sum_k_parts_kernel<kPartSumThreads><<<blocks, kPartSumThreads, 0, stream>>>(problem, split, c);
     } else if (whole_tiles) {
-        launch_tuned_kernel<Config, false>(problem, a, b, c, group_rows, stream);
+        launch_tuned_kernel<Config, EdgeTests::kNone>(problem, a, b, c, group_rows, stream);
+    } else if (aligned_rows) {
+        launch_tuned_kernel<Config, EdgeTests::kPerFloat4>(problem, a, b, c, group_rows, stream);
     } else {
-        launch_tuned_kernel<Config, true>(problem, a, b, c, group_rows, stream);
+        launch_tuned_kernel<Config, EdgeTests::kPerFloat>(problem, a, b, c, group_rows, stream);
     }
 }
 

@@ -39,7 +39,8 @@
 //
 // Shapes: any M; K and N multiples of 8 (TMA reads rows that start 16-byte aligned). The
 // driver runs other shapes on zero-padded copies of the operands, timed with the stage
-// (src/driver/padded_launch.hpp), as it does for every stage from here to 24.
+// (common/padded_launch.cuh), as it does for every stage to 22; stages 20, 23 and 24
+// choose for themselves.
 // Needs sm_90a.
 #include "15_tma_wgmma.cuh"
 

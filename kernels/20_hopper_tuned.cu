@@ -50,8 +50,13 @@
 // rounds that stream-K cannot recover at its cost. Next: consumers that take turns on two
 // tiles. docs/notes/20_hopper_tuned.md.
 //
-// Shapes: any M; K and N multiples of 8. Needs sm_90a.
+// Shapes: any. K and N multiples of 8 as they are; off them (TMA's rows start 16-byte
+// aligned), a small problem on stage 14's kernel, which loads any shape itself, the rest on
+// zero-padded copies, timed with the stage (common/padded_launch.cuh has the rule and its
+// figures). Needs sm_90a.
 #include "20_hopper_tuned.cuh"
+
+#include "common/padded_launch.cuh"
 
 namespace sgemm {
 namespace {
@@ -111,9 +116,20 @@ void launch_hopper_tuned(const GemmProblem& problem, const __nv_bfloat16* a, con
     }
 }
 
+// Stage 14's launcher (14_multistage.cu): any shape, loaded as it is.
+void launch_multistage(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b, float* c,
+                       cudaStream_t stream);
+
 void launch_hopper_tuned(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b, float* c,
                          cudaStream_t stream) {
-    launch_hopper_tuned(problem, a, b, c, stream, OperandScaling{});
+    constexpr GemmShape kTmaMultiples{1, 8, 8};
+    const auto launch_as_is = [](const GemmProblem& whole, const __nv_bfloat16* a_whole,
+                                 const __nv_bfloat16* b_whole, float* c_whole, cudaStream_t on) {
+        launch_hopper_tuned(whole, a_whole, b_whole, c_whole, on, OperandScaling{});
+    };
+    if (takes_as_is(problem.shape, kTmaMultiples)) return launch_as_is(problem, a, b, c, stream);
+    if (copies_outweigh_math(problem.shape)) return launch_multistage(problem, a, b, c, stream);
+    launch_padded(problem, a, b, c, stream, kTmaMultiples, launch_as_is);
 }
 
 }  // namespace sgemm

@@ -176,14 +176,14 @@ __global__ void __launch_bounds__(Tiles::kThreads, Tiles::kMinBlocksPerSm)
         __builtin_assume(first_k_tile >= 0);
         if (!unit.row_pass) {
             const GatheredTile<true> operands{a, b, unit.rows, unit.columns, unit.origin.row, unit.origin.col, k, n};
-            multiply_tile<T, true>(operands, k, first_k_tile, k_tile_end, shared, acc);
+            multiply_tile<T, EdgeTests::kPerFloat>(operands, k, first_k_tile, k_tile_end, shared, acc);
         } else {
             const GatheredTile<false> operands{a, b, unit.rows, unit.columns, unit.origin.row, unit.origin.col, k, n};
             // Float4 loads of B in the row pass, whose columns are all of C's.
             if (n % T::kBlockN == 0 && k % T::kBlockK == 0)
-                multiply_tile<T, false>(operands, k, first_k_tile, k_tile_end, shared, acc);
+                multiply_tile<T, EdgeTests::kNone>(operands, k, first_k_tile, k_tile_end, shared, acc);
             else
-                multiply_tile<T, true>(operands, k, first_k_tile, k_tile_end, shared, acc);
+                multiply_tile<T, EdgeTests::kPerFloat>(operands, k, first_k_tile, k_tile_end, shared, acc);
         }
     }
 

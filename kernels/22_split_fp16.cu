@@ -288,9 +288,9 @@ void launch_fp32_fallback(const GemmProblem& problem, const float* a, const floa
     if (whole_on_stage_10) {
         const WholeProblemGate gate{flagged, s.m, s.n};
         if (s.m % T::kBlockM == 0 && s.n % T::kBlockN == 0 && s.k % T::kBlockK == 0)
-            launch_tuned_kernel<T, false, false>(problem, a, b, c, kTunedGroupRows, stream, KSplit{1, nullptr}, gate);
+            launch_tuned_kernel<T, EdgeTests::kNone, false>(problem, a, b, c, kTunedGroupRows, stream, KSplit{1, nullptr}, gate);
         else
-            launch_tuned_kernel<T, true, false>(problem, a, b, c, kTunedGroupRows, stream, KSplit{1, nullptr}, gate);
+            launch_tuned_kernel<T, EdgeTests::kPerFloat, false>(problem, a, b, c, kTunedGroupRows, stream, KSplit{1, nullptr}, gate);
     }
     // The partial sums of kMostUnitsPerSlot units a slot, then a count for each tile of
     // either pass (the row pass's tiles and the column pass's cover C and one more row of tiles).

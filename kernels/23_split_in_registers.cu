@@ -49,7 +49,8 @@
 // fragment's scaling and split in 23_split_fragment.cuh, both of which stage 24 shares;
 // this file holds B^T's tile and fragment (SplitOperandB), the pre-pass and the last kernel.
 //
-// Shapes: any M and K; N a multiple of 8. Needs sm_90a.
+// Shapes: any. Its kernels take any M and K and N a multiple of 8; the choice of kernel,
+// other shapes with it, is in split_dispatch.cu. Needs sm_90a.
 #include <cuda.h>
 #include <cuda_fp16.h>
 

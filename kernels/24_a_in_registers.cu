@@ -41,7 +41,8 @@
 // Where it runs: N at most 256 and M at least 16 N, K a multiple of 4 (TMA's rows of A):
 // splits_a_in_registers, in split_dispatch.cuh, which sends the rest to stage 23's choice.
 //
-// Shapes: any M and K; N a multiple of 8. Needs sm_90a.
+// Shapes: any. Its kernels take any M and K and N a multiple of 8; the choice of kernel,
+// other shapes with it, is in split_dispatch.cu. Needs sm_90a.
 #include <cuda.h>
 #include <cuda_fp16.h>
 

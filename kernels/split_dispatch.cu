@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "common/launch.cuh"
+#include "common/padded_launch.cuh"
 
 namespace sgemm {
 
@@ -13,6 +14,21 @@ void launch_split_fp16(const GemmProblem& problem, const float* a, const float* 
 void launch_split_in_registers(const GemmProblem& problem, const float* a, const float* b, float* c,
                                cudaStream_t stream);
 void launch_a_in_registers(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream);
+void launch_tuned(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream);
+
+namespace {
+
+// The FP32 stages' kernels read N-wide rows of B and the splits, and write C, through TMA.
+constexpr GemmShape kTmaMultiples{1, 8, 1};
+
+// A shape off kTmaMultiples: small on stage 10's kernel, else `dispatch` on padded copies.
+void launch_off_multiples(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream,
+                          Fp32Launcher dispatch) {
+    if (copies_outweigh_math(problem.shape)) return launch_tuned(problem, a, b, c, stream);
+    launch_padded(problem, a, b, c, stream, kTmaMultiples, dispatch);
+}
+
+}  // namespace
 
 // The measured crossovers (see the predicates in the header).
 constexpr int kMaxRowsInRegisters = 256, kStage22StackRows = 256, kStage22StackColumns = 128;
@@ -30,6 +46,8 @@ bool splits_a_in_registers(const GemmShape& shape) {
 
 void dispatch_split_in_registers(const GemmProblem& problem, const float* a, const float* b, float* c,
                                  cudaStream_t stream) {
+    if (!takes_as_is(problem.shape, kTmaMultiples))
+        return launch_off_multiples(problem, a, b, c, stream, dispatch_split_in_registers);
     static const int sms = std::max(current_sm_count(), 1);
     if (splits_in_registers(problem.shape, sms))
         launch_split_in_registers(problem, a, b, c, stream);
@@ -39,6 +57,8 @@ void dispatch_split_in_registers(const GemmProblem& problem, const float* a, con
 
 void dispatch_a_in_registers(const GemmProblem& problem, const float* a, const float* b, float* c,
                              cudaStream_t stream) {
+    if (!takes_as_is(problem.shape, kTmaMultiples))
+        return launch_off_multiples(problem, a, b, c, stream, dispatch_a_in_registers);
     if (splits_a_in_registers(problem.shape))
         launch_a_in_registers(problem, a, b, c, stream);
     else

@@ -5,6 +5,9 @@
 // 23 and 24 (split_dispatch.cu):
 //   stage 23: splits_in_registers ? stage 23's kernels : stage 22's launcher
 //   stage 24: splits_a_in_registers ? stage 24's kernels : stage 23's entry point
+// Both take any shape. With N off a multiple of 8 (the kernels' TMA rows), a small problem
+// runs on stage 10's kernel as it is (copies_outweigh_math, common/padded_launch.cuh), the
+// rest on zero-padded copies.
 #pragma once
 
 #include <cuda_runtime.h>

@@ -7,7 +7,7 @@
 #include <map>
 #include <regex>
 
-#include "driver/padded_launch.hpp"
+#include "kernels/common/padded_launch.cuh"
 #include "driver/stage_registry.hpp"
 
 namespace sgemm {
@@ -84,11 +84,14 @@ TEST(ShapeRule, PaddedStagesTakeAnyShape) {
     EXPECT_EQ(padded.describe(), "any (N%8 K%8 padded)");
     EXPECT_FALSE(padded.accepts(GemmShape{127, 129, 67}));  // the kernels do not...
     EXPECT_TRUE(padded.runs(GemmShape{127, 129, 67}));      // ...the stage does, padded
-    const GemmShape shape = padded_shape(GemmShape{127, 129, 67}, padded);
+    const GemmShape multiples{padded.m_multiple, padded.n_multiple, padded.k_multiple};
+    const GemmShape shape = padded_shape(GemmShape{127, 129, 67}, multiples);
     EXPECT_EQ(shape.m, 127);
     EXPECT_EQ(shape.n, 136);
     EXPECT_EQ(shape.k, 72);
-    EXPECT_EQ(padded_shape(GemmShape{128, 136, 72}, padded).n, 136);  // already whole: as it is
+    EXPECT_EQ(padded_shape(GemmShape{128, 136, 72}, multiples).n, 136);  // already whole: as it is
+    EXPECT_TRUE(takes_as_is(GemmShape{128, 136, 72}, multiples));
+    EXPECT_FALSE(takes_as_is(GemmShape{128, 136, 71}, multiples));
     for (int number = 15; number <= 24; ++number)
         EXPECT_FALSE(shape_refusal(*find_stage(number), GemmShape{1000, 1001, 999}).has_value()) << number;
 }

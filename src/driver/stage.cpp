@@ -4,8 +4,8 @@
 
 #include <limits>
 
-#include "driver/padded_launch.hpp"
 #include "gpu/device_fill.hpp"
+#include "kernels/common/padded_launch.cuh"
 
 namespace sgemm {
 
@@ -38,7 +38,13 @@ void launch_stage(const Stage& stage, const GemmProblem& problem, const StageOpe
         const std::size_t values = static_cast<std::size_t>(problem.shape.m) * static_cast<std::size_t>(problem.shape.n);
         return scale_by(c, values, problem.beta, stream);
     }
-    if (!stage.shape_rule.accepts(problem.shape)) return launch_padded(stage, problem, operands, c, stream);
+    const ShapeRule& rule = stage.shape_rule;
+    if (!rule.accepts(problem.shape)) {
+        const GemmShape multiples{rule.m_multiple, rule.n_multiple, rule.k_multiple};
+        if (stage.launch_bf16 != nullptr)
+            return launch_padded(problem, operands.a_bf16, operands.b_bf16, c, stream, multiples, stage.launch_bf16);
+        return launch_padded(problem, operands.a, operands.b, c, stream, multiples, stage.launch);
+    }
     if (stage.launch_bf16 != nullptr) stage.launch_bf16(problem, operands.a_bf16, operands.b_bf16, c, stream);
     else stage.launch(problem, operands.a, operands.b, c, stream);
 }

@@ -38,7 +38,9 @@ namespace {
 constexpr ShapeRule kAnyShape{};
 // TMA reads rows that start 16-byte aligned: bf16 rows of K (A) and N (B) values; the
 // FP32 stages' kernels take any K, and N a multiple of 8 (their parts' rows and C's).
-// Other shapes run on padded copies of the operands (padded_launch.hpp).
+// Other shapes run on padded copies of the operands (kernels/common/padded_launch.cuh).
+// Stages 20, 23 and 24 take any shape and choose themselves: a small problem off the
+// multiples runs unpadded on stage 14's kernel (20) or stage 10's (23, 24).
 constexpr ShapeRule kTmaRows{1, 8, 8, true};
 constexpr ShapeRule kFp32TmaRows{1, 8, 1, true};
 constexpr bool kSm90a = true;
@@ -65,11 +67,11 @@ constexpr Stage kStages[] = {
     {17, "warp_specialized",    Precision::bf16, 90, kTmaRows,     "a producer warpgroup, two consumers, full/empty barriers, setmaxnreg", nullptr, launch_warp_specialized, kSm90a},
     {18, "clusters",            Precision::bf16, 90, kTmaRows,     "clusters of two CTAs share B's tile through TMA multicast", nullptr, launch_clusters, kSm90a},
     {19, "persistent",          Precision::bf16, 90, kTmaRows,     "one CTA per SM loops over the tiles; loads run ahead through epilogues", nullptr, launch_persistent, kSm90a},
-    {20, "hopper_tuned",        Precision::bf16, 90, kTmaRows,     "tiles chosen by shape, pipeline depth, cluster and raster order by the tuner", nullptr, launch_hopper_tuned, kSm90a},
+    {20, "hopper_tuned",        Precision::bf16, 90, kAnyShape,     "tiles chosen by shape, pipeline depth, cluster and raster order by the tuner; small odd shapes on stage 14", nullptr, launch_hopper_tuned, kSm90a},
     {21, "split_bf16",          Precision::fp32, 90, kFp32TmaRows, "FP32 on tensor cores: A and B split into three bf16 parts, six products", launch_split_bf16, nullptr, kSm90a},
     {22, "split_fp16",          Precision::fp32, 90, kFp32TmaRows, "FP32 on tensor cores: rows and columns scaled, two fp16 parts, sums in registers; small M on stage 10", launch_split_fp16, nullptr, kSm90a},
-    {23, "split_in_registers",  Precision::fp32, 90, kFp32TmaRows, "FP32 on tensor cores: B read once and split in registers (few rows of A, small C); the rest on stage 22", dispatch_split_in_registers, nullptr, kSm90a},
-    {24, "a_in_registers",      Precision::fp32, 90, kFp32TmaRows, "FP32 on tensor cores: A read once and split in registers (a narrow C); the rest on stage 23", dispatch_a_in_registers, nullptr, kSm90a},
+    {23, "split_in_registers",  Precision::fp32, 90, kAnyShape   , "FP32 on tensor cores: B read once and split in registers (few rows of A, small C); the rest on stage 22", dispatch_split_in_registers, nullptr, kSm90a},
+    {24, "a_in_registers",      Precision::fp32, 90, kAnyShape   , "FP32 on tensor cores: A read once and split in registers (a narrow C); the rest on stage 23", dispatch_a_in_registers, nullptr, kSm90a},
 };
 // clang-format on
 

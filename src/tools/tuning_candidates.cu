@@ -20,7 +20,7 @@ int registers_of(Kernel kernel) {
 template <class Config, int GroupRows>
 void launch_candidate(const GemmProblem& problem, const float* a, const float* b, float* c,
                       cudaStream_t stream) {
-    launch_tuned_kernel<Config, false>(problem, a, b, c, GroupRows, stream);
+    launch_tuned_kernel<Config, EdgeTests::kNone>(problem, a, b, c, GroupRows, stream);
 }
 
 template <class Config, int GroupRows>
@@ -30,7 +30,7 @@ TuningCandidate candidate() {
                                        T::kBlockN, T::kBlockK, T::kWarpM, T::kWarpN, T::kThreadM,
                                        T::kThreadN, T::kStages, T::kMinBlocksPerSm),
                            GroupRows, T::kThreads, T::kSharedBytes,
-                           registers_of(tuned_kernel<Config, false, false>), launch_candidate<Config, GroupRows>};
+                           registers_of(tuned_kernel<Config, EdgeTests::kNone, false>), launch_candidate<Config, GroupRows>};
 }
 
 template <class Config, int GroupRows>
