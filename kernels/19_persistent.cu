@@ -17,6 +17,9 @@
 //     chunk; it waits only until the engine has read a buffer two chunks later, not until
 //     C is in memory. alpha and beta are applied on the way, and TMA leaves out what lies
 //     outside C. The ring keeps its four stages: 4 x 48 + 2 x 16 KB of buffers = 225 KB.
+//   - C in bf16 where asked (sgemm --c-type bf16: what a transformer layer writes, and what
+//     the public Hopper worklogs measure): a chunk's 128-byte rows hold 64 bf16 columns,
+//     half the bytes out, against cuBLAS writing bf16 C.
 //
 // What changed since stage 18: the loops over the cluster's stacks, with the ring's
 // position (`passed`) running on from one tile to the next; the C stores; raster groups of
@@ -31,9 +34,11 @@
 // most likely the copy engine takes a chunk only as fast as it writes one out, so a
 // consumer still waits for most of its tile's write (not measured). Also left at 4096:
 // 256 stacks on 66 clusters make 3.88 rounds, and the last leaves 8 clusters idle.
-// docs/notes/19_persistent.md has the other tries (larger buffers, deferred stores).
+// With bf16 C the ratios stayed (99.1 and 101.7 %). docs/notes/19_persistent.md has the
+// other tries (larger buffers, deferred stores) and the bf16 C figures.
 //
-// Shapes: any M; K and N multiples of 8. Needs sm_90a.
+// Shapes: any M; K and N multiples of 8 (with FP32 C, others padded by the driver).
+// Needs sm_90a.
 #include <cuda.h>
 
 #include <algorithm>
@@ -75,9 +80,11 @@ static_assert(Tiles::kBSlabs % kClusterM == 0, "the cluster's CTAs load B's slab
 static_assert(kMBlocks == 1, "TMA stores: one m64 block per consumer");
 static_assert(kSharedBytes <= 227 * 1024, "an H100 block has at most 227 KB of shared memory");
 
+// COut: C's type, float or __nv_bfloat16.
+template <class COut>
 __global__ void __launch_bounds__(kThreads, 1)
     persistent_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
-                      const __grid_constant__ CUtensorMap c_map, float* c, GemmProblem problem, int group_rows) {
+                      const __grid_constant__ CUtensorMap c_map, COut* c, GemmProblem problem, int group_rows) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     SharedMemory& shared = shared_memory_as<SharedMemory>();
     Tiles::Stage* const ring = shared.ring;
@@ -145,11 +152,10 @@ __global__ void __launch_bounds__(kThreads, 1)
             warpgroup_finish<kMBlocks, kBlockN>(acc);
             release((passed - 1) % kStages);  // the producer is already loading the next tile
 #pragma unroll
-            for (int chunk = 0; chunk < kBlockN / kCChunkColumns; ++chunk)
-                store_c_chunk_through_tma<kCBuffers>(acc[0] + chunk * kCChunkValues, problem, c, &c_map,
-                                                     shared.c_buffers[warpgroup - 1], c_chunks++,
-                                                     tile.row + first_row, tile.col + chunk * kCChunkColumns,
-                                                     warpgroup);
+            for (int chunk = 0; chunk < kBlockN / kCChunkColumnsOf<COut>; ++chunk)
+                store_c_chunk_through_tma<kCBuffers>(acc[0] + chunk * kCChunkValuesOf<COut>, problem, c, &c_map,
+                                                     shared.c_buffers[warpgroup - 1], c_chunks++, tile.row + first_row,
+                                                     tile.col + chunk * kCChunkColumnsOf<COut>, warpgroup);
         }
         // Shared memory must outlive the copy engine's reads of it.
         if (signals) tma_store_wait<0>();
@@ -160,20 +166,32 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif
 }
 
+template <class COut>
+void launch_persistent_into(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b, COut* c,
+                            cudaStream_t stream) {
+    const GemmShape& shape = problem.shape;
+    const CUtensorMap a_map = make_bf16_tensor_map(a, shape.m, shape.k, kBlockM, Tiles::kBlockK);
+    const CUtensorMap b_map = make_bf16_tensor_map(b, shape.k, shape.n, Tiles::kBlockK, Tiles::kBSlabColumns);
+    const CUtensorMap c_map = make_c_tensor_map(c, shape.m, shape.n);
+    const auto kernel = persistent_kernel<COut>;
+    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes);
+    const int stacks = ceil_div(shape.m, kClusterM * kBlockM) * ceil_div(shape.n, kBlockN);
+    const int resident = max_active_clusters(kernel, kThreads, kClusterM, kSharedBytes);
+    const int clusters = resident > 0 ? std::min(stacks, resident) : stacks;
+    launch_with_cluster(kernel, clusters * kClusterM, kThreads, kClusterM, kSharedBytes, stream, a_map, b_map, c_map,
+                        c, problem, 8);
+}
+
 }  // namespace
 
 void launch_persistent(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b, float* c,
                        cudaStream_t stream) {
-    const GemmShape& shape = problem.shape;
-    const CUtensorMap a_map = make_bf16_tensor_map(a, shape.m, shape.k, kBlockM, Tiles::kBlockK);
-    const CUtensorMap b_map = make_bf16_tensor_map(b, shape.k, shape.n, Tiles::kBlockK, Tiles::kBSlabColumns);
-    const CUtensorMap c_map = make_fp32_tensor_map(c, shape.m, shape.n, kCChunkRows, kCChunkColumns);
-    cudaFuncSetAttribute(persistent_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes);
-    const int stacks = ceil_div(shape.m, kClusterM * kBlockM) * ceil_div(shape.n, kBlockN);
-    const int resident = max_active_clusters(persistent_kernel, kThreads, kClusterM, kSharedBytes);
-    const int clusters = resident > 0 ? std::min(stacks, resident) : stacks;
-    launch_with_cluster(persistent_kernel, clusters * kClusterM, kThreads, kClusterM, kSharedBytes, stream, a_map,
-                        b_map, c_map, c, problem, 8);
+    launch_persistent_into(problem, a, b, c, stream);
+}
+
+void launch_persistent_bf16_c(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b,
+                              __nv_bfloat16* c, cudaStream_t stream) {
+    launch_persistent_into(problem, a, b, c, stream);
 }
 
 }  // namespace sgemm

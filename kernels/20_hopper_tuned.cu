@@ -42,18 +42,18 @@
 // tiles by shape, most of the SMs that the small problems left idle: up to 2x at 1024.
 //
 // Measured on the H100 (make results): 98.7 % of cuBLAS BF16 at N = 4096 and 104.5 % at
-// 8192, where stream-K gained 2 points, most of the prediction; cuBLASLt's fastest Hopper
-// kernels (make survey) reached 100.0 and 102.8 %. Tiles by shape (make shapes): 1024
-// 53.9 -> 84.1 %; over the suite's M <= 256, 72.1 -> 89.6 % geomean, M >= 1024 89.2 -> 96.1;
-// shares of a deep stack and 128x128 tiles for a long K: 256 x 256 x 65536 60.0 -> 81.9 %,
-// 1024 x 1024 x 16384 66.5 -> 76.5 %. What limits 4096 is stage 19's: the C stores, and 3.88
-// rounds that stream-K cannot recover at its cost. Next: consumers that take turns on two
-// tiles. docs/notes/20_hopper_tuned.md.
+// 8192, where stream-K gained 2 points, most of the prediction. Tiles by shape (make
+// shapes): 1024 53.9 -> 84.1 %; the suite's M <= 256, 72.1 -> 89.6 % geomean. What limits
+// 4096 is stage 19's: the C stores, and 3.88 rounds that stream-K cannot recover at its
+// cost. Next: consumers that take turns on two tiles. With bf16 C (stage 19): 98.4 % at
+// 4096 and 104.0 % at 8192, where issue 48 measured pranjalssh/fast.cu's best kernel at
+// 100.4 and 102.6 %. docs/notes/20_hopper_tuned.md has these and the other figures
+// (cuBLASLt's kernels, long K, the shapes off the multiples).
 //
 // Shapes: any. K and N multiples of 8 as they are; off them (TMA's rows start 16-byte
 // aligned), a small problem on stage 14's kernel, which loads any shape itself, the rest on
 // zero-padded copies, timed with the stage (common/padded_launch.cuh has the rule and its
-// figures). Needs sm_90a.
+// figures). bf16 C: K and N multiples of 8. Needs sm_90a.
 #include "20_hopper_tuned.cuh"
 
 #include "common/padded_launch.cuh"
@@ -100,8 +100,11 @@ TunedTiles tuned_tiles_for(const GemmShape& shape, int sms) {
     return TunedTiles::kNarrow;
 }
 
-void launch_hopper_tuned(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b, float* c,
-                         cudaStream_t stream, const OperandScaling& scaling) {
+namespace {
+
+template <class COut>
+void launch_in_tuned_tiles(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b, COut* c,
+                           cudaStream_t stream, const OperandScaling& scaling) {
     switch (tuned_tiles_for(problem.shape, current_sm_count())) {
         case TunedTiles::kFewRows:
             return launch_hopper_tuned_kernel<FewRowTiles>(problem, a, b, c, kTunedGroupRows, stream, scaling);
@@ -114,6 +117,18 @@ void launch_hopper_tuned(const GemmProblem& problem, const __nv_bfloat16* a, con
         case TunedTiles::kNarrow:
             return launch_hopper_tuned_kernel<NarrowTiles>(problem, a, b, c, kTunedGroupRows, stream, scaling);
     }
+}
+
+}  // namespace
+
+void launch_hopper_tuned(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b, float* c,
+                         cudaStream_t stream, const OperandScaling& scaling) {
+    launch_in_tuned_tiles(problem, a, b, c, stream, scaling);
+}
+
+void launch_hopper_tuned_bf16_c(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b,
+                                __nv_bfloat16* c, cudaStream_t stream) {
+    launch_in_tuned_tiles(problem, a, b, c, stream, OperandScaling{});
 }
 
 // Stage 14's launcher (14_multistage.cu): any shape, loaded as it is.

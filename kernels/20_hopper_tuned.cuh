@@ -100,27 +100,28 @@ struct ClusterOf {
 // A consumer's part of C leaves its registers: stage 21's scaling undone (`scaling`; none
 // where its pointers are null), then chunk by chunk through shared memory and TMA stores
 // (stage 19). `part`: where the part starts in C; `c_chunks` counts the consumer's chunks.
-template <class Config>
+template <class Config, class COut>
 __device__ __forceinline__ void write_c_part(WarpgroupAccumulators<Config::kMBlocks, Config::kColumnsPerConsumer>& acc,
-                                             const GemmProblem& problem, float* c, const CUtensorMap* c_map,
+                                             const GemmProblem& problem, COut* c, const CUtensorMap* c_map,
                                              std::uint8_t* c_buffers, int& c_chunks, TileOrigin part,
                                              const OperandScaling& scaling, int barrier_id) {
     constexpr int kColumns = Config::kColumnsPerConsumer;
     if (scaling.row_exponents != nullptr)
         unscale_accumulators<Config::kMBlocks, kColumns>(acc, scaling, problem.shape, part.row, part.col);
 #pragma unroll
-    for (int chunk = 0; chunk < kColumns / kCChunkColumns; ++chunk)
-        store_c_chunk_through_tma<Config::kCBuffers>(acc[0] + chunk * kCChunkValues, problem, c, c_map, c_buffers,
-                                                     c_chunks++, part.row, part.col + chunk * kCChunkColumns,
-                                                     barrier_id);
+    for (int chunk = 0; chunk < kColumns / kCChunkColumnsOf<COut>; ++chunk)
+        store_c_chunk_through_tma<Config::kCBuffers>(acc[0] + chunk * kCChunkValuesOf<COut>, problem, c, c_map,
+                                                     c_buffers, c_chunks++, part.row,
+                                                     part.col + chunk * kCChunkColumnsOf<COut>, barrier_id);
 }
 
 // kShares (schedule.sliced): every sharer of a leftover stack writes a share of it. A kernel
 // of its own, so that the last-sharer hand-over runs the code it ran before shares existed.
-template <class Config, bool kShares>
+// COut: C's type, float or __nv_bfloat16.
+template <class Config, bool kShares, class COut = float>
 __global__ void __launch_bounds__(Config::kThreads, 1)
     hopper_tuned_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
-                        const __grid_constant__ CUtensorMap c_map, float* c, GemmProblem problem, int group_rows,
+                        const __grid_constant__ CUtensorMap c_map, COut* c, GemmProblem problem, int group_rows,
                         const __grid_constant__ TileSchedule schedule, StreamKWorkspace workspace,
                         OperandScaling scaling) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -210,17 +211,17 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
 #endif
 }
 
-// scaling: how stage 21 scaled A and B, undone before C is written.
-template <class Config>
-void launch_hopper_tuned_kernel(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b, float* c,
+// scaling: how stage 21 scaled A and B, undone before C is written. COut: C's type.
+template <class Config, class COut = float>
+void launch_hopper_tuned_kernel(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b, COut* c,
                                 int group_rows, cudaStream_t stream, const OperandScaling& scaling = {}) {
     using Tiles = typename Config::Tiles;
     const GemmShape& shape = problem.shape;
     const CUtensorMap a_map = make_bf16_tensor_map(a, shape.m, shape.k, Config::kBlockM, Tiles::kBlockK);
     const CUtensorMap b_map = make_bf16_tensor_map(b, shape.k, shape.n, Tiles::kBlockK, Tiles::kBSlabColumns);
-    const CUtensorMap c_map = make_fp32_tensor_map(c, shape.m, shape.n, kCChunkRows, kCChunkColumns);
-    const auto kernel = hopper_tuned_kernel<Config, false>;
-    const auto shares_kernel = hopper_tuned_kernel<Config, true>;
+    const CUtensorMap c_map = make_c_tensor_map(c, shape.m, shape.n);
+    const auto kernel = hopper_tuned_kernel<Config, false, COut>;
+    const auto shares_kernel = hopper_tuned_kernel<Config, true, COut>;
     cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Config::kSharedBytes);
     cudaFuncSetAttribute(shares_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Config::kSharedBytes);
     const int stacks = ceil_div(shape.m, Config::kClusterM * Config::kBlockM) * ceil_div(shape.n, Config::kBlockN);
@@ -245,5 +246,9 @@ TunedTiles tuned_tiles_for(const GemmShape& shape, int sms);
 // C is written. The registry's launcher (no scaling) is in 20_hopper_tuned.cu.
 void launch_hopper_tuned(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b, float* c,
                          cudaStream_t stream, const OperandScaling& scaling);
+
+// Stage 20 writing C in bf16 (sgemm --c-type bf16): K and N multiples of 8.
+void launch_hopper_tuned_bf16_c(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b,
+                                __nv_bfloat16* c, cudaStream_t stream);
 
 }  // namespace sgemm

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstddef>
+#include <type_traits>
 
 #include "common/epilogue.cuh"
 #include "common/gemm_problem.hpp"
@@ -223,9 +224,9 @@ __device__ __forceinline__ AccumulatorPosition slot_position(int index, int thre
 // x 65536 in 128x256 tiles: 63 % of cuBLAS that way, 73 % this way).
 // slot_of(i): the i-th sharer's slot. The last CTA through lowers `arrivals` to zero for the
 // next launch.
-template <int kMBlocks, int kBlockN, bool kSplitColumns, class SlotOf>
+template <int kMBlocks, int kBlockN, bool kSplitColumns, class SlotOf, class COut>
 __device__ __forceinline__ void finish_shared_share(SlotOf slot_of, int sharers, int share, int* arrivals, float4* sums,
-                                                    TileOrigin tile, const GemmProblem& problem, float* c,
+                                                    TileOrigin tile, const GemmProblem& problem, COut* c,
                                                     const OperandScaling& scaling, const HandOverThreads& who) {
     const int thread = who.thread, threads = who.threads;
     if (thread == 0)
@@ -282,8 +283,11 @@ __device__ __forceinline__ void finish_shared_share(SlotOf slot_of, int sharers,
 #pragma unroll
                 for (int p = 0; p < 2; ++p)
                     pair[p] = ldexpf(pair[p], -(scaling.row_exponents[row] + scaling.column_exponents[column + p]));
-            store_scaled_float2(c + static_cast<std::size_t>(row) * problem.shape.n + column, pair[0], pair[1],
-                                problem.alpha, problem.beta);
+            COut* const out = c + static_cast<std::size_t>(row) * problem.shape.n + column;
+            if constexpr (std::is_same_v<COut, float>)
+                store_scaled_float2(out, pair[0], pair[1], problem.alpha, problem.beta);
+            else
+                store_scaled_bf16x2(out, pair[0], pair[1], problem.alpha, problem.beta);
         }
     }
     if (thread == 0 && atomicAdd(arrivals, 1) == 2 * sharers - 1) *arrivals = 0;
@@ -350,10 +354,10 @@ __device__ __forceinline__ bool hand_over_piece(
 // With shares, once the cluster's run is done: for each leftover stack the run reaches
 // into, the CTA adds up its share of the sharers' slots and writes that share of C
 // (finish_shared_share), adding into `sums`. tile_of(stack): the CTA's tile of a stack.
-template <class Config, class TileOf>
+template <class Config, class TileOf, class COut>
 __device__ __forceinline__ void write_shares(const TileSchedule& schedule, int cluster, unsigned rank,
                                              const StreamKWorkspace& workspace, TileOf tile_of, float4* sums,
-                                             const GemmProblem& problem, float* c, const OperandScaling& scaling,
+                                             const GemmProblem& problem, COut* c, const OperandScaling& scaling,
                                              const HandOverThreads& who) {
     constexpr int kClusterM = Config::kClusterM, kTileValues = Config::kBlockM * Config::kBlockN;
     const long long begin = schedule.run_begin(cluster), end = schedule.run_begin(cluster + 1);

@@ -94,6 +94,12 @@ TEST(Binary, ShapeTheStageCannotDo) {
     expect_one_line_error(run_sgemm("5 100"), 2, "stage 5 (2d_blocktiling) needs");
 }
 
+TEST(Binary, Bf16OutputOnAStageThatWritesFp32Only) {
+    expect_one_line_error(run_sgemm("10 256 --c-type bf16"), 2, "stage 10 (tuned) writes FP32 C only");
+    expect_one_line_error(run_sgemm("20 -m 256 -n 100 -k 64 --c-type bf16"), 2,
+                          "stage 20 (hopper_tuned) writes bf16 C where N and K are multiples of 8");
+}
+
 TEST(Binary, NoGpuPresent) {
     expect_one_line_error(run_sgemm("1 64", "CUDA_VISIBLE_DEVICES="), 1, "no usable CUDA GPU");
 }

@@ -65,6 +65,21 @@ TEST(ErrorBudget, OneElementJustWithinItsBudgetPassesElementwise) {
     EXPECT_NEAR(report.worst_error_over_budget, 0.9, 0.01);
 }
 
+// C written in bf16: the reference rounded to bf16's 8 significant bits (the best a stage
+// could write) passes only with bf16's output rounding in the budget.
+TEST(ErrorBudget, Bf16OutputRoundingIsInTheBudgetOnlyWhenAsked) {
+    Fixture f;
+    for (std::size_t i = 0; i < f.c.size(); ++i) {
+        int exponent = 0;
+        const double fraction = std::frexp(f.reference[i], &exponent);  // in [0.5, 1)
+        f.c[i] = static_cast<float>(std::ldexp(std::nearbyint(std::ldexp(fraction, 8)), exponent - 8));
+    }
+    EXPECT_FALSE(check_against_reference(f.c, f.reference, f.magnitude, f.budget).passed());
+    ErrorBudget bf16_output = f.budget;
+    bf16_output.output_unit_roundoff = kBf16UnitRoundoff;
+    EXPECT_TRUE(check_against_reference(f.c, f.reference, f.magnitude, bf16_output).passed());
+}
+
 TEST(ErrorBudget, UnwrittenElementFails) {
     Fixture f;
     const std::size_t unwritten = f.c.size() - 1;

@@ -40,11 +40,12 @@ const StageRunner& runner() {
 }
 
 StageResult run_checked(const Stage& stage, const GemmProblem& problem, std::uint64_t seed,
-                        InputData data = InputData::uniform) {
+                        InputData data = InputData::uniform, COutput c_output = COutput::fp32) {
     RunSettings settings;
     settings.problem = problem;
     settings.seed = seed;
     settings.data = data;
+    settings.c_output = c_output;
     settings.timing = TimingSettings{1, 1.0};
     return runner().run(stage, settings);
 }
@@ -66,11 +67,12 @@ struct Case {
     float beta;
     std::string label;
     InputData data = InputData::uniform;
+    COutput c_output = COutput::fp32;
 };
 
 void PrintTo(const Case& c, std::ostream* os) {
-    *os << fmt::format("stage {} M={} N={} K={} alpha={} beta={} data {}", c.stage, c.shape.m, c.shape.n,
-                       c.shape.k, c.alpha, c.beta, to_string(c.data));
+    *os << fmt::format("stage {} M={} N={} K={} alpha={} beta={} data {} C {}", c.stage, c.shape.m, c.shape.n,
+                       c.shape.k, c.alpha, c.beta, to_string(c.data), to_string(c.c_output));
 }
 
 std::vector<Case> all_cases() {
@@ -177,6 +179,23 @@ std::vector<Case> all_cases() {
                                         InputData::extremes, InputData::special})
             cases.push_back({stage.number, few_tiles, scalar(rng), scalar(rng),
                              fmt::format("few_tiles_long_k_{}", to_string(hostile)), hostile});
+        // C written in bf16 (stages 19 and 20): an odd shape, the whole-tile one, a C of few
+        // tiles and a long K (stage 20's shares of a stack), and the kinds with C an input.
+        if (stage.launch_bf16_c != nullptr) {
+            for (const auto& [label, shape] : {std::pair<std::string, GemmShape>{"bf16_c_odd", {200, 264, 136}},
+                                               {"bf16_c_large", {2048, 2048, 2048}},
+                                               {"bf16_c_few_tiles_long_k", {256, 256, 16384}},
+                                               {"bf16_c_few_rows", {50, 4104, 520}}}) {
+                cases.push_back({stage.number, shape, scalar(rng), 0.0f, label + "_beta0", InputData::uniform,
+                                 COutput::bf16});
+                cases.push_back({stage.number, shape, scalar(rng), scalar(rng), label + "_beta", InputData::uniform,
+                                 COutput::bf16});
+            }
+            for (const InputData kind : {InputData::wide, InputData::graded, InputData::outliers, InputData::special})
+                cases.push_back({stage.number, large, scalar(rng), scalar(rng), fmt::format("bf16_c_{}", to_string(kind)),
+                                 kind, COutput::bf16});
+            cases.push_back({stage.number, large, 0.0f, scalar(rng), "bf16_c_alpha0", InputData::uniform, COutput::bf16});
+        }
         // The same kinds where stages 20 and 21 share leftover stacks out by K and the last
         // of a few sharers adds the others' partial sums (on an H100): 17 stacks of 64-row
         // tiles on 66 clusters, and one whole round of 128x64 tiles, then 12 stacks on 132
@@ -204,7 +223,9 @@ TEST_P(StageCorrectness, MatchesFloat64Reference) {
     if (const auto refusal = architecture_refusal(stage, device().compute_capability, build_target()))
         GTEST_SKIP() << *refusal;
     ASSERT_FALSE(shape_refusal(stage, c.shape).has_value());
-    const StageResult result = run_checked(stage, GemmProblem{c.shape, c.alpha, c.beta}, 1000 + c.stage, c.data);
+    ASSERT_FALSE(c_output_refusal(stage, c.c_output, c.shape).has_value());
+    const StageResult result =
+        run_checked(stage, GemmProblem{c.shape, c.alpha, c.beta}, 1000 + c.stage, c.data, c.c_output);
     ASSERT_TRUE(result.verification.has_value());
     const VerificationReport& report = result.verification->stage;
     EXPECT_TRUE(report.passed()) << fmt::format(

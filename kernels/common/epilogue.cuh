@@ -5,6 +5,8 @@
 // 0 * NaN is NaN.
 #pragma once
 
+#include <cuda_bf16.h>
+
 #include "vector_access.cuh"
 
 namespace sgemm {
@@ -38,6 +40,18 @@ __device__ __forceinline__ void store_scaled_float2(float* c, float acc0, float 
         out.y += beta * old.y;
     }
     *reinterpret_cast<float2*>(c) = out;
+}
+
+// The same into bf16 C, rounded to nearest.
+__device__ __forceinline__ void store_scaled_bf16x2(__nv_bfloat16* c, float acc0, float acc1, float alpha,
+                                                    float beta) {
+    float2 out = make_float2(alpha * acc0, alpha * acc1);
+    if (beta != 0.0f) {
+        const float2 old = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(c));
+        out.x += beta * old.x;
+        out.y += beta * old.y;
+    }
+    *reinterpret_cast<__nv_bfloat162*>(c) = __float22bfloat162_rn(out);
 }
 
 }  // namespace sgemm

@@ -32,4 +32,9 @@ using Fp32Launcher = void (*)(const GemmProblem& problem, const float* a, const 
 using Bf16Launcher = void (*)(const GemmProblem& problem, const __nv_bfloat16* a,
                               const __nv_bfloat16* b, float* c, cudaStream_t stream);
 
+// The same writing C in bf16, rounded to nearest (and reading it so where beta != 0): the
+// problem a transformer layer runs (sgemm --c-type bf16; stages 19 and 20).
+using Bf16OutputLauncher = void (*)(const GemmProblem& problem, const __nv_bfloat16* a,
+                                    const __nv_bfloat16* b, __nv_bfloat16* c, cudaStream_t stream);
+
 }  // namespace sgemm

@@ -102,6 +102,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
     std::string timing = "launches";
     std::optional<std::uint64_t> seed;
     std::string data = "uniform";
+    std::string c_type = "fp32";
     float alpha = 1.0f;
     float beta = 0.0f;
 
@@ -134,6 +135,10 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
                    "of products along K that cancel to 2^-13 .. 2^-12 of themselves); see "
                    "src/verification/input_data.hpp")
         ->check(CLI::IsMember(input_data_names()));
+    app.add_option("--c-type", c_type,
+                   "the type C is written (and read) in: 'fp32' (default) or 'bf16', as a transformer layer "
+                   "writes it (stages 19 and 20, against cuBLAS writing bf16 C)")
+        ->check(CLI::IsMember({"fp32", "bf16"}));
     app.add_option("--alpha", alpha, "alpha (default 1)");
     app.add_option("--beta", beta, "beta (default 0; non-zero makes C an input)");
     app.add_flag("--no-verify", no_verify, "skip verification, only time");
@@ -183,10 +188,14 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
         if (method == TimingMethod::blocks && reps > 0)
             throw UsageError("--reps counts launch-by-launch repetitions; --timing blocks is paced by --time-budget");
         settings.timing = TimingSettings{reps, time_budget, method};
+        settings.c_output = c_type == "bf16" ? COutput::bf16 : COutput::fp32;
         request.csv_path = csv_path;
-        if (request.stage != nullptr)
+        if (request.stage != nullptr) {
             if (const auto refusal = shape_refusal(*request.stage, settings.problem.shape))
                 throw UsageError(*refusal);
+            if (const auto refusal = c_output_refusal(*request.stage, settings.c_output, settings.problem.shape))
+                throw UsageError(*refusal);
+        }
     } catch (const CLI::CallForHelp&) {
         parsed.outcome = ParsedCommandLine::Outcome::print_and_exit;
         parsed.text = app.help();

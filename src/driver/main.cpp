@@ -56,7 +56,8 @@ std::vector<const Stage*> stages_to_run(const Request& request, const DeviceInfo
 std::optional<std::string> skip_reason(const Stage& stage, const Request& request, const DeviceInfo& device) {
     if (auto refusal = architecture_refusal(stage, device.compute_capability, build_target()))
         return refusal;
-    return shape_refusal(stage, request.settings.problem.shape);
+    if (auto refusal = shape_refusal(stage, request.settings.problem.shape)) return refusal;
+    return c_output_refusal(stage, request.settings.c_output, request.settings.problem.shape);
 }
 
 // `sgemm peak`: the ceilings table, and the ceilings' CSV when asked for.

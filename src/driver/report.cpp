@@ -50,6 +50,12 @@ std::string timing_words(const InterleavedTiming& t) {
     return "launch by launch";
 }
 
+// The stage's precision, and C's type where it is not FP32: "bf16", "bf16 (bf16 C)".
+std::string precision_words(const StageResult& r) {
+    const std::string precision(to_string(r.stage->precision));
+    return r.c_output == COutput::bf16 ? precision + " (bf16 C)" : precision;
+}
+
 }  // namespace
 
 std::string stage_list(const DeviceInfo* device, const BuildTarget& build) {
@@ -80,8 +86,9 @@ std::string run_header(const DeviceInfo& device, const Ceiling& fp32, const Ceil
     const std::string mma = bf16.tflops > 0.0 ? fmt::format(", mma.sync bf16 {:.0f} TFLOPS", bf16.tflops) : "";
     return fmt::format(
         "{}measured ceilings: FFMA {:.1f} TFLOPS{}\n"
-        "problem M={} N={} K={}  alpha={:g} beta={:g}  data {}  seed {}  {}\n",
-        device_line(device), fp32.tflops, mma, m, n, k, s.problem.alpha, s.problem.beta, to_string(s.data), s.seed,
+        "problem M={} N={} K={}  alpha={:g} beta={:g}{}  data {}  seed {}  {}\n",
+        device_line(device), fp32.tflops, mma, m, n, k, s.problem.alpha, s.problem.beta,
+        s.c_output == COutput::bf16 ? "  C in bf16" : "", to_string(s.data), s.seed,
         s.verify ? "(replay with --seed)" : "(verification skipped)");
 }
 
@@ -113,7 +120,7 @@ std::string stage_report(const StageResult& r) {
     out += fmt::format(
         "  time    {:.3f} ms  {:.2f} TFLOPS  | cuBLAS {} {:.3f} ms  {:.2f} TFLOPS | {:.1f} % of cuBLAS, "
         "{:.1f} % of {} ({:.0f} TFLOPS)  (median of {}, {})\n",
-        r.timing.stage_median_ms, tflops(shape, r.timing.stage_median_ms), to_string(r.stage->precision),
+        r.timing.stage_median_ms, tflops(shape, r.timing.stage_median_ms), precision_words(r),
         r.timing.cublas_median_ms, tflops(shape, r.timing.cublas_median_ms), 100.0 * ratio_to_cublas(r),
         100.0 * tflops(shape, r.timing.stage_median_ms) / r.ceiling.tflops, r.ceiling.name,
         r.ceiling.tflops, r.timing.reps,
@@ -150,7 +157,7 @@ ResultRow to_result_row(const StageResult& r, const DeviceInfo& device) {
     ResultRow row;
     row.stage = r.stage->number;
     row.name = r.stage->name;
-    row.precision = to_string(r.stage->precision);
+    row.precision = precision_words(r);
     row.m = r.problem.shape.m;
     row.n = r.problem.shape.n;
     row.k = r.problem.shape.k;

@@ -19,6 +19,16 @@ std::string_view to_string(Precision precision) {
     return "?";
 }
 
+std::string_view to_string(COutput output) {
+    switch (output) {
+        case COutput::fp32:
+            return "fp32";
+        case COutput::bf16:
+            return "bf16";
+    }
+    return "?";
+}
+
 double accumulator_unit_roundoff(Precision precision) {
     switch (precision) {
         case Precision::fp32:
@@ -49,6 +59,15 @@ void launch_stage(const Stage& stage, const GemmProblem& problem, const StageOpe
     else stage.launch(problem, operands.a, operands.b, c, stream);
 }
 
+void launch_stage(const Stage& stage, const GemmProblem& problem, const StageOperands& operands, __nv_bfloat16* c,
+                  cudaStream_t stream) {
+    if (problem.alpha == 0.0f) {
+        const std::size_t values = static_cast<std::size_t>(problem.shape.m) * static_cast<std::size_t>(problem.shape.n);
+        return scale_by(c, values, problem.beta, stream);
+    }
+    stage.launch_bf16_c(problem, operands.a_bf16, operands.b_bf16, c, stream);
+}
+
 bool ShapeRule::accepts(const GemmShape& shape) const {
     return shape.m % m_multiple == 0 && shape.n % n_multiple == 0 && shape.k % k_multiple == 0;
 }
@@ -76,6 +95,17 @@ std::optional<std::string> shape_refusal(const Stage& stage, const GemmShape& sh
     add('K', stage.shape_rule.k_multiple);
     return fmt::format("stage {} ({}) needs {}; got M={} N={} K={}", stage.number, stage.name, needs,
                        shape.m, shape.n, shape.k);
+}
+
+std::optional<std::string> c_output_refusal(const Stage& stage, COutput output, const GemmShape& shape) {
+    if (output == COutput::fp32) return std::nullopt;
+    if (stage.launch_bf16_c == nullptr)
+        return fmt::format("stage {} ({}) writes FP32 C only; --c-type bf16 is for stages 19 and 20", stage.number,
+                           stage.name);
+    if (shape.n % 8 != 0 || shape.k % 8 != 0)
+        return fmt::format("stage {} ({}) writes bf16 C where N and K are multiples of 8; got M={} N={} K={}",
+                           stage.number, stage.name, shape.m, shape.n, shape.k);
+    return std::nullopt;
 }
 
 std::optional<std::string> architecture_refusal(const Stage& stage, int device_cc, const BuildTarget& build) {

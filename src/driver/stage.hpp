@@ -20,8 +20,14 @@ std::string_view to_string(Precision precision);
 // Unit roundoff of the arithmetic that accumulates the dot products.
 double accumulator_unit_roundoff(Precision precision);
 
+// The type C is written in: FP32 (every stage), or bf16 (sgemm --c-type bf16: the stages
+// with a Bf16OutputLauncher, against cuBLAS writing bf16 C).
+enum class COutput { fp32, bf16 };
+
+std::string_view to_string(COutput output);
+
 // Divisibility a stage's kernels need; 1 means any size. `padded`: any other shape runs
-// on operands padded to these multiples (padded_launch.hpp), the copies timed with the
+// on operands padded to these multiples (common/padded_launch.cuh), the copies timed with the
 // stage; otherwise the driver refuses it.
 struct ShapeRule {
     int m_multiple = 1;
@@ -44,6 +50,7 @@ struct Stage {
     Fp32Launcher launch = nullptr;        // fp32 stages
     Bf16Launcher launch_bf16 = nullptr;   // bf16 stages
     bool needs_sm90a = false;  // Hopper's own instructions (wgmma, setmaxnreg): sm_90 only
+    Bf16OutputLauncher launch_bf16_c = nullptr;  // bf16 stages that also write bf16 C
     // Stage 0, cuBLAS itself, has neither.
     bool is_cublas() const { return launch == nullptr && launch_bf16 == nullptr; }
 };
@@ -62,9 +69,17 @@ struct StageOperands {
 // rule for beta = 0, C not read, is each kernel's own.
 void launch_stage(const Stage& stage, const GemmProblem& problem, const StageOperands& operands, float* c,
                   cudaStream_t stream);
+// The same writing bf16 C (stage.launch_bf16_c).
+void launch_stage(const Stage& stage, const GemmProblem& problem, const StageOperands& operands, __nv_bfloat16* c,
+                  cudaStream_t stream);
 
 // Why `stage` cannot run `shape`, in one line; nullopt if it can.
 std::optional<std::string> shape_refusal(const Stage& stage, const GemmShape& shape);
+
+// Why `stage` cannot write C as `output` on `shape`, in one line; nullopt if it can. bf16 C
+// is the bf16 stages' with a Bf16OutputLauncher, where K and N are multiples of 8 (TMA's
+// rows: their any-shape paths write FP32 C).
+std::optional<std::string> c_output_refusal(const Stage& stage, COutput output, const GemmShape& shape);
 
 // Why `stage` cannot run on a GPU of `device_cc` with a binary built for `build`.
 std::optional<std::string> architecture_refusal(const Stage& stage, int device_cc, const BuildTarget& build);

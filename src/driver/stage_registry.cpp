@@ -26,7 +26,11 @@ void launch_two_warpgroups(const GemmProblem&, const __nv_bfloat16*, const __nv_
 void launch_warp_specialized(const GemmProblem&, const __nv_bfloat16*, const __nv_bfloat16*, float*, cudaStream_t);
 void launch_clusters(const GemmProblem&, const __nv_bfloat16*, const __nv_bfloat16*, float*, cudaStream_t);
 void launch_persistent(const GemmProblem&, const __nv_bfloat16*, const __nv_bfloat16*, float*, cudaStream_t);
+void launch_persistent_bf16_c(const GemmProblem&, const __nv_bfloat16*, const __nv_bfloat16*, __nv_bfloat16*,
+                              cudaStream_t);
 void launch_hopper_tuned(const GemmProblem&, const __nv_bfloat16*, const __nv_bfloat16*, float*, cudaStream_t);
+void launch_hopper_tuned_bf16_c(const GemmProblem&, const __nv_bfloat16*, const __nv_bfloat16*, __nv_bfloat16*,
+                                cudaStream_t);
 void launch_split_bf16(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
 void launch_split_fp16(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
 // Stages 23 and 24 choose between their kernels and older ones (kernels/split_dispatch.cu).
@@ -66,8 +70,8 @@ constexpr Stage kStages[] = {
     {16, "two_warpgroups",      Precision::bf16, 90, kTmaRows,     "two warpgroups, 128x256 tiles, m64n256k16: more math per byte", nullptr, launch_two_warpgroups, kSm90a},
     {17, "warp_specialized",    Precision::bf16, 90, kTmaRows,     "a producer warpgroup, two consumers, full/empty barriers, setmaxnreg", nullptr, launch_warp_specialized, kSm90a},
     {18, "clusters",            Precision::bf16, 90, kTmaRows,     "clusters of two CTAs share B's tile through TMA multicast", nullptr, launch_clusters, kSm90a},
-    {19, "persistent",          Precision::bf16, 90, kTmaRows,     "one CTA per SM loops over the tiles; loads run ahead through epilogues", nullptr, launch_persistent, kSm90a},
-    {20, "hopper_tuned",        Precision::bf16, 90, kAnyShape,     "tiles chosen by shape, pipeline depth, cluster and raster order by the tuner; small odd shapes on stage 14", nullptr, launch_hopper_tuned, kSm90a},
+    {19, "persistent",          Precision::bf16, 90, kTmaRows,     "one CTA per SM loops over the tiles; loads run ahead through epilogues", nullptr, launch_persistent, kSm90a, launch_persistent_bf16_c},
+    {20, "hopper_tuned",        Precision::bf16, 90, kAnyShape,     "tiles chosen by shape, pipeline depth, cluster and raster order by the tuner; small odd shapes on stage 14", nullptr, launch_hopper_tuned, kSm90a, launch_hopper_tuned_bf16_c},
     {21, "split_bf16",          Precision::fp32, 90, kFp32TmaRows, "FP32 on tensor cores: A and B split into three bf16 parts, six products", launch_split_bf16, nullptr, kSm90a},
     {22, "split_fp16",          Precision::fp32, 90, kFp32TmaRows, "FP32 on tensor cores: rows and columns scaled, two fp16 parts, sums in registers; small M on stage 10", launch_split_fp16, nullptr, kSm90a},
     {23, "split_in_registers",  Precision::fp32, 90, kAnyShape   , "FP32 on tensor cores: B read once and split in registers (few rows of A, small C); the rest on stage 22", dispatch_split_in_registers, nullptr, kSm90a},

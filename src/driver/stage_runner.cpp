@@ -86,29 +86,34 @@ StageRunner::Launches StageRunner::launches(const Stage& stage, const Bf16Gemm& 
                                             const GemmProblem& problem, const GemmInputs& inputs) const {
     const cudaStream_t stream = stream_.get();
     // cuBLAS at the stage's precision, and the stage itself (stage 0 is cuBLAS).
-    GemmLaunch launch_cublas = [this, &stage, problem, &inputs](float* c) {
-        if (stage.precision == Precision::bf16)
-            cublas_.gemm_bf16(problem, inputs.a_bf16(), inputs.b_bf16(), c);
+    GemmLaunch launch_cublas = [this, &stage, problem, &inputs](void* c) {
+        if (inputs.c_output() == COutput::bf16)
+            cublas_.gemm_bf16(problem, inputs.a_bf16(), inputs.b_bf16(), static_cast<__nv_bfloat16*>(c));
+        else if (stage.precision == Precision::bf16)
+            cublas_.gemm_bf16(problem, inputs.a_bf16(), inputs.b_bf16(), static_cast<float*>(c));
         else
-            cublas_.sgemm(problem, inputs.a(), inputs.b(), c);
+            cublas_.sgemm(problem, inputs.a(), inputs.b(), static_cast<float*>(c));
     };
-    GemmLaunch launch = [&stage, bf16_gemm, fp32_gemm, problem, &inputs, stream, launch_cublas](float* c) {
+    GemmLaunch launch = [&stage, bf16_gemm, fp32_gemm, problem, &inputs, stream, launch_cublas](void* c) {
+        const StageOperands operands{inputs.a(), inputs.b(), inputs.a_bf16(), inputs.b_bf16()};
         if (bf16_gemm)
-            bf16_gemm(problem, inputs.a_bf16(), inputs.b_bf16(), c, stream);
+            bf16_gemm(problem, inputs.a_bf16(), inputs.b_bf16(), static_cast<float*>(c), stream);
         else if (fp32_gemm)
-            fp32_gemm(problem, inputs.a(), inputs.b(), c, stream);
+            fp32_gemm(problem, inputs.a(), inputs.b(), static_cast<float*>(c), stream);
         else if (stage.is_cublas())
             launch_cublas(c);
+        else if (inputs.c_output() == COutput::bf16)
+            launch_stage(stage, problem, operands, static_cast<__nv_bfloat16*>(c), stream);
         else
-            launch_stage(stage, problem, StageOperands{inputs.a(), inputs.b(), inputs.a_bf16(), inputs.b_bf16()}, c,
-                         stream);
+            launch_stage(stage, problem, operands, static_cast<float*>(c), stream);
     };
     return Launches{std::move(launch), std::move(launch_cublas)};
 }
 
 void StageRunner::profile_once(const Stage& stage, const RunSettings& settings) const {
     const cudaStream_t stream = stream_.get();
-    const GemmInputs inputs(settings.problem, stage.precision, settings.seed, settings.data, stream);
+    const GemmInputs inputs(settings.problem, stage.precision, settings.seed, settings.data, stream,
+                            settings.c_output);
     const Launches launch = launches(stage, Bf16Gemm{}, Fp32Gemm{}, settings.problem, inputs);
     DeviceBuffer<float> c(element_count_c(settings.problem.shape));
     inputs.reset_output(c.data(), stream);
@@ -143,12 +148,13 @@ StageResult StageRunner::run_with(const Stage& stage, const Bf16Gemm& bf16_gemm,
                                   const RunSettings& settings) const {
     const GemmProblem& problem = settings.problem;
     const cudaStream_t stream = stream_.get();
-    const GemmInputs inputs(problem, stage.precision, settings.seed, settings.data, stream);
+    const GemmInputs inputs(problem, stage.precision, settings.seed, settings.data, stream, settings.c_output);
     const Launches launches_of_run = launches(stage, bf16_gemm, fp32_gemm, problem, inputs);
     const GemmLaunch& launch = launches_of_run.stage;
     const GemmLaunch& launch_cublas = launches_of_run.cublas;
 
-    StageResult result{&stage, problem, settings.seed, settings.data, std::nullopt, {}, ceiling(stage)};
+    StageResult result{&stage, problem, settings.seed, settings.data, std::nullopt, {}, ceiling(stage),
+                       settings.c_output};
     if (settings.verify)
         result.verification = verify_against_references(problem, stage.precision, inputs, launch,
                                                         launch_cublas, cublas_, stream);
@@ -171,7 +177,8 @@ StageResult StageRunner::run_with(const Stage& stage, const Bf16Gemm& bf16_gemm,
     for (int copy = 0; copy < copies; ++copy) {
         if (copy > 0) {
             more_inputs.push_back(
-                std::make_unique<GemmInputs>(problem, stage.precision, settings.seed, settings.data, stream));
+                std::make_unique<GemmInputs>(problem, stage.precision, settings.seed, settings.data, stream,
+                                             settings.c_output));
             more_launches.push_back(
                 std::make_unique<Launches>(launches(stage, bf16_gemm, fp32_gemm, problem, *more_inputs.back())));
         }

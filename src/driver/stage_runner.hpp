@@ -23,6 +23,7 @@ struct RunSettings {
     InputData data = InputData::uniform;
     bool verify = true;
     TimingSettings timing;
+    COutput c_output = COutput::fp32;  // C's type (--c-type); bf16 only on stages with launch_bf16_c
 };
 
 // The throughput a stage is measured against besides cuBLAS: the ceiling of the unit it
@@ -43,6 +44,7 @@ struct StageResult {
     std::optional<Verification> verification;  // empty when verification was skipped
     InterleavedTiming timing;
     Ceiling ceiling;  // of the unit the stage runs on
+    COutput c_output = COutput::fp32;
 
     bool passed() const { return !verification || verification->stage.passed(); }
 

@@ -25,6 +25,14 @@ void Cublas::gemm_bf16(const GemmProblem& problem, const __nv_bfloat16* a, const
                               CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
 }
 
+void Cublas::gemm_bf16(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b,
+                       __nv_bfloat16* c) const {
+    const auto [m, n, k] = problem.shape;
+    CUBLAS_CHECK(cublasGemmEx(handle_, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &problem.alpha, b,
+                              CUDA_R_16BF, n, a, CUDA_R_16BF, k, &problem.beta, c, CUDA_R_16BF, n,
+                              CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
 void Cublas::gemm_fp32_on_tensor_cores(const GemmProblem& problem, const float* a, const float* b, float* c,
                                        TensorCoreFp32 path) const {
     const auto [m, n, k] = problem.shape;

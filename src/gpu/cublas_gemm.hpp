@@ -27,6 +27,9 @@ public:
     // bf16 stages.
     void gemm_bf16(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b,
                    float* c) const;
+    // The same writing (and reading) C in bf16: the reference of sgemm --c-type bf16.
+    void gemm_bf16(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b,
+                   __nv_bfloat16* c) const;
 
     // FP32 A, B and C on tensor cores (cublasGemmEx with FP32 data): TF32 (the inputs
     // rounded to TF32, CUBLAS_COMPUTE_32F_FAST_TF32), or FP32 emulated with three bf16

@@ -6,10 +6,11 @@
 namespace sgemm {
 namespace {
 
-__global__ void fill_nan_kernel(float* data, std::size_t count) {
+template <class T>
+__global__ void fill_nan_kernel(T* data, std::size_t count) {
     for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < count;
          i += std::size_t{gridDim.x} * blockDim.x)
-        data[i] = NAN;
+        data[i] = T(NAN);
 }
 
 __global__ void round_to_bf16_kernel(float* data, __nv_bfloat16* rounded, std::size_t count) {
@@ -36,6 +37,12 @@ __global__ void scale_kernel(T* data, std::size_t count, T factor) {
         data[i] = factor == T{0} ? T{0} : factor * data[i];
 }
 
+__global__ void scale_bf16_kernel(__nv_bfloat16* data, std::size_t count, float factor) {
+    for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < count;
+         i += std::size_t{gridDim.x} * blockDim.x)
+        data[i] = __float2bfloat16_rn(factor == 0.0f ? 0.0f : factor * __bfloat162float(data[i]));
+}
+
 }  // namespace
 
 int fill_blocks(std::size_t count) {
@@ -45,6 +52,11 @@ int fill_blocks(std::size_t count) {
 }
 
 void fill_nan(float* data, std::size_t count, cudaStream_t stream) {
+    fill_nan_kernel<<<fill_blocks(count), kFillThreads, 0, stream>>>(data, count);
+    CUDA_CHECK(cudaGetLastError());
+}
+
+void fill_nan(__nv_bfloat16* data, std::size_t count, cudaStream_t stream) {
     fill_nan_kernel<<<fill_blocks(count), kFillThreads, 0, stream>>>(data, count);
     CUDA_CHECK(cudaGetLastError());
 }
@@ -67,6 +79,11 @@ void scale_by(float* data, std::size_t count, float factor, cudaStream_t stream)
 
 void scale_by(double* data, std::size_t count, double factor, cudaStream_t stream) {
     scale_kernel<<<fill_blocks(count), kFillThreads, 0, stream>>>(data, count, factor);
+    CUDA_CHECK(cudaGetLastError());
+}
+
+void scale_by(__nv_bfloat16* data, std::size_t count, float factor, cudaStream_t stream) {
+    scale_bf16_kernel<<<fill_blocks(count), kFillThreads, 0, stream>>>(data, count, factor);
     CUDA_CHECK(cudaGetLastError());
 }
 

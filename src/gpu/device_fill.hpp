@@ -16,6 +16,7 @@ constexpr int kFillThreads = 256;
 int fill_blocks(std::size_t count);
 
 void fill_nan(float* data, std::size_t count, cudaStream_t stream);
+void fill_nan(__nv_bfloat16* data, std::size_t count, cudaStream_t stream);
 
 // rounded[i] = data[i] rounded to bf16 (to nearest, ties to even), and data[i] set to
 // that same value, so that the float copy is exactly what a bf16 stage multiplies.
@@ -29,5 +30,7 @@ void widen_to_double(const float* in, double* out, std::size_t count, bool absol
 // is not read (it may hold NaN).
 void scale_by(float* data, std::size_t count, float factor, cudaStream_t stream);
 void scale_by(double* data, std::size_t count, double factor, cudaStream_t stream);
+// bf16 data, scaled in FP32 and rounded to nearest.
+void scale_by(__nv_bfloat16* data, std::size_t count, float factor, cudaStream_t stream);
 
 }  // namespace sgemm

@@ -41,6 +41,7 @@ VerificationReport check_against_reference(std::span<const float> c,
     double error_squares = 0.0;
     double reference_squares = 0.0;
     double magnitude_squares = 0.0;
+    double output_rounding_squares = 0.0;
     std::size_t finite = 0;
     report.worst_error_over_budget = -1.0;
 
@@ -59,6 +60,11 @@ VerificationReport check_against_reference(std::span<const float> c,
             ++finite;
             error = std::abs(double(c[i]) - reference[i]);
             allowed = elementwise * magnitude[i] + elementwise_underflow;
+            if (budget.output_unit_roundoff > 0.0) {
+                const double rounding = budget.output_unit_roundoff * (std::abs(reference[i]) + allowed) + 0x1p-134;
+                output_rounding_squares += rounding * rounding;
+                allowed += rounding;
+            }
             error_squares += error * error;
             reference_squares += reference[i] * reference[i];
             magnitude_squares += magnitude[i] * magnitude[i];
@@ -78,7 +84,8 @@ VerificationReport check_against_reference(std::span<const float> c,
     const double error_norm = std::sqrt(error_squares);
     const double reference_norm = std::sqrt(reference_squares);
     const double allowed_norm = budget.normwise_factor() * std::sqrt(magnitude_squares) +
-                                budget.normwise_underflow() * std::sqrt(double(finite));
+                                budget.normwise_underflow() * std::sqrt(double(finite)) +
+                                std::sqrt(output_rounding_squares);
     // Relative to ||R|| where it is non-zero, else absolute (alpha = beta = 0).
     const double scale = reference_norm > 0.0 ? reference_norm : 1.0;
     report.normwise_relative_error = error_norm / scale;

@@ -25,6 +25,11 @@
 // that for each of the K + 2 operations: (K + 2) 2^-149 elementwise, (3 + sqrt(K)) 2^-149
 // per element normwise. It matters only where W itself is near FP32's bottom.
 //
+// Output rounding: where C is written in a narrower type than the accumulator (bf16, unit
+// roundoff v = 2^-8), the value computed within the bounds above is rounded once more: up
+// to v (|R_ij| + allowed_ij) + 2^-134 (half bf16's subnormal spacing) more elementwise,
+// and the norm of those bounds more normwise (the triangle inequality).
+//
 // Special values: each element's class (NaN, +Inf, -Inf or finite) must be the
 // reference's, as IEEE arithmetic gives it (Inf - Inf and 0 Inf are NaN, NaN spreads);
 // only elements that are finite in both are held to the bounds and counted in the norms.
@@ -36,9 +41,12 @@
 
 namespace sgemm {
 
+constexpr double kBf16UnitRoundoff = 1.0 / 256.0;  // 2^-8: 8 significant bits
+
 struct ErrorBudget {
     double unit_roundoff = 0.0;
     int k = 0;
+    double output_unit_roundoff = 0.0;  // 0: C in the accumulator's type
 
     double elementwise_factor() const;     // gamma(K + 2)
     double normwise_factor() const;        // (3 + sqrt(K)) u

@@ -4,7 +4,8 @@
 // beta != 0 it is random too, and a copy is kept so every launch starts from it.
 // For bf16 stages A and B are rounded to bf16 once, here, before anything is timed;
 // their float copies are rounded too, so the float64 reference and the stage multiply
-// exactly the same numbers and only the stage's arithmetic is judged.
+// exactly the same numbers and only the stage's arithmetic is judged. Where C is written
+// in bf16 (COutput::bf16), the initial C is rounded to bf16 the same way.
 #pragma once
 
 #include <cstdint>
@@ -19,7 +20,9 @@ namespace sgemm {
 class GemmInputs {
 public:
     GemmInputs(const GemmProblem& problem, Precision precision, std::uint64_t seed, InputData data,
-               cudaStream_t stream);
+               cudaStream_t stream, COutput c_output = COutput::fp32);
+
+    COutput c_output() const { return c_output_; }
 
     const float* a() const { return a_.data(); }
     const float* b() const { return b_.data(); }
@@ -29,16 +32,18 @@ public:
     // nullptr when beta == 0.
     const float* c_initial() const { return c_initial_.data(); }
 
-    // Sets C to the state every launch must start from.
-    void reset_output(float* c, cudaStream_t stream) const;
+    // Sets C (of c_output()'s type) to the state every launch must start from.
+    void reset_output(void* c, cudaStream_t stream) const;
 
 private:
     GemmShape shape_;
+    COutput c_output_;
     DeviceBuffer<float> a_;
     DeviceBuffer<float> b_;
     DeviceBuffer<float> c_initial_;
     DeviceBuffer<__nv_bfloat16> a_bf16_;
     DeviceBuffer<__nv_bfloat16> b_bf16_;
+    DeviceBuffer<__nv_bfloat16> c_initial_bf16_;  // where C is bf16 and beta != 0
 };
 
 std::size_t element_count_a(const GemmShape& shape);

@@ -12,8 +12,9 @@
 
 namespace sgemm {
 
-// Enqueues C = alpha A B + beta C on the run's stream, from the run's inputs.
-using GemmLaunch = std::function<void(float* c)>;
+// Enqueues C = alpha A B + beta C on the run's stream, from the run's inputs; C is of the
+// inputs' c_output() type (float or __nv_bfloat16).
+using GemmLaunch = std::function<void(void* c)>;
 
 struct Verification {
     VerificationReport stage;             // the stage against float64
