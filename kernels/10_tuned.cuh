@@ -116,7 +116,8 @@ struct TileRectangle {
 //   kNone: the shape is whole tiles; loads and stores are float4s, nothing tested.
 //   kPerFloat4: K and N are multiples of 4, so every row starts 16-byte aligned and a
 //     float4 of A, B or C lies all inside the matrix or all outside: float4 loads and
-//     stores, each tested once (zeros outside).
+//     stores, each tested once (zeros outside); and a block whose tile lies inside C
+//     (K whole tiles) tests nothing.
 //   kPerFloat: any shape: every value is tested and loaded or stored alone.
 enum class EdgeTests { kNone, kPerFloat4, kPerFloat };
 
@@ -335,7 +336,14 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
     const int k_tiles = ceil_div(k, T::kBlockK);
     const int first_tile = kSplitK ? static_cast<int>(blockIdx.y) * k_tiles / split.parts : 0;
     const int tile_count = kSplitK ? (static_cast<int>(blockIdx.y) + 1) * k_tiles / split.parts : k_tiles;
-    multiply_tile<T, kEdges>(TileRectangle{a, b, row0, col0, m, n, k}, k, first_tile, tile_count, shared, acc);
+    const TileRectangle tile{a, b, row0, col0, m, n, k};
+    // With rows 16-byte aligned, a block whose tile lies inside C, and K whole tiles, tests
+    // nothing: only the blocks on the edges pay for the tests.
+    const bool inside = row0 + T::kBlockM <= m && col0 + T::kBlockN <= n && k % T::kBlockK == 0;
+    if (kEdges == EdgeTests::kPerFloat4 && inside)
+        multiply_tile<T, EdgeTests::kNone>(tile, k, first_tile, tile_count, shared, acc);
+    else
+        multiply_tile<T, kEdges>(tile, k, first_tile, tile_count, shared, acc);
 #pragma unroll
     for (int r = 0; r < T::kThreadM; ++r)
 #pragma unroll

@@ -95,6 +95,9 @@ std::vector<Case> all_cases() {
                       {"few_tiles_long_k", {256, 256, 4096}},
                       // K and N multiples of 8, nothing else: rows 16-byte aligned, tiles partial.
                       {"aligned_edges", {200, 264, 136}},
+                      // N off a multiple of 4, K whole tiles: rows of B unaligned, yet inner
+                      // tiles whole (stage 10 must still test them).
+                      {"odd_n_whole_k", {1000, 1001, 1024}},
                       {"aligned_short_k", {130, 520, 8}},
                       {"aligned_thin", {24, 8, 200}},
                       {"tall_skinny_k", {1500, 33, 4}},
