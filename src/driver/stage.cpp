@@ -42,12 +42,22 @@ double accumulator_unit_roundoff(Precision precision) {
     return 0.0;
 }
 
+namespace {
+
+// BLAS's rule for alpha = 0: C = beta C, A and B not read. Whether it applied.
+template <class COut>
+bool scaled_by_beta_alone(const GemmProblem& problem, COut* c, cudaStream_t stream) {
+    if (problem.alpha != 0.0f) return false;
+    scale_by(c, static_cast<std::size_t>(problem.shape.m) * static_cast<std::size_t>(problem.shape.n), problem.beta,
+             stream);
+    return true;
+}
+
+}  // namespace
+
 void launch_stage(const Stage& stage, const GemmProblem& problem, const StageOperands& operands, float* c,
                   cudaStream_t stream) {
-    if (problem.alpha == 0.0f) {
-        const std::size_t values = static_cast<std::size_t>(problem.shape.m) * static_cast<std::size_t>(problem.shape.n);
-        return scale_by(c, values, problem.beta, stream);
-    }
+    if (scaled_by_beta_alone(problem, c, stream)) return;
     const ShapeRule& rule = stage.shape_rule;
     if (!rule.accepts(problem.shape)) {
         const GemmShape multiples{rule.m_multiple, rule.n_multiple, rule.k_multiple};
@@ -61,10 +71,7 @@ void launch_stage(const Stage& stage, const GemmProblem& problem, const StageOpe
 
 void launch_stage(const Stage& stage, const GemmProblem& problem, const StageOperands& operands, __nv_bfloat16* c,
                   cudaStream_t stream) {
-    if (problem.alpha == 0.0f) {
-        const std::size_t values = static_cast<std::size_t>(problem.shape.m) * static_cast<std::size_t>(problem.shape.n);
-        return scale_by(c, values, problem.beta, stream);
-    }
+    if (scaled_by_beta_alone(problem, c, stream)) return;
     stage.launch_bf16_c(problem, operands.a_bf16, operands.b_bf16, c, stream);
 }
 

@@ -17,20 +17,22 @@ void Cublas::sgemm(const GemmProblem& problem, const float* a, const float* b, f
                              &problem.beta, c, n));
 }
 
-void Cublas::gemm_bf16(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b,
-                       float* c) const {
+void Cublas::gemm_bf16_into(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b, void* c,
+                            cudaDataType c_type) const {
     const auto [m, n, k] = problem.shape;
     CUBLAS_CHECK(cublasGemmEx(handle_, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &problem.alpha, b,
-                              CUDA_R_16BF, n, a, CUDA_R_16BF, k, &problem.beta, c, CUDA_R_32F, n,
+                              CUDA_R_16BF, n, a, CUDA_R_16BF, k, &problem.beta, c, c_type, n,
                               CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
 }
 
 void Cublas::gemm_bf16(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b,
+                       float* c) const {
+    gemm_bf16_into(problem, a, b, c, CUDA_R_32F);
+}
+
+void Cublas::gemm_bf16(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b,
                        __nv_bfloat16* c) const {
-    const auto [m, n, k] = problem.shape;
-    CUBLAS_CHECK(cublasGemmEx(handle_, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &problem.alpha, b,
-                              CUDA_R_16BF, n, a, CUDA_R_16BF, k, &problem.beta, c, CUDA_R_16BF, n,
-                              CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    gemm_bf16_into(problem, a, b, c, CUDA_R_16BF);
 }
 
 void Cublas::gemm_fp32_on_tensor_cores(const GemmProblem& problem, const float* a, const float* b, float* c,

@@ -44,6 +44,9 @@ public:
                double* c) const;
 
 private:
+    void gemm_bf16_into(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b, void* c,
+                        cudaDataType c_type) const;
+
     cublasHandle_t handle_ = nullptr;
 };
 
