@@ -96,6 +96,29 @@ TEST(ShapeRule, PaddedStagesTakeAnyShape) {
         EXPECT_FALSE(shape_refusal(*find_stage(number), GemmShape{1000, 1001, 999}).has_value()) << number;
 }
 
+// The hand-over of small shapes off the multiples (common/padded_launch.cuh): at most 2^31
+// FLOPs and K at most 1024.
+TEST(PaddedLaunch, SmallShapesOffTheMultiplesRunUnpadded) {
+    EXPECT_TRUE(copies_outweigh_math(GemmShape{1024, 1024, 1024}));   // 2^31 FLOPs exactly
+    EXPECT_FALSE(copies_outweigh_math(GemmShape{1025, 1024, 1024}));  // past 2^31
+    EXPECT_FALSE(copies_outweigh_math(GemmShape{16, 16, 1025}));      // K past 1024
+    EXPECT_TRUE(copies_outweigh_math(GemmShape{3788, 30, 19}));
+}
+
+TEST(COutputRefusal, Bf16COnlyOnStagesThatWriteItAndOnTmaRows) {
+    const GemmShape aligned{256, 264, 136}, odd_n{256, 100, 136};
+    EXPECT_FALSE(c_output_refusal(*find_stage(10), COutput::fp32, odd_n).has_value());
+    const auto fp32_only = c_output_refusal(*find_stage(10), COutput::bf16, aligned);
+    ASSERT_TRUE(fp32_only.has_value());
+    EXPECT_NE(fp32_only->find("writes FP32 C only"), std::string::npos);
+    for (const int number : {19, 20}) {
+        EXPECT_FALSE(c_output_refusal(*find_stage(number), COutput::bf16, aligned).has_value()) << number;
+        EXPECT_TRUE(c_output_refusal(*find_stage(number), COutput::bf16, odd_n).has_value()) << number;
+    }
+    for (const Stage& stage : all_stages())
+        EXPECT_EQ(stage.launch_bf16_c != nullptr, stage.number == 19 || stage.number == 20) << stage.number;
+}
+
 TEST(ArchitectureRefusal, NamesWhatIsMissing) {
     Stage hopper_only = *find_stage(1);
     hopper_only.min_compute_capability = 90;
