@@ -48,6 +48,14 @@ struct TileConfig {
     static_assert(kBlockM % kWarpM == 0 && kBlockN % kWarpN == 0, "warps tile the block");
     static_assert(kALoads >= 1 && kALoads * kThreads * 4 == kBlockM * kBlockK, "A tile loads evenly");
     static_assert(kBLoads >= 1 && kBLoads * kThreads * 4 == kBlockK * kBlockN, "B tile loads evenly");
+
+    // kPerFloat stores C a row at a time through shared memory (store_by_rows): each warp
+    // stages the rows of one of its threads' ThreadM steps, kStepRows rows of its WarpN
+    // columns, padded by 16 floats so that a quarter warp's float4 stores fall on every bank.
+    static constexpr int kStepRows = 32 / kLanesN, kStagedPitch = kWarpN + 16;
+    static_assert(kWarpN % 32 == 0, "a warp stores 32 consecutive columns at a time");
+    static_assert(kThreads / 32 * kStepRows * kStagedPitch * sizeof(float) <= kSharedBytes,
+                  "the staged rows fit in the pipeline's buffers");
 };
 
 // The tuner's pick for the H100 (results/h100-80gb-hbm3/tuning_stage10.md), which stage 10
@@ -301,6 +309,40 @@ __device__ __forceinline__ void multiply_tile(const Operands& tile, int k, int f
     }
 }
 
+// kPerFloat: C's rows need not start 16-byte aligned, so a thread cannot store its quads
+// as float4s; a float at a time, each store of a warp would write 4 bytes in each of 16
+// sectors (8 rows, 64 bytes of each), and every sector 4 times over (5238 x 1010 x 20:
+// 166 MB of L2 traffic for a C of 21 MB, 66 us where cuBLAS takes 20). Instead each warp
+// stages the outputs of one step r of its threads' ThreadM rows in shared memory (kStepRows
+// rows of WarpN consecutive columns) and stores them a row at a time, 32 consecutive
+// floats per store: store(row, col, value) with row and col within the block's tile.
+template <class Config, class Store>
+__device__ __forceinline__ void store_by_rows(float* shared, const float (&acc)[Config::kThreadM][Config::kThreadN],
+                                              const Store& store) {
+    using T = Config;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int warp_row = warp / T::kWarpsN * T::kWarpM, warp_col = warp % T::kWarpsN * T::kWarpN;
+    const TileOrigin quads = thread_quad_origin<T>();
+    float* const staged = shared + warp * T::kStepRows * T::kStagedPitch;
+    __syncthreads();  // every warp is done with the pipeline's buffers
+#pragma unroll
+    for (int r = 0; r < T::kThreadM; ++r) {
+#pragma unroll
+        for (int q = 0; q < T::kQuadsN; ++q)
+            store_float4(staged + lane / T::kLanesN * T::kStagedPitch + quads.col - warp_col + q * T::kQuadStrideN,
+                         make_float4(acc[r][4 * q], acc[r][4 * q + 1], acc[r][4 * q + 2], acc[r][4 * q + 3]));
+        __syncwarp();
+        // Lane group i's row of step r (thread_quad_origin puts group i's quads 4i rows down).
+#pragma unroll
+        for (int i = 0; i < T::kStepRows; ++i)
+#pragma unroll
+            for (int col = lane; col < T::kWarpN; col += 32)
+                store(warp_row + 4 * i + (r / 4) * T::kQuadStrideM + r % 4, warp_col + col,
+                      staged[i * T::kStagedPitch + col]);
+        __syncwarp();
+    }
+}
+
 // Whether a launch has work: always, for stage 10; stage 22's FP32 fallback launches this
 // kernel for a whole problem only the GPU knows is its own (22_fp32_fallback.cuh), and
 // its blocks return at once where it is not.
@@ -344,32 +386,29 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
         multiply_tile<T, EdgeTests::kNone>(tile, k, first_tile, tile_count, shared, acc);
     else
         multiply_tile<T, kEdges>(tile, k, first_tile, tile_count, shared, acc);
+    if constexpr (kEdges == EdgeTests::kPerFloat) {
+        store_by_rows<T>(shared, acc, [&](int row, int col, float value) {
+            if (row0 + row >= m || col0 + col >= n) return;
+            float& out = c[row * n + col];
+            out = kSplitK ? value : scale_and_accumulate(value, problem.alpha, problem.beta, out);  // split: the part's sums
+        });
+    } else {
 #pragma unroll
-    for (int r = 0; r < T::kThreadM; ++r)
+        for (int r = 0; r < T::kThreadM; ++r)
 #pragma unroll
-        for (int q = 0; q < T::kQuadsN; ++q) {
-            const int row = quads.row + (r / 4) * T::kQuadStrideM + r % 4;
-            const int col = quads.col + q * T::kQuadStrideN;
-            const float quad[4] = {acc[r][4 * q], acc[r][4 * q + 1], acc[r][4 * q + 2], acc[r][4 * q + 3]};
-            // A quad inside C, where kPerFloat4 tests quads (N a multiple of 4: all of it or none).
-            const bool quad_inside = kEdges != EdgeTests::kPerFloat4 || (row0 + row < m && col0 + col < n);
-            if constexpr (kSplitK && kEdges == EdgeTests::kPerFloat) {  // the part's sums, as they are
-#pragma unroll
-                for (int e = 0; e < 4; ++e)
-                    if (row0 + row < m && col0 + col + e < n) c[row * n + col + e] = quad[e];
-            } else if constexpr (kSplitK) {
-                if (quad_inside) store_float4(c + row * n + col, make_float4(quad[0], quad[1], quad[2], quad[3]));
-            } else if constexpr (kEdges == EdgeTests::kPerFloat) {
-#pragma unroll
-                for (int e = 0; e < 4; ++e)
-                    if (row0 + row < m && col0 + col + e < n) {
-                        float& out = c[row * n + col + e];
-                        out = scale_and_accumulate(quad[e], problem.alpha, problem.beta, out);
-                    }
-            } else if (quad_inside) {
-                store_scaled_float4(c + row * n + col, quad, problem.alpha, problem.beta);
+            for (int q = 0; q < T::kQuadsN; ++q) {
+                const int row = quads.row + (r / 4) * T::kQuadStrideM + r % 4;
+                const int col = quads.col + q * T::kQuadStrideN;
+                const float quad[4] = {acc[r][4 * q], acc[r][4 * q + 1], acc[r][4 * q + 2], acc[r][4 * q + 3]};
+                // A quad inside C, where kPerFloat4 tests quads (N a multiple of 4: all of it or none).
+                const bool quad_inside = kEdges != EdgeTests::kPerFloat4 || (row0 + row < m && col0 + col < n);
+                if constexpr (kSplitK) {  // the part's sums, as they are
+                    if (quad_inside) store_float4(c + row * n + col, make_float4(quad[0], quad[1], quad[2], quad[3]));
+                } else if (quad_inside) {
+                    store_scaled_float4(c + row * n + col, quad, problem.alpha, problem.beta);
+                }
             }
-        }
+    }
 }
 
 // C = alpha * (the sum of the parts, in part order) + beta * C, a value a thread.

@@ -7,6 +7,7 @@
 #include <cstddef>
 
 #include "common/bf16_tiles.cuh"
+#include "common/cp_async.cuh"
 #include "common/epilogue.cuh"
 #include "common/gemm_problem.hpp"
 #include "common/launch.cuh"
@@ -73,23 +74,46 @@ __device__ __forceinline__ void copy_tile_tested(__nv_bfloat16* buffer, const __
     }
 }
 
-// kAnyShape: the outputs v0 and v1 at (row, col) and (row, col + 1) of the block's tile,
-// whose top left is (row0, col0) of the m x n matrix C (where c points), each stored only
-// where it lies inside C.
-__device__ __forceinline__ void store_scaled_pair_tested(float* c, int row, int col, float v0, float v1, int row0,
-                                                         int col0, int m, int n, float alpha, float beta) {
-    if (row0 + row >= m) return;
-    for (int e = 0; e < 2; ++e)
-        if (col0 + col + e < n) {
-            float& out = c[row * n + col + e];
-            out = scale_and_accumulate(e == 0 ? v0 : v1, alpha, beta, out);
+// kAnyShape: C's rows need not start 8-byte aligned, so a lane cannot store its pair of
+// outputs as one float2: alone, each value of a warp's store lands in 8 rows, 16 bytes of
+// a 32-byte sector each, and each sector is written twice (1449 x 4578 x 18: 145 MB of L2
+// traffic for a C of 27 MB, 62 us where cuBLAS takes 18). So the block's tile goes through
+// shared memory, whose pipeline buffers are free by now, and each warp stores 32
+// consecutive outputs of a row; only those inside C, scaled by alpha and beta.
+// Rows padded by 8 floats: the 8 rows of a warp's float2 stores then start on 4 different
+// banks, and the stores take two wavefronts, as few as 256 bytes can.
+constexpr int staged_tile_pitch(int block_n) { return block_n + 8; }
+constexpr std::size_t staged_tile_bytes(int block_m, int block_n) {
+    return sizeof(float) * block_m * staged_tile_pitch(block_n);
+}
+
+template <class Config, class ForEachOutputPair>
+__device__ __forceinline__ void store_scaled_tile_by_rows(float* staged, float* c, int row0, int col0, int m, int n,
+                                                          float alpha, float beta,
+                                                          const ForEachOutputPair& for_each_output_pair) {
+    using T = Config;
+    constexpr int kPitch = staged_tile_pitch(T::kBlockN);
+    cp_async_wait<0>();
+    __syncthreads();  // every warp is done with the pipeline's buffers
+    for_each_output_pair([&](int row, int col, float v0, float v1) {
+        *reinterpret_cast<float2*>(staged + row * kPitch + col) = make_float2(v0, v1);
+    });
+    __syncthreads();
+    const int rows = min(T::kBlockM, m - row0), columns = min(T::kBlockN, n - col0);
+    for (int i = threadIdx.x; i < T::kBlockM * T::kBlockN; i += T::kThreads) {
+        const int row = i / T::kBlockN, col = i % T::kBlockN;
+        if (row < rows && col < columns) {
+            float& out = c[row * n + col];
+            out = scale_and_accumulate(staged[row * kPitch + col], alpha, beta, out);
         }
+    }
 }
 
 // How the blocks share the tiles of C. Blocks 0 .. full_tiles - 1 take one tile each, in
 // raster order. Where the tiles left after the full waves would leave most SMs idle for
-// a whole last wave, each of those is split along K into `parts` blocks, which write
-// their sums to `partials` (one BlockM x BlockN slot per block, row-major) for
+// a whole last wave, or where there are so few tiles that the first wave does (then
+// full_tiles is 0), each of those is split along K into `parts` blocks, which write their
+// sums to `partials` (one BlockM x BlockN slot per block, row-major) for
 // sum_partials_kernel to add up in a fixed order: the tail takes a fraction of a wave,
 // and the result does not depend on which block finished first.
 struct TailSplit {
@@ -183,6 +207,11 @@ __global__ void __launch_bounds__(kSumThreads) sum_partials_kernel(GemmProblem p
 // Compute), and adding them up 12 more. Where the last wave is fuller (at 4096 and 8192
 // on an H100 it is 88 % and 52 % full), splitting did not pay either, nor for 128x64
 // blocks two per SM at 1536 (24 tiles past 264): 39 % of cuBLAS against 44 %.
+//
+// Few tiles: where all the tiles leave at least half the SMs idle (a small C, handed here
+// by stage 20 when its shape is off TMA's multiples: 542 x 68 x 997 is 10 tiles of 16 K
+// tiles), every tile is split, into as many parts as fill the SMs once, each at least
+// kMinKTilesPerPart K tiles deep.
 template <class Config>
 constexpr bool kMaySplitTail = Config::kMinBlocksPerSm == 1;
 
@@ -192,6 +221,10 @@ TailSplit plan_tail_split(const GemmShape& shape, int sms) {
     const int tiles = ceil_div(shape.m, Config::kBlockM) * ceil_div(shape.n, Config::kBlockN);
     const int k_tiles = ceil_div(shape.k, Config::kBlockK);
     const TailSplit none{tiles, 1, nullptr};
+    if (2 * tiles <= sms) {
+        const int parts = std::min(sms / tiles, k_tiles / kMinKTilesPerPart);
+        return parts < 2 ? none : TailSplit{0, parts, nullptr};
+    }
     const int tail = sms > 0 ? tiles % sms : 0;
     if (!kMaySplitTail<Config> || tiles < sms || tail == 0 || 2 * tail > sms) return none;
     if (k_tiles < kMinKTiles || k_tiles < 2 * tail) return none;

@@ -17,14 +17,15 @@
 //     B ldmatrix of the next k16 step going before each row of mma.sync; every address
 //     is computed once per thread; a tile's copies are issued in pieces, one per k16 step.
 //   - Smaller tiles where the tuned ones would leave more than half the SMs without one,
-//     and a last wave that would leave most of them idle split along K (plan_tail_split),
-//     its parts added up in a fixed order by a second kernel.
+//     and a last wave that would leave most of them idle, or tiles so few that they do,
+//     split along K (plan_tail_split), the parts added up in a fixed order by a second kernel.
 //   - Any shape. Where K and N are multiples of 8, every row starts 16-byte aligned and
 //     cp.async still applies: K's remainder is copied first, as a tile that starts before
 //     K = 0 and is zero-filled there, so the main loop only ever sees whole tiles; copies
 //     past the bottom or right edge read the last row or chunk, whose results are never
-//     stored. Any other shape loads through registers with every value tested. Whole
-//     tiles pay nothing for either.
+//     stored. Any other shape loads through registers with every value tested, and stores
+//     its tile of C through shared memory, 32 consecutive values of a row at a time (each
+//     value alone wrote every sector twice, half of it each time). Whole tiles pay nothing.
 //
 // The kernel, 14_multistage.cuh, is the pipeline; the any-shape edges and the tail split
 // are in 14_edges_and_tail_split.cuh.

@@ -3,6 +3,7 @@
 // several. What it calls at the edges and for the split tail: 14_edges_and_tail_split.cuh.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <type_traits>
 
@@ -30,7 +31,10 @@ struct Bf16TileConfig {
     static constexpr int kBufferValues = kATileValues + kBlockK * kBlockN;
     static constexpr int kAChunks = kATileValues / kChunkValues;
     static constexpr int kBChunks = kBlockK * kBlockN / kChunkValues;
-    static constexpr std::size_t kSharedBytes = sizeof(__nv_bfloat16) * kStages * kBufferValues;
+    // The pipeline's buffers, which also hold the tile of C that shapes off the tile grid
+    // store through them (store_scaled_tile_by_rows, in 14_edges_and_tail_split.cuh).
+    static constexpr std::size_t kPipelineBytes = sizeof(__nv_bfloat16) * kStages * kBufferValues;
+    static constexpr std::size_t kSharedBytes = std::max(kPipelineBytes, staged_tile_bytes(kBlockM, kBlockN));
     // The copies: thread i copies chunk i % kAChunksPerRow of row i / kAChunksPerRow of
     // A's tile and the same chunk of every kARowsPerPass-th row below, kAPasses chunks in
     // all; likewise for B.
@@ -241,14 +245,16 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
         store_partial_sums<T>(split, work.tail_block, for_each_output_pair);
         return;
     }
-    for_each_output_pair([&](int row, int col, float v0, float v1) {
-        if constexpr (kEdges == Edges::kAnyShape) {
-            store_scaled_pair_tested(c, row, col, v0, v1, row0, col0, m, n, problem.alpha, problem.beta);
-        } else if (kEdges == Edges::kWholeTiles || (row0 + row < m && col0 + col < n)) {
+    if constexpr (kEdges == Edges::kAnyShape) {
+        store_scaled_tile_by_rows<T>(reinterpret_cast<float*>(shared_storage), c, row0, col0, m, n, problem.alpha,
+                                     problem.beta, for_each_output_pair);
+    } else {
+        for_each_output_pair([&](int row, int col, float v0, float v1) {
             // With kAlignedRows, N and col are even: both outputs or neither.
-            store_scaled_float2(c + row * n + col, v0, v1, problem.alpha, problem.beta);
-        }
-    });
+            if (kEdges == Edges::kWholeTiles || (row0 + row < m && col0 + col < n))
+                store_scaled_float2(c + row * n + col, v0, v1, problem.alpha, problem.beta);
+        });
+    }
 }
 
 template <class Config, Edges kEdges>
@@ -257,10 +263,8 @@ void launch_multistage_kernel(const GemmProblem& problem, const __nv_bfloat16* a
     const int tiles = ceil_div(problem.shape.m, Config::kBlockM) * ceil_div(problem.shape.n, Config::kBlockN);
     const TailSplit split = take_tail_split<Config>(problem.shape, tiles, stream);
     // Blocks that may split their tile take a few registers more, and whole tiles lost 1-2 %
-    // of their speed to them: problems that split nothing run the kernel without, and
-    // configs that never split have it compiled without only.
-    const auto kernel = split.parts > 1 ? multistage_kernel<Config, kEdges, kMaySplitTail<Config>>
-                                        : multistage_kernel<Config, kEdges, false>;
+    // of their speed to them: problems that split nothing run the kernel without.
+    const auto kernel = split.parts > 1 ? multistage_kernel<Config, kEdges, true> : multistage_kernel<Config, kEdges, false>;
     if constexpr (Config::kSharedBytes > 48 * 1024)  // above 48 KB only on request
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                              static_cast<int>(Config::kSharedBytes));

@@ -49,6 +49,24 @@ TEST(TailSplit, OnlyBlocksThatHaveAnSmEachAreSplit) {
     EXPECT_EQ(plan_tail_split<TwoPerSm>({1536, 1536, 1536}, kSms).parts, 1);  // 288 tiles, 264 at once
 }
 
+TEST(TailSplit, FewTilesAreAllSplitToFillTheSmsOnce) {
+    const TailSplit split = plan_tail_split<TwoPerSm>({542, 68, 997}, kSms);  // 10 tiles of 16 K tiles
+    EXPECT_EQ(split.full_tiles, 0);
+    EXPECT_EQ(split.parts, 4);  // at least four K tiles a part, not 13
+    EXPECT_EQ(plan_tail_split<TwoPerSm>({542, 68, 4096}, kSms).parts, 13);  // 130 blocks
+    EXPECT_EQ(plan_tail_split<OnePerSm>({256, 256, 4096}, kSms).parts, 16);  // 2 tiles of 64 K tiles
+}
+
+TEST(TailSplit, FewTilesOfShortKLoopsAreNotSplit) {
+    EXPECT_EQ(plan_tail_split<TwoPerSm>({542, 68, 448}, kSms).parts, 1);  // 7 K tiles
+    EXPECT_EQ(plan_tail_split<TwoPerSm>({542, 68, 449}, kSms).parts, 2);  // 8
+}
+
+TEST(TailSplit, FewTilesMeansAtMostHalfTheSms) {
+    EXPECT_EQ(plan_tail_split<TwoPerSm>({1024, 512, 4096}, kSms).parts, 2);  // 64 tiles
+    EXPECT_EQ(plan_tail_split<TwoPerSm>({1088, 512, 4096}, kSms).parts, 1);  // 72 tiles
+}
+
 TEST(TailSplit, NothingIsSplitWithoutAnSmCount) {
     EXPECT_EQ(plan_tail_split<OnePerSm>({3072, 3072, 3072}, 0).parts, 1);
 }
