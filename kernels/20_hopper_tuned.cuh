@@ -237,8 +237,9 @@ void launch_hopper_tuned_kernel(const GemmProblem& problem, const __nv_bfloat16*
 }
 
 // Stage 20's tiles for a shape on a GPU of `sms` SMs (20_hopper_tuned.cu): 128x256 (the
-// tuner's choice on squares), 128x128, 128x64, or for a few rows 64x128 or 64x256.
-enum class TunedTiles { kWide, kMedium, kNarrow, kFewRows, kFewRowsWide };
+// tuner's choice on squares), 128x128 (in clusters of two, or of one where C has a single
+// row of tiles), 128x64, or for a few rows 64x128 or 64x256.
+enum class TunedTiles { kWide, kMedium, kMediumOneRow, kNarrow, kFewRows, kFewRowsWide };
 TunedTiles tuned_tiles_for(const GemmShape& shape, int sms);
 
 // Stage 20: the kernel in the tiles that tuned_tiles_for chooses, on operands whose rows

@@ -123,10 +123,10 @@ TEST(TileSchedule, SharesOfAStackWhereManyClustersShareIt) {
 
 TEST(TileSchedule, TheGpuTestsOfTheLastSharerReachIt) {
     // tests/test_gpu_stages.cpp's last_sharer cases on an H100's 132 SMs. 50 x 2056 x 3000:
-    // 64x128 tiles in clusters of two, 17 stacks of 47 K tiles on 66 clusters.
+    // 64x128 tiles in clusters of one, 17 stacks of 47 K tiles on 132 clusters.
     constexpr int kSms = 132;
     EXPECT_EQ(tuned_tiles_for({50, 2056, 3000}, kSms), TunedTiles::kFewRows);
-    const TileSchedule few_rows = make_grid_schedule(17, 47, kSms / 2);
+    const TileSchedule few_rows = make_grid_schedule(17, 47, kSms);
     EXPECT_TRUE(few_rows.split_tail && !few_rows.sliced);
     EXPECT_EQ(few_rows.whole_rounds, 0);
     // 1100 x 1024 x 3000: 128x64 tiles, 9 x 16 stacks on 132 clusters of one.
@@ -161,6 +161,21 @@ TEST(TunedTiles, TheLargestTileThatKeepsTwoThirdsOfTheSmsBusy) {
     EXPECT_EQ(tuned_tiles_for({64, 22528, 4096}, kSms), TunedTiles::kFewRowsWide);  // 88 CTAs
     EXPECT_EQ(tuned_tiles_for({64, 22272, 4096}, kSms), TunedTiles::kFewRows);      // 87
     EXPECT_EQ(tuned_tiles_for({65, 4096, 4096}, kSms), TunedTiles::kNarrow);
+}
+
+TEST(TunedTiles, NoClusterWhereCHasOneRowOfTiles) {
+    constexpr int kSms = 132;
+    EXPECT_EQ(tuned_tiles_for({109, 11264, 1792}, kSms), TunedTiles::kMediumOneRow);  // 88 CTAs of 128x128
+    EXPECT_EQ(tuned_tiles_for({128, 11264, 1792}, kSms), TunedTiles::kMediumOneRow);
+    EXPECT_EQ(tuned_tiles_for({129, 8192, 1792}, kSms), TunedTiles::kMedium);  // two rows: a cluster of two
+}
+
+TEST(TunedTiles, SixtyFourRowTilesWhereTheyLeaveFewerRowsEmpty) {
+    constexpr int kSms = 132;
+    EXPECT_EQ(tuned_tiles_for({137, 3968, 3968}, kSms), TunedTiles::kFewRows);  // 192 rows padded, not 256
+    EXPECT_EQ(tuned_tiles_for({663, 1536, 4096}, kSms), TunedTiles::kFewRows);  // 704, not 768
+    EXPECT_EQ(tuned_tiles_for({720, 1536, 4096}, kSms), TunedTiles::kNarrow);   // 768 either way
+    EXPECT_EQ(tuned_tiles_for({256, 4096, 4096}, kSms), TunedTiles::kNarrow);
 }
 
 // Every unit (a split block's K tile) in exactly one run, which run_of names; each piece
