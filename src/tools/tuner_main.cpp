@@ -14,6 +14,7 @@
 #include "driver/stage_registry.hpp"
 #include "driver/stage_runner.hpp"
 #include "gpu/device_info.hpp"
+#include "kernels/common/padded_launch.cuh"
 #include "measuring/timing.hpp"
 #include "tools/shape_text.hpp"
 #include "tools/tool_main.hpp"
@@ -60,6 +61,12 @@ int run(int argc, char** argv) {
     for (const GemmShape& shape : shapes) {
         for (std::size_t i = 0; i < candidates.size(); ++i) {
             const TuningCandidate& c = candidates[i];
+            if (!takes_as_is(shape, c.multiples)) {
+                fmt::print("{}x{}x{} [{:2}/{}] {}: skipped, its kernel needs the sizes to be multiples of {}x{}x{}\n",
+                           shape.m, shape.n, shape.k, i + 1, candidates.size(), c.name, c.multiples.m, c.multiples.n,
+                           c.multiples.k);
+                continue;
+            }
             Stage stage = tuned;
             stage.launch = c.launch;
             stage.launch_bf16 = c.launch_bf16;

@@ -30,7 +30,8 @@ TuningCandidate candidate() {
                                        T::kBlockN, T::kBlockK, T::kWarpM, T::kWarpN, T::kThreadM,
                                        T::kThreadN, T::kStages, T::kMinBlocksPerSm),
                            GroupRows, T::kThreads, T::kSharedBytes,
-                           registers_of(tuned_kernel<Config, EdgeTests::kNone, false>), launch_candidate<Config, GroupRows>};
+                           registers_of(tuned_kernel<Config, EdgeTests::kNone, false>), launch_candidate<Config, GroupRows>,
+                           nullptr, GemmShape{T::kBlockM, T::kBlockN, T::kBlockK}};
 }
 
 template <class Config, int GroupRows>
@@ -46,7 +47,7 @@ TuningCandidate bf16_candidate() {
                                        T::kBlockK, T::kWarpM, T::kWarpN, T::kStages, T::kMinBlocksPerSm),
                            GroupRows, T::kThreads, T::kSharedBytes,
                            registers_of(multistage_kernel<Config, Edges::kWholeTiles, false>), nullptr,
-                           launch_bf16_candidate<Config, GroupRows>};
+                           launch_bf16_candidate<Config, GroupRows>, GemmShape{T::kBlockM, T::kBlockN, T::kBlockK}};
 }
 
 template <class Config, int GroupRows>
@@ -61,7 +62,7 @@ TuningCandidate hopper_candidate() {
     return TuningCandidate{fmt::format("WarpSpecializedConfig<{}, {}, {}, {}>", T::kBlockM, T::kBlockN, T::kStages,
                                        T::kClusterM),
                            GroupRows, T::kThreads, T::kSharedBytes, registers_of(hopper_tuned_kernel<Config, false>),
-                           nullptr, launch_hopper_candidate<Config, GroupRows>};
+                           nullptr, launch_hopper_candidate<Config, GroupRows>, GemmShape{1, 8, 8}};
 }
 
 // Stage 20 (20_hopper_tuned.cuh: stage 19's kernel, the leftover tiles shared out by K

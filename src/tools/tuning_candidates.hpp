@@ -18,6 +18,9 @@ struct TuningCandidate {
     int registers = 0;
     Fp32Launcher launch = nullptr;       // stage 10
     Bf16Launcher launch_bf16 = nullptr;  // stage 14
+    // What the candidate's kernel needs the sizes to be multiples of: stages 10 and 14 run
+    // the kernel that tests no edge (whole tiles), stage 20 TMA's rows (K and N by 8).
+    GemmShape multiples{1, 1, 1};
 };
 
 // Candidates for stage 10 or 14; empty for any other stage.
