@@ -155,6 +155,18 @@ std::vector<Case> all_cases() {
                 cases.push_back({stage.number, shape, scalar(rng), scalar(rng),
                                  fmt::format("{}_{}", label, to_string(hostile)), hostile});
         }
+        // Rows off 16 bytes, few tiles, K in hundreds: stage 14 splits every tile along K and
+        // stores C through shared memory (stage 20 hands it such a shape), stage 10 stores C
+        // through shared memory (stages 23 and 24 hand it such a shape); every kind.
+        if (stage.number == 10 || stage.number == 14 || stage.number == 20 || stage.number == 23 ||
+            stage.number == 24) {
+            const GemmShape few_tiles_any_shape{542, 68, 997};
+            cases.push_back({stage.number, few_tiles_any_shape, scalar(rng), scalar(rng), "few_tiles_any_shape_beta"});
+            for (const InputData hostile : {InputData::graded, InputData::outliers, InputData::subnormal,
+                                            InputData::extremes, InputData::special})
+                cases.push_back({stage.number, few_tiles_any_shape, scalar(rng), scalar(rng),
+                                 fmt::format("few_tiles_any_shape_{}", to_string(hostile)), hostile});
+        }
         // The other inputs (sgemm --data) on the largest shape: magnitudes over six decades,
         // small integers, which every correct stage multiplies exactly (alpha 1, beta 0 or
         // 1), and the kinds that break numerical code, with C an input (special values in
