@@ -20,11 +20,15 @@ namespace {
 
 // The FP32 stages' kernels read N-wide rows of B and the splits, and write C, through TMA.
 constexpr GemmShape kTmaMultiples{1, 8, 1};
+// Fitted on the draw of seed 1 (docs/notes/24_a_in_registers.md): lower than stage 20's 80,
+// as the split kernels waste most of their tiles on the thin problems where copies matter.
+constexpr double kFlopsPerCopiedByte = 40.0;
 
 // A shape off kTmaMultiples: small on stage 10's kernel, else `dispatch` on padded copies.
 void launch_off_multiples(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream,
                           Fp32Launcher dispatch) {
-    if (copies_outweigh_math(problem.shape)) return launch_tuned(problem, a, b, c, stream);
+    if (copies_outweigh_math(problem.shape, kTmaMultiples, sizeof(float), kFlopsPerCopiedByte))
+        return launch_tuned(problem, a, b, c, stream);
     launch_padded(problem, a, b, c, stream, kTmaMultiples, dispatch);
 }
 
@@ -33,6 +37,12 @@ void launch_off_multiples(const GemmProblem& problem, const float* a, const floa
 // The measured crossovers (see the predicates in the header).
 constexpr int kMaxRowsInRegisters = 256, kStage22StackRows = 256, kStage22StackColumns = 128;
 constexpr int kMaxColumns = 256, kMinRowsPerColumn = 16;
+constexpr int kMaxShortK = 256;
+constexpr long long kMaxShortFlops = 1LL << 31;
+
+bool sums_too_short_to_split(const GemmShape& shape) {
+    return shape.k <= kMaxShortK && 2LL * shape.m * shape.n * shape.k <= kMaxShortFlops;
+}
 
 bool splits_in_registers(const GemmShape& shape, int sms) {
     const int stage22_stacks = ceil_div(shape.m, kStage22StackRows) * ceil_div(shape.n, kStage22StackColumns);
@@ -46,6 +56,7 @@ bool splits_a_in_registers(const GemmShape& shape) {
 
 void dispatch_split_in_registers(const GemmProblem& problem, const float* a, const float* b, float* c,
                                  cudaStream_t stream) {
+    if (sums_too_short_to_split(problem.shape)) return launch_tuned(problem, a, b, c, stream);
     if (!takes_as_is(problem.shape, kTmaMultiples))
         return launch_off_multiples(problem, a, b, c, stream, dispatch_split_in_registers);
     static const int sms = std::max(current_sm_count(), 1);
@@ -57,6 +68,7 @@ void dispatch_split_in_registers(const GemmProblem& problem, const float* a, con
 
 void dispatch_a_in_registers(const GemmProblem& problem, const float* a, const float* b, float* c,
                              cudaStream_t stream) {
+    if (sums_too_short_to_split(problem.shape)) return launch_tuned(problem, a, b, c, stream);
     if (!takes_as_is(problem.shape, kTmaMultiples))
         return launch_off_multiples(problem, a, b, c, stream, dispatch_a_in_registers);
     if (splits_a_in_registers(problem.shape))

@@ -3,11 +3,13 @@
 // registers, or stage 24's with A. The chapters' launchers each take only their own
 // shapes; the choice is made here, in the entry points that the registry lists for stages
 // 23 and 24 (split_dispatch.cu):
-//   stage 23: splits_in_registers ? stage 23's kernels : stage 22's launcher
-//   stage 24: splits_a_in_registers ? stage 24's kernels : stage 23's entry point
-// Both take any shape. With N off a multiple of 8 (the kernels' TMA rows), a small problem
-// runs on stage 10's kernel as it is (copies_outweigh_math, common/padded_launch.cuh), the
-// rest on zero-padded copies.
+//   stage 23: sums_too_short_to_split ? stage 10's kernel
+//           : splits_in_registers ? stage 23's kernels : stage 22's launcher
+//   stage 24: sums_too_short_to_split ? stage 10's kernel
+//           : splits_a_in_registers ? stage 24's kernels : stage 23's entry point
+// Both take any shape. With N off a multiple of 8 (the kernels' TMA rows), a problem with
+// too few FLOPs for the bytes the copies would move runs on stage 10's kernel as it is
+// (copies_outweigh_math, common/padded_launch.cuh), the rest on zero-padded copies.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -31,6 +33,15 @@ bool splits_in_registers(const GemmShape& shape, int sms);
 // with 16 rows or more a column (16384 x 256 x 4096: 1.93x SGEMM against 1.33x), behind it
 // at 4 (512 x 128 x 4096) and 1 (256 x 256 x 65536: 0.49x against 1.04x).
 bool splits_a_in_registers(const GemmShape& shape);
+
+// Where stage 10's kernel runs a problem faster than the split kernels: a small one (at
+// most 2^31 FLOPs) whose outputs each sum at most 256 products, where the split's
+// pre-passes and three products a K step cost more than the FFMAs they save. Measured in
+// the same process on the H100, random draws of seeds 1-3 (docs/notes/24_a_in_registers.md):
+// 4437 x 24 x 73 0.26x SGEMM on stage 24's kernel, 0.46x on stage 10's; 552 x 5160 x 45
+// 0.36x against 0.91x; even at K = 281; the split kernels ahead from K = 300. A large C
+// with short sums stays on the tensor cores, which take its FLOPs 3x faster.
+bool sums_too_short_to_split(const GemmShape& shape);
 
 // The registry's entry points for stages 23 and 24.
 void dispatch_split_in_registers(const GemmProblem& problem, const float* a, const float* b, float* c,

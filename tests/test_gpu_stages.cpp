@@ -125,11 +125,13 @@ std::vector<Case> all_cases() {
             cases.push_back({stage.number, shape, scalar(rng), scalar(rng), label + "_beta"});
         }
         // Shapes off the multiples, which a padded stage runs on padded copies of its
-        // operands: all three off, a large one, and a narrow C (stage 24's own kernel).
+        // operands: all three off, a large one, a narrow C (stage 24's own kernel), and only
+        // K off (stages 15-21 pad A and B, and write C in place).
         if (r.padded)
             for (const auto& [label, shape] : {std::pair<std::string, GemmShape>{"padded_odd", {127, 129, 67}},
                                                {"padded_large_odd", {1000, 1001, 999}},
-                                               {"padded_narrow", {1500, 41, 516}}}) {
+                                               {"padded_narrow", {1500, 41, 516}},
+                                               {"padded_k_only", {1000, 1000, 1999}}}) {
                 cases.push_back({stage.number, shape, scalar(rng), 0.0f, label + "_beta0"});
                 cases.push_back({stage.number, shape, scalar(rng), scalar(rng), label + "_beta"});
                 cases.push_back({stage.number, shape, scalar(rng), scalar(rng), label + "_special", InputData::special});

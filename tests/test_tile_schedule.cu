@@ -241,5 +241,13 @@ TEST(SplitBlockRuns, ANarrowCSplitsAInRegisters) {
     EXPECT_FALSE(splits_a_in_registers({4096, 64, 4098}));   // A's rows not 16-byte aligned
 }
 
+TEST(SplitBlockRuns, ShortSumsRunOnCudaCores) {
+    EXPECT_TRUE(sums_too_short_to_split({4437, 24, 73}));
+    EXPECT_TRUE(sums_too_short_to_split({2048, 2048, 256}));    // 2^31 FLOPs
+    EXPECT_FALSE(sums_too_short_to_split({2048, 2048, 257}));   // K past 256
+    EXPECT_FALSE(sums_too_short_to_split({8192, 8192, 128}));   // a large C: on the tensor cores
+    EXPECT_FALSE(sums_too_short_to_split({16, 16, 4096}));
+}
+
 }  // namespace
 }  // namespace sgemm

@@ -11,8 +11,8 @@
 namespace sgemm {
 namespace {
 
-constexpr long long kMaxUnpaddedFlops = 1LL << 31;
-constexpr int kMaxUnpaddedK = 1024;
+constexpr long long kSmallProblemFlops = 1LL << 31;
+constexpr int kSmallProblemK = 1024;
 
 int round_up(int value, int multiple) { return (value + multiple - 1) / multiple * multiple; }
 
@@ -51,7 +51,8 @@ void launch_padded_as(const GemmProblem& problem, const Input* a, const Input* b
     const bool pad_b = padded.k != k || padded.n != n;
     const std::size_t a_bytes = pad_a ? aligned(input_bytes * padded.m * padded.k) : 0;
     const std::size_t b_bytes = pad_b ? aligned(input_bytes * padded.k * padded.n) : 0;
-    const std::size_t c_bytes = aligned(sizeof(float) * padded.m * padded.n);
+    const bool pad_c = padded.m != m || padded.n != n;
+    const std::size_t c_bytes = pad_c ? aligned(sizeof(float) * padded.m * padded.n) : 0;
     static GrowingWorkspace workspace("the padded operands of a shape off a launcher's multiples");
     auto* const base = static_cast<std::uint8_t*>(workspace.at_least(a_bytes + b_bytes + c_bytes));
     if (pad_a) {
@@ -62,6 +63,7 @@ void launch_padded_as(const GemmProblem& problem, const Input* a, const Input* b
         copy_padded(base + a_bytes, input_bytes * padded.n, padded.k, b, input_bytes * n, input_bytes * n, k, stream);
         b = reinterpret_cast<const Input*>(base + a_bytes);
     }
+    if (!pad_c) return launch(GemmProblem{padded, problem.alpha, problem.beta}, a, b, c, stream);
     float* const padded_c = reinterpret_cast<float*>(base + a_bytes + b_bytes);
     if (problem.beta != 0.0f)  // C is read: its values in, the padding's are dropped below
         check(cudaMemcpy2DAsync(padded_c, sizeof(float) * padded.n, c, sizeof(float) * n, sizeof(float) * n, m,
@@ -83,8 +85,21 @@ GemmShape padded_shape(const GemmShape& shape, const GemmShape& multiples) {
     return GemmShape{round_up(shape.m, multiples.m), round_up(shape.n, multiples.n), round_up(shape.k, multiples.k)};
 }
 
-bool copies_outweigh_math(const GemmShape& shape) {
-    return 2LL * shape.m * shape.n * shape.k <= kMaxUnpaddedFlops && shape.k <= kMaxUnpaddedK;
+long long padded_copy_bytes(const GemmShape& shape, const GemmShape& multiples, int input_bytes) {
+    const auto [m, n, k] = shape;
+    const GemmShape padded = padded_shape(shape, multiples);
+    long long bytes = 0;
+    if (padded.m != m || padded.k != k) bytes += 1LL * input_bytes * (1LL * m * k + 1LL * padded.m * padded.k);
+    if (padded.k != k || padded.n != n) bytes += 1LL * input_bytes * (1LL * k * n + 1LL * padded.k * padded.n);
+    if (padded.m != m || padded.n != n) bytes += 4LL * (1LL * m * n + 1LL * padded.m * padded.n);
+    return bytes;
+}
+
+bool copies_outweigh_math(const GemmShape& shape, const GemmShape& multiples, int input_bytes,
+                          double flops_per_copied_byte) {
+    const long long flops = 2LL * shape.m * shape.n * shape.k;
+    if (flops <= kSmallProblemFlops && shape.k <= kSmallProblemK) return true;
+    return static_cast<double>(flops) < flops_per_copied_byte * padded_copy_bytes(shape, multiples, input_bytes);
 }
 
 void launch_padded(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream,

@@ -25,16 +25,20 @@ bool takes_as_is(const GemmShape& shape, const GemmShape& multiples);
 // The problem the launcher runs for `shape`: each size rounded up to its multiple.
 GemmShape padded_shape(const GemmShape& shape, const GemmShape& multiples);
 
+// The bytes the copies of launch_padded move for `shape` with inputs of `input_bytes`
+// each: every operand whose rows are off read once and written once padded (A and B in
+// the input type, C in FP32; C copied out only, as where beta = 0).
+long long padded_copy_bytes(const GemmShape& shape, const GemmShape& multiples, int input_bytes);
+
 // Where a shape off the multiples runs faster unpadded, on stage 10's kernel (FP32) or
-// stage 14's (bf16), both of which load any shape, than padded on the Hopper stages: at
-// most 2^31 FLOPs (2MNK) and K at most 1024. Fitted on the random draw of seed 1 (make
-// draw): over its 74 problems off the multiples, stage 20 went from 55.7 to 69.5 % of
-// cuBLAS in geomean (34 handed to stage 14); over its 65 with N off, stage 24 from 0.55x
-// to 0.68x SGEMM (31 handed to stage 10). Reported on the draw of seed 2, launch by
-// launch: stage 14 was ahead of stage 20 padded on 39 of the 42 problems the rule hands
-// it (64.4 against 39.9 % geomean), stage 10 of stage 24 padded on 34 of 41 (0.48x
-// against 0.32x). docs/notes/20_hopper_tuned.md has the figures by both timings.
-bool copies_outweigh_math(const GemmShape& shape);
+// stage 14's (bf16), both of which load any shape, than padded on the Hopper stages: where
+// the copies would move a byte for fewer than `flops_per_copied_byte` FLOPs (2MNK), the
+// math they buy, on the Hopper kernel, pays less than the time they take; and any small
+// problem (at most 2^31 FLOPs, K at most 1024), where the copies' own launches outlast
+// the math. Each caller's threshold is fitted on the random draw of seed 1 (make draw) and
+// measured on seed 2's in docs/notes/20_hopper_tuned.md.
+bool copies_outweigh_math(const GemmShape& shape, const GemmShape& multiples, int input_bytes,
+                          double flops_per_copied_byte);
 
 // Enqueues `launch` on `problem` through padded copies (only of the operands that need them).
 void launch_padded(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream,
