@@ -20,11 +20,11 @@ namespace {
 
 // The FP32 stages' kernels read N-wide rows of B and the splits, and write C, through TMA.
 constexpr GemmShape kTmaMultiples{1, 8, 1};
-// Fitted on the draw of seed 1 (docs/notes/24_a_in_registers.md): lower than stage 20's 80,
-// as the split kernels waste most of their tiles on the thin problems where copies matter.
+// Fitted on the draw of seed 1 (docs/notes/24_a_in_registers.md).
 constexpr double kFlopsPerCopiedByte = 40.0;
 
-// A shape off kTmaMultiples: small on stage 10's kernel, else `dispatch` on padded copies.
+// A shape off kTmaMultiples: where the copies outweigh the math, on stage 10's kernel;
+// else `dispatch` on padded copies.
 void launch_off_multiples(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream,
                           Fp32Launcher dispatch) {
     if (copies_outweigh_math(problem.shape, kTmaMultiples, sizeof(float), kFlopsPerCopiedByte))
