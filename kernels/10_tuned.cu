@@ -38,9 +38,14 @@
 // part writes its sums to a workspace and a second kernel adds them up in part order and
 // applies alpha and beta. Problems that fill whole waves run unsplit, as before.
 //
+// Few rows. A 128-row tile on a C of 2 rows computes 64 times the FLOPs asked for. Where M
+// is at most 16, 32 or 64, blocks of that many rows by 256 columns run instead (the 64-row
+// ones only where there are 16 or more: fewer lost to the tuned tiles split along K), and
+// such a problem is bound, as SGEMM's is, by reading B once.
+//
 // What changed since stage 9: the tile shape is a parameter and the tuner's pick; the
 // barrier placement, fragment double-buffering and cp.async for B; the rasterized block
-// order; the edge-safe variants; the split of K.
+// order; the edge-safe variants; the split of K; the blocks of few rows.
 //
 // Prediction: 5–10 % over stage 9, to 90–100 % of cuBLAS.
 //
@@ -49,16 +54,29 @@
 // 64x64 warps whose threads own 8x16 outputs, 3 stages: a thread's six 128-bit shared
 // loads now feed 128 FMAs per step, where stage 9's four fed 64. Splitting K took
 // 1024^3 from 54 % to 98 % of cuBLAS and the shape suite's M, N >= 1024 from 86.5 to
-// 93.3 % in geomean. docs/notes/10_tuned.md has the tuning runs, the shapes, the figures.
+// 93.3 % in geomean; the blocks of few rows, 47 problems of M <= 64 from 47 to 79 %; 75.7 %
+// on a random draw of 150 (seed 5). docs/notes/10_tuned.md has the runs and figures.
 //
 // Shapes: any M, N, K >= 1.
 #include "10_tuned.cuh"
 
 namespace sgemm {
 
+// Fewer 64-row blocks than this ran slower than the tuned blocks with K split among them
+// (49 x 3833 x 1791, 15 blocks: 0.87x; 54 x 45 x 492, one: 0.34x); 20 or more ran faster.
+constexpr int kMinRows64Blocks = 16;
+
 void launch_tuned(const GemmProblem& problem, const float* a, const float* b, float* c,
                   cudaStream_t stream) {
-    launch_tile_config<TunedConfig>(problem, a, b, c, kTunedGroupRows, stream);
+    const int m = problem.shape.m;
+    if (m <= Rows16Config::kBlockM)
+        launch_tile_config<Rows16Config>(problem, a, b, c, kTunedGroupRows, stream);
+    else if (m <= Rows32Config::kBlockM)
+        launch_tile_config<Rows32Config>(problem, a, b, c, kTunedGroupRows, stream);
+    else if (m <= Rows64Config::kBlockM && ceil_div(problem.shape.n, Rows64Config::kBlockN) >= kMinRows64Blocks)
+        launch_tile_config<Rows64Config>(problem, a, b, c, kTunedGroupRows, stream);
+    else
+        launch_tile_config<TunedConfig>(problem, a, b, c, kTunedGroupRows, stream);
 }
 
 }  // namespace sgemm

@@ -63,6 +63,13 @@ struct TileConfig {
 using TunedConfig = TileConfig<128, 128, 8, 64, 64, 8, 16, 3, 2>;
 constexpr int kTunedGroupRows = 8;
 
+// Few rows (10_tuned.cu): blocks of 16, 32 and 64 rows by 256 columns, four warps side by
+// side, 3 stages, two blocks an SM; a K step of 32 or 16 keeps a thread's loads of A whole
+// float4s. The 64-row blocks are the tuned ones' warps (64x64, 8x16 a thread) in a row.
+using Rows16Config = TileConfig<16, 256, 32, 16, 64, 4, 8, 3, 2>;
+using Rows32Config = TileConfig<32, 256, 16, 32, 64, 8, 8, 3, 2>;
+using Rows64Config = TileConfig<64, 256, 16, 64, 64, 8, 16, 3, 2>;
+
 // A split of K (10_tuned.cu): part p of `parts` (blockIdx.y) sums K tiles
 // [p tiles / parts, (p + 1) tiles / parts) of its tile of C into partials + p M N, an
 // M x N matrix, and sum_k_parts_kernel adds the parts up in order.

@@ -44,6 +44,12 @@ bool sums_too_short_to_split(const GemmShape& shape) {
     return shape.k <= kMaxShortK && 2LL * shape.m * shape.n * shape.k <= kMaxShortFlops;
 }
 
+constexpr int kMaxStreamedRows = 16, kMinStreamedColumns = 3072;
+
+bool rows_too_few_to_split(const GemmShape& shape) {
+    return shape.m <= kMaxStreamedRows && shape.n >= kMinStreamedColumns;
+}
+
 bool splits_in_registers(const GemmShape& shape, int sms) {
     const int stage22_stacks = ceil_div(shape.m, kStage22StackRows) * ceil_div(shape.n, kStage22StackColumns);
     return shape.m <= kMaxRowsInRegisters || stage22_stacks < sms / 2;
@@ -56,7 +62,8 @@ bool splits_a_in_registers(const GemmShape& shape) {
 
 void dispatch_split_in_registers(const GemmProblem& problem, const float* a, const float* b, float* c,
                                  cudaStream_t stream) {
-    if (sums_too_short_to_split(problem.shape)) return launch_tuned(problem, a, b, c, stream);
+    if (sums_too_short_to_split(problem.shape) || rows_too_few_to_split(problem.shape))
+        return launch_tuned(problem, a, b, c, stream);
     if (!takes_as_is(problem.shape, kTmaMultiples))
         return launch_off_multiples(problem, a, b, c, stream, dispatch_split_in_registers);
     static const int sms = std::max(current_sm_count(), 1);
@@ -68,7 +75,8 @@ void dispatch_split_in_registers(const GemmProblem& problem, const float* a, con
 
 void dispatch_a_in_registers(const GemmProblem& problem, const float* a, const float* b, float* c,
                              cudaStream_t stream) {
-    if (sums_too_short_to_split(problem.shape)) return launch_tuned(problem, a, b, c, stream);
+    if (sums_too_short_to_split(problem.shape) || rows_too_few_to_split(problem.shape))
+        return launch_tuned(problem, a, b, c, stream);
     if (!takes_as_is(problem.shape, kTmaMultiples))
         return launch_off_multiples(problem, a, b, c, stream, dispatch_a_in_registers);
     if (splits_a_in_registers(problem.shape))

@@ -3,9 +3,9 @@
 // registers, or stage 24's with A. The chapters' launchers each take only their own
 // shapes; the choice is made here, in the entry points that the registry lists for stages
 // 23 and 24 (split_dispatch.cu):
-//   stage 23: sums_too_short_to_split ? stage 10's kernel
+//   stage 23: sums_too_short_to_split or rows_too_few_to_split ? stage 10's kernel
 //           : splits_in_registers ? stage 23's kernels : stage 22's launcher
-//   stage 24: sums_too_short_to_split ? stage 10's kernel
+//   stage 24: sums_too_short_to_split or rows_too_few_to_split ? stage 10's kernel
 //           : splits_a_in_registers ? stage 24's kernels : stage 23's entry point
 // Both take any shape. With N off a multiple of 8 (the kernels' TMA rows), a problem with
 // too few FLOPs for the bytes the copies would move runs on stage 10's kernel as it is
@@ -42,6 +42,15 @@ bool splits_a_in_registers(const GemmShape& shape);
 // 0.36x against 0.91x; even at K = 281; the split kernels ahead from K = 300. A large C
 // with short sums stays on the tensor cores, which take its FLOPs 3x faster.
 bool sums_too_short_to_split(const GemmShape& shape);
+
+// Where stage 10's kernel runs a problem faster than the split kernels, on its blocks of 16
+// rows (10_tuned.cu): at most 16 rows of A and a C at least 3072 columns wide. Such a
+// problem is bound by reading B, which stage 10 streams once in FP32 as the split kernel
+// does, without the split's three products a K step. Read off the random draw of seed 5 on
+// the H100 (15 of 16 such problems faster on stage 10's kernel, 1.07-1.36x) and checked on
+// seed 4's (all 11 faster, 1.06-1.28x: docs/notes/24_a_in_registers.md); narrower C, with
+// fewer blocks than SMs, went either way (1 x 1920 x 1664: 0.79x, 1 x 2176 x 6912: 1.43x).
+bool rows_too_few_to_split(const GemmShape& shape);
 
 // The registry's entry points for stages 23 and 24.
 void dispatch_split_in_registers(const GemmProblem& problem, const float* a, const float* b, float* c,

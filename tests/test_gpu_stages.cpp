@@ -169,6 +169,16 @@ std::vector<Case> all_cases() {
                 cases.push_back({stage.number, few_tiles_any_shape, scalar(rng), scalar(rng),
                                  fmt::format("few_tiles_any_shape_{}", to_string(hostile)), hostile});
         }
+        // Stage 10's blocks of few rows (10_tuned.cu): 16 rows on rows off 16 bytes (stages 23
+        // and 24 hand it such a problem: rows_too_few_to_split), 32 rows with K split among
+        // them; the 64-row blocks meet few_rows above. Every kind.
+        if (stage.number == 10 || stage.number == 23 || stage.number == 24)
+            for (const auto& [label, shape] : {std::pair<std::string, GemmShape>{"rows16_any_shape", {7, 4100, 515}},
+                                               {"rows32_split_k", {30, 1032, 4096}}})
+                for (const InputData kind : {InputData::uniform, InputData::graded, InputData::outliers,
+                                             InputData::subnormal, InputData::extremes, InputData::special})
+                    cases.push_back({stage.number, shape, scalar(rng), scalar(rng),
+                                     fmt::format("{}_{}", label, to_string(kind)), kind});
         // The other inputs (sgemm --data) on the largest shape: magnitudes over six decades,
         // small integers, which every correct stage multiplies exactly (alpha 1, beta 0 or
         // 1), and the kinds that break numerical code, with C an input (special values in

@@ -249,5 +249,12 @@ TEST(SplitBlockRuns, ShortSumsRunOnCudaCores) {
     EXPECT_FALSE(sums_too_short_to_split({16, 16, 4096}));
 }
 
+TEST(SplitBlockRuns, FewRowsRunOnCudaCores) {
+    EXPECT_TRUE(rows_too_few_to_split({1, 3072, 4096}));
+    EXPECT_TRUE(rows_too_few_to_split({16, 131008, 4352}));    // a vocabulary head, 16 tokens
+    EXPECT_FALSE(rows_too_few_to_split({17, 131008, 4352}));   // past the 16-row blocks
+    EXPECT_FALSE(rows_too_few_to_split({1, 3071, 4096}));      // fewer blocks than that, either way
+}
+
 }  // namespace
 }  // namespace sgemm

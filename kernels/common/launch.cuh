@@ -19,9 +19,13 @@ inline int current_sm_count() {
     return sms;
 }
 
-// How many blocks of `kernel` the current GPU runs at once (0 if it cannot say).
+// How many blocks of `kernel` the current GPU runs at once (0 if it cannot say). A kernel
+// not yet allowed more than 48 KB of dynamic shared memory is allowed `shared_bytes` first:
+// until then the occupancy calculator counts none of its blocks.
 template <class Kernel>
 int resident_blocks(Kernel kernel, int threads, std::size_t shared_bytes) {
+    if (shared_bytes > 48 * 1024)
+        (void)cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes));
     int per_sm = 0;
     if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, shared_bytes) != cudaSuccess) {
         (void)cudaGetLastError();
