@@ -14,6 +14,8 @@
 // 1.0 % of cuBLAS SGEMM (51.7 TFLOPS) in the same run. 32 registers, no shared memory.
 //
 // Shapes: any M, N, K >= 1.
+#include "01_naive.hpp"
+
 #include "common/epilogue.cuh"
 #include "common/gemm_problem.hpp"
 #include "common/launch.cuh"

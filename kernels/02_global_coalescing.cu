@@ -18,6 +18,8 @@
 // bytes of B) and one broadcast word of A.
 //
 // Shapes: any M, N, K >= 1.
+#include "02_global_coalescing.hpp"
+
 #include "common/epilogue.cuh"
 #include "common/gemm_problem.hpp"
 #include "common/launch.cuh"

@@ -22,6 +22,8 @@
 // shared memory per block.
 //
 // Shapes: any M, N, K >= 1; tiles that overhang the matrix are zero-filled.
+#include "03_shared_memory_tiling.hpp"
+
 #include "common/epilogue.cuh"
 #include "common/gemm_problem.hpp"
 #include "common/launch.cuh"

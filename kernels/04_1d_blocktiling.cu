@@ -18,6 +18,8 @@
 // shared memory per block.
 //
 // Shapes: M and N multiples of 64, K a multiple of 8 (no bounds checks in the loop).
+#include "04_1d_blocktiling.hpp"
+
 #include "common/epilogue.cuh"
 #include "common/gemm_problem.hpp"
 #include "common/launch.cuh"

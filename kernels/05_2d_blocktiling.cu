@@ -23,6 +23,8 @@
 // At N = 1024 it falls to 8.4 TFLOPS: 128x128 tiles make only 64 blocks for 132 SMs.
 //
 // Shapes: M and N multiples of 128, K a multiple of 8.
+#include "05_2d_blocktiling.hpp"
+
 #include "common/epilogue.cuh"
 #include "common/gemm_problem.hpp"
 #include "common/launch.cuh"

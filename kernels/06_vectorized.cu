@@ -23,6 +23,8 @@
 // of shared memory.
 //
 // Shapes: M and N multiples of 128, K a multiple of 8.
+#include "06_vectorized.hpp"
+
 #include "common/epilogue.cuh"
 #include "common/gemm_problem.hpp"
 #include "common/register_tile.cuh"

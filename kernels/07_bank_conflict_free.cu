@@ -26,6 +26,8 @@
 // pipe busy 58 % -> 66 %. 116 registers, 8.1 KB of shared memory.
 //
 // Shapes: M and N multiples of 128, K a multiple of 8.
+#include "07_bank_conflict_free.hpp"
+
 #include "common/epilogue.cuh"
 #include "common/gemm_problem.hpp"
 #include "common/register_tile.cuh"

@@ -28,6 +28,8 @@
 // 114 registers, 8.1 KB of shared memory.
 //
 // Shapes: M and N multiples of 128, K a multiple of 8.
+#include "08_warptiling.hpp"
+
 #include "common/epilogue.cuh"
 #include "common/gemm_problem.hpp"
 #include "common/register_tile.cuh"

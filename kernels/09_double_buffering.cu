@@ -27,6 +27,8 @@
 // (the cap of __launch_bounds__(256, 2)), 16.3 KB of shared memory.
 //
 // Shapes: M and N multiples of 128, K a multiple of 8.
+#include "09_double_buffering.hpp"
+
 #include "common/epilogue.cuh"
 #include "common/gemm_problem.hpp"
 #include "common/register_tile.cuh"

@@ -3,13 +3,12 @@
 // The idea: stage 9's kernel has the right structure; what is left is choosing its
 // numbers for this GPU and making it safe for every shape.
 //
-// Tuning. The kernel (10_tuned.cuh) is stage 9's, written as a template over its
-// tile shapes: block tile, K step, warp tile, thread tile, and the number of blocks
-// __launch_bounds__ asks to fit on an SM (which caps registers). scripts/tune.py
-// builds sgemm_tune (src/tools/tuning_candidates.cu), which instantiates candidate
-// shapes, verifies and times each one against cuBLAS like any stage, and writes
-// everything it tried, with the winner, to results/<gpu>/tuning_stage10.csv and .md.
-// The winner (TunedConfig, in 10_tuned.cuh) is what the launcher below runs.
+// Tuning. The kernel (10_tuned.cuh) is stage 9's, written as a template over its tile
+// shapes: block tile, K step, warp tile, thread tile, and the number of blocks
+// __launch_bounds__ asks to fit on an SM (which caps registers). scripts/tune.py builds
+// sgemm_tune (src/tools/tuning_candidates.cu), which instantiates candidate shapes,
+// verifies and times each against cuBLAS like any stage, and writes all it tried to
+// results/<gpu>/tuning_stage10.*; the winner (TunedConfig) is what the launcher runs.
 //
 // Block rasterization. Blocks are numbered so that consecutive blocks walk down a
 // group of block-rows before moving to the next column: blocks running at the same
@@ -40,8 +39,8 @@
 //
 // Few rows. A 128-row tile on a C of 2 rows computes 64 times the FLOPs asked for. Where M
 // is at most 16, 32 or 64, blocks of that many rows by 256 columns run instead (the 64-row
-// ones only where there are 16 or more: fewer lost to the tuned tiles split along K), and
-// such a problem is bound, as SGEMM's is, by reading B once.
+// ones only where there are 16 or more: fewer lost to the tuned tiles split along K), bound,
+// as SGEMM is, by reading B once.
 //
 // What changed since stage 9: the tile shape is a parameter and the tuner's pick; the
 // barrier placement, fragment double-buffering and cp.async for B; the rasterized block
@@ -57,7 +56,8 @@
 // 93.3 % in geomean; the blocks of few rows, 47 problems of M <= 64 from 47 to 79 %; 75.7 %
 // on a random draw of 150 (seed 5). docs/notes/10_tuned.md has the runs and figures.
 //
-// Shapes: any M, N, K >= 1.
+// Shapes: any M, N, K >= 1. The dispatch (dispatch/) runs this kernel for the fp32 track on
+// every shape, and for the fp32-tc track where splitting FP32 for the tensor cores does not pay.
 #include "10_tuned.cuh"
 
 namespace sgemm {
@@ -66,17 +66,21 @@ namespace sgemm {
 // (49 x 3833 x 1791, 15 blocks: 0.87x; 54 x 45 x 492, one: 0.34x); 20 or more ran faster.
 constexpr int kMinRows64Blocks = 16;
 
-void launch_tuned(const GemmProblem& problem, const float* a, const float* b, float* c,
-                  cudaStream_t stream) {
+void launch_tuned_with_k_parts(const GemmProblem& problem, const float* a, const float* b, float* c,
+                               cudaStream_t stream, KPartsRule parts_rule) {
     const int m = problem.shape.m;
     if (m <= Rows16Config::kBlockM)
-        launch_tile_config<Rows16Config>(problem, a, b, c, kTunedGroupRows, stream);
+        launch_tile_config<Rows16Config>(problem, a, b, c, kTunedGroupRows, stream, parts_rule);
     else if (m <= Rows32Config::kBlockM)
-        launch_tile_config<Rows32Config>(problem, a, b, c, kTunedGroupRows, stream);
+        launch_tile_config<Rows32Config>(problem, a, b, c, kTunedGroupRows, stream, parts_rule);
     else if (m <= Rows64Config::kBlockM && ceil_div(problem.shape.n, Rows64Config::kBlockN) >= kMinRows64Blocks)
-        launch_tile_config<Rows64Config>(problem, a, b, c, kTunedGroupRows, stream);
+        launch_tile_config<Rows64Config>(problem, a, b, c, kTunedGroupRows, stream, parts_rule);
     else
-        launch_tile_config<TunedConfig>(problem, a, b, c, kTunedGroupRows, stream);
+        launch_tile_config<TunedConfig>(problem, a, b, c, kTunedGroupRows, stream, parts_rule);
+}
+
+void launch_tuned(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream) {
+    launch_tuned_with_k_parts(problem, a, b, c, stream, k_parts);
 }
 
 }  // namespace sgemm

@@ -1,11 +1,12 @@
 // The kernel of stage 10 as a template over its tile shapes, so that the tuner
 // (src/tools/tuning_candidates.cu, scripts/tune.py) can instantiate many shapes and the
-// stage (10_tuned.cu) the winner; its main loop (multiply_tile) also runs stage 22's FP32
-// fallback, on rows and columns gathered through lists. Read 10_tuned.cu first.
+// stage (10_tuned.cu) the winner; and over where a tile's operands come from (Operands) and
+// how K is split (KPartsRule), which a caller may choose. Read 10_tuned.cu first.
 #pragma once
 
 #include <cstddef>
 
+#include "10_tuned.hpp"
 #include "common/cp_async.cuh"
 #include "common/epilogue.cuh"
 #include "common/gemm_problem.hpp"
@@ -59,7 +60,7 @@ struct TileConfig {
 };
 
 // The tuner's pick for the H100 (results/h100-80gb-hbm3/tuning_stage10.md), which stage 10
-// runs, and stage 22's FP32 fallback with it (22_fp32_fallback.cuh).
+// runs.
 using TunedConfig = TileConfig<128, 128, 8, 64, 64, 8, 16, 3, 2>;
 constexpr int kTunedGroupRows = 8;
 
@@ -98,34 +99,27 @@ __host__ __device__ inline int k_parts(int tiles, int k_tiles, int slots) {
     return best;
 }
 
-// k_parts, and where K is split at all, enough parts that none sums more than
-// most_k_tiles K tiles (up to kMaxKParts): stage 22's FP32 path (22_fp32_fallback.cuh),
-// whose sums must stay as accurate as SGEMM's where SGEMM splits K too.
-__host__ __device__ inline int k_parts_of_at_most(int most_k_tiles, int tiles, int k_tiles, int slots) {
-    const int parts = k_parts(tiles, k_tiles, slots), accurate = ceil_div(k_tiles, most_k_tiles);
-    return parts == 1 || parts >= accurate ? parts : accurate < kMaxKParts ? accurate : kMaxKParts;
-}
+// Where a block's tile of C takes its operands from (multiply_tile's Operands):
+//   a_row(r): the row of A that is the tile's row r, and whether the problem has it;
+//   b_column(j): the column of B that is the tile's column j, -1 where the problem has none
+//     (with float4 loads, EdgeTests other than kPerFloat, columns j to j + 3 are consecutive);
+//   b_row(kk): B's row kk.
+// Each thread finds its rows and columns once, before the main loop, not at every K tile.
+// Stage 10 multiplies the rectangle of A and B under its tile (TileRectangle).
+struct OperandRow {
+    const float* values;
+    bool exists;
+};
 
-// Where a block's tile of C takes its operands from. Stage 10 multiplies a rectangle of A
-// and B (TileRectangle): a_element(r, kk) and b_element(kk, j, e) say where A's value at
-// row r of the tile is and B's at column j + e (e: the element of a float4; the sums are
-// written as stage 10 has always written them, so that its machine code stays the same),
-// has_row and has_column whether those are in the problem (the kernels that test edges only). Stage
-// 22's FP32 fallback (22_fp32_fallback.cuh) gathers the rows of A through a list
-// (kGatheredRows: a_row(r), found once a tile) and may gather B's columns too
-// (kGatheredColumns: b_row(kk) and b_offset(j), -1 outside the problem).
 struct TileRectangle {
-    static constexpr bool kGatheredRows = false, kGatheredColumns = false;
-    const float* a;  // A's row of the tile's first row
-    const float* b;  // B's element of row 0 at the tile's first column
+    const float* a;
+    const float* b;
     int row0, col0;  // the tile's corner
     int m, n, k;
 
-    __device__ bool has_row(int row) const { return row0 + row < m; }
-    __device__ bool has_column(int column, int e) const { return col0 + column + e < n; }
-    __device__ const float* a_element(int row, int kk) const { return a + row * k + kk; }
-    __device__ float a_value(int row, int kk) const { return a[row * k + kk]; }
-    __device__ const float* b_element(int kk, int column, int e = 0) const { return b + kk * n + column + e; }
+    __device__ OperandRow a_row(int row) const { return OperandRow{a + (row0 + row) * k, row0 + row < m}; }
+    __device__ int b_column(int column) const { return col0 + column < n ? col0 + column : -1; }
+    __device__ const float* b_row(int kk) const { return b + kk * n; }
 };
 
 // What a block tests at the edges of the matrices:
@@ -160,37 +154,24 @@ __device__ __forceinline__ void multiply_tile(const Operands& tile, int k, int f
     // transpose it into a_tile[k][m] (a 4-byte cp.async could transpose too, but the
     // tuner measured it 15-20 % slower: four times the memory requests).
     float4 a_next[T::kALoads];
-    // Gathered rows: the thread's rows of A are looked up once, not at every K tile (a
-    // branch among the loads would cut the loop into pieces the scheduler cannot mix).
-    const float* a_rows[T::kALoads];
-    if constexpr (Operands::kGatheredRows) {
+    OperandRow a_rows[T::kALoads];
 #pragma unroll
-        for (int j = 0; j < T::kALoads; ++j) a_rows[j] = tile.a_row((threadIdx.x + j * T::kThreads) / (T::kBlockK / 4));
-    }
+    for (int j = 0; j < T::kALoads; ++j) a_rows[j] = tile.a_row((threadIdx.x + j * T::kThreads) / (T::kBlockK / 4));
     const auto load_a = [&](int tile_index) {
 #pragma unroll
         for (int j = 0; j < T::kALoads; ++j) {
             const int f = threadIdx.x + j * T::kThreads;
-            const int row = f / (T::kBlockK / 4);
             const int col = tile_index * T::kBlockK + f % (T::kBlockK / 4) * 4;
-            if constexpr (Operands::kGatheredRows && kEdges == EdgeTests::kPerFloat) {
+            const OperandRow& row = a_rows[j];
+            if constexpr (kEdges == EdgeTests::kPerFloat) {
                 float v[4];
 #pragma unroll
-                for (int e = 0; e < 4; ++e) v[e] = col + e < k ? a_rows[j][col + e] : 0.0f;
-                a_next[j] = make_float4(v[0], v[1], v[2], v[3]);
-            } else if constexpr (Operands::kGatheredRows) {
-                a_next[j] = load_float4(a_rows[j] + col);
-            } else if constexpr (kEdges == EdgeTests::kPerFloat) {
-                float v[4];
-#pragma unroll
-                for (int e = 0; e < 4; ++e)
-                    v[e] = (tile.has_row(row) && col + e < k) ? tile.a_value(row, col + e) : 0.0f;
+                for (int e = 0; e < 4; ++e) v[e] = row.exists && col + e < k ? row.values[col + e] : 0.0f;
                 a_next[j] = make_float4(v[0], v[1], v[2], v[3]);
             } else if constexpr (kEdges == EdgeTests::kPerFloat4) {
-                a_next[j] = tile.has_row(row) && col < k ? load_float4(tile.a_element(row, col))
-                                                         : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+                a_next[j] = row.exists && col < k ? load_float4(row.values + col) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
             } else {
-                a_next[j] = load_float4(tile.a_element(row, col));
+                a_next[j] = load_float4(row.values + col);
             }
         }
     };
@@ -208,17 +189,16 @@ __device__ __forceinline__ void multiply_tile(const Operands& tile, int k, int f
             a_tile[(col + 3) * stride + row] = a_next[j].w;
         }
     };
-    // B needs no transpose: it is copied asynchronously, a float4 at a time (a float at
-    // a time for any shape, since its rows need not be 16-byte aligned), zeros outside.
-    // Gathered columns, a float at a time, each found once.
-    int b_offsets[T::kBLoads][4];
-    if constexpr (Operands::kGatheredColumns) {
+    // B needs no transpose: it is copied asynchronously, a float4 at a time (a float at a
+    // time for any shape, since its rows need not be 16-byte aligned: a column for each),
+    // zeros outside.
+    constexpr int kColumnsPerLoad = kEdges == EdgeTests::kPerFloat ? 4 : 1;
+    int b_columns[T::kBLoads][kColumnsPerLoad];
 #pragma unroll
-        for (int j = 0; j < T::kBLoads; ++j)
+    for (int j = 0; j < T::kBLoads; ++j)
 #pragma unroll
-            for (int e = 0; e < 4; ++e)
-                b_offsets[j][e] = tile.b_offset((threadIdx.x + j * T::kThreads) % (T::kBlockN / 4) * 4 + e);
-    }
+        for (int e = 0; e < kColumnsPerLoad; ++e)
+            b_columns[j][e] = tile.b_column((threadIdx.x + j * T::kThreads) % (T::kBlockN / 4) * 4 + e);
     const auto copy_b = [&](int tile_index) {
         const int k0 = tile_index * T::kBlockK;
         float* const b_tile = buffer_of(tile_index) + T::kATileFloats;  // [kBlockK][kBlockN]
@@ -228,27 +208,19 @@ __device__ __forceinline__ void multiply_tile(const Operands& tile, int k, int f
             const int row = f / (T::kBlockN / 4);
             const int col = f % (T::kBlockN / 4) * 4;
             float* const destination = b_tile + row * T::kBlockN + col;
-            if constexpr (Operands::kGatheredColumns) {
-                static_assert(kEdges == EdgeTests::kPerFloat, "gathered columns are loaded a float at a time");
+            if constexpr (kEdges == EdgeTests::kPerFloat) {
 #pragma unroll
                 for (int e = 0; e < 4; ++e) {
-                    const bool valid = k0 + row < k && b_offsets[j][e] >= 0;
-                    cp_async_4_or_zero(destination + e, valid ? tile.b_row(k0 + row) + b_offsets[j][e] : tile.b_row(0),
-                                       valid);
-                }
-            } else if constexpr (kEdges == EdgeTests::kPerFloat) {
-#pragma unroll
-                for (int e = 0; e < 4; ++e) {
-                    const bool valid = k0 + row < k && tile.has_column(col, e);
-                    cp_async_4_or_zero(destination + e, valid ? tile.b_element(k0 + row, col, e) : tile.b_element(0, 0),
+                    const bool valid = k0 + row < k && b_columns[j][e] >= 0;
+                    cp_async_4_or_zero(destination + e, valid ? tile.b_row(k0 + row) + b_columns[j][e] : tile.b_row(0),
                                        valid);
                 }
             } else if constexpr (kEdges == EdgeTests::kPerFloat4) {
-                const bool valid = k0 + row < k && tile.has_column(col, 0);
+                const bool valid = k0 + row < k && b_columns[j][0] >= 0;
                 cp_async_16_or_zero(shared_address(destination),
-                                    valid ? tile.b_element(k0 + row, col) : tile.b_element(0, 0), valid);
+                                    valid ? tile.b_row(k0 + row) + b_columns[j][0] : tile.b_row(0), valid);
             } else {
-                cp_async_16(destination, tile.b_element(k0 + row, col));
+                cp_async_16(destination, tile.b_row(k0 + row) + b_columns[j][0]);
             }
         }
     };
@@ -351,9 +323,9 @@ __device__ __forceinline__ void store_by_rows(float* shared, const float (&acc)[
     }
 }
 
-// Whether a launch has work: always, for stage 10; stage 22's FP32 fallback launches this
-// kernel for a whole problem only the GPU knows is its own (22_fp32_fallback.cuh), and
-// its blocks return at once where it is not.
+// Whether a launch has work (the kernel's Gate): always, for stage 10. A caller that
+// learns only on the GPU whether a problem is its own to compute gives a Gate that says so,
+// and the blocks return at once where it is not.
 struct Ungated {
     __device__ bool open() const { return true; }
 };
@@ -374,8 +346,6 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
 
     const TileOrigin origin = rasterized_tile_origin<T::kBlockM, T::kBlockN>(m, n, group_rows);
     const int row0 = origin.row, col0 = origin.col;
-    a += row0 * k;
-    b += col0;
     if constexpr (kSplitK) c = split.partials + static_cast<std::size_t>(blockIdx.y) * m * n;
     c += row0 * n + col0;
 
@@ -451,12 +421,12 @@ inline float* k_split_partials(std::size_t values) {
 }
 
 // Whole tiles take the kernel that tests nothing; rows 16-byte aligned, the one that tests
-// float4s; any other shape, the one that tests every value (EdgeTests). K is split
-// where that finishes sooner (k_parts), and the parts are added up after; most_k_tiles,
-// where set, caps the K tiles of a part (k_parts_of_at_most).
+// float4s; any other shape, the one that tests every value (EdgeTests). K is split into
+// the parts that `parts_rule` chooses (k_parts: where that finishes sooner), and the parts
+// are added up after.
 template <class Config>
 void launch_tile_config(const GemmProblem& problem, const float* a, const float* b, float* c,
-                        int group_rows, cudaStream_t stream, int most_k_tiles = 0) {
+                        int group_rows, cudaStream_t stream, KPartsRule parts_rule = k_parts) {
     const GemmShape& s = problem.shape;
     const bool whole_tiles = s.m % Config::kBlockM == 0 && s.n % Config::kBlockN == 0 && s.k % Config::kBlockK == 0;
     const bool aligned_rows = s.n % 4 == 0 && s.k % 4 == 0;
@@ -464,8 +434,7 @@ void launch_tile_config(const GemmProblem& problem, const float* a, const float*
     static const int slots =
         resident_blocks(tuned_kernel<Config, EdgeTests::kNone, false>, Config::kThreads, Config::kSharedBytes);
     const int k_tiles = ceil_div(s.k, Config::kBlockK);
-    const int parts = most_k_tiles > 0 ? k_parts_of_at_most(most_k_tiles, tiles, k_tiles, slots)
-                                       : k_parts(tiles, k_tiles, slots);
+    const int parts = parts_rule(tiles, k_tiles, slots);
     if (parts > 1) {
         const KSplit split{parts, k_split_partials(static_cast<std::size_t>(parts) * s.m * s.n)};
         if (whole_tiles)

@@ -24,6 +24,8 @@
 // 40 registers, 8 KB of shared memory (staging for edge tiles).
 //
 // Shapes: any M, N, K >= 1. Needs sm_80 (bf16 wmma).
+#include "11_wmma_naive.hpp"
+
 #include <mma.h>
 
 #include "common/epilogue.cuh"

@@ -20,6 +20,8 @@
 // rows still collide on the 16-byte stores). 128 registers, 18.5 KB of shared memory.
 //
 // Shapes: M and N multiples of 128, K a multiple of 32. Needs sm_80.
+#include "12_wmma_tiled.hpp"
+
 #include <mma.h>
 
 #include "common/gemm_problem.hpp"

@@ -27,6 +27,8 @@
 // than stage 12. docs/notes/13_mma_ldmatrix.md has the counters.
 //
 // Shapes: M and N multiples of 128, K a multiple of 32. Needs sm_80.
+#include "13_mma_ldmatrix.hpp"
+
 #include "common/bf16_tiles.cuh"
 #include "common/epilogue.cuh"
 #include "common/gemm_problem.hpp"

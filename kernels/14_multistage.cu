@@ -41,7 +41,11 @@
 // limits one by one, the small problems, the last wave, the edges, and every experiment
 // tried and dropped.
 //
-// Shapes: any M, N, K >= 1. Needs sm_80.
+// Shapes: any M, N, K >= 1. Needs sm_80. The bf16 track (dispatch/bf16.cpp) runs this
+// kernel on GPUs without Hopper's instructions, and on Hopper where padding a shape for
+// stage 20's kernel would cost more than the math it buys.
+#include "14_multistage.hpp"
+
 #include "14_multistage.cuh"
 
 namespace sgemm {

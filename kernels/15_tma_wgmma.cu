@@ -42,6 +42,8 @@
 // (common/padded_launch.cuh), as it does for every stage to 22; stages 20, 23 and 24
 // choose for themselves.
 // Needs sm_90a.
+#include "15_tma_wgmma.hpp"
+
 #include "15_tma_wgmma.cuh"
 
 namespace sgemm {

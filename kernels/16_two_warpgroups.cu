@@ -30,6 +30,8 @@
 // consumers' path.
 //
 // Shapes: any M; K and N multiples of 8. Needs sm_90a.
+#include "16_two_warpgroups.hpp"
+
 #include "15_tma_wgmma.cuh"
 
 namespace sgemm {

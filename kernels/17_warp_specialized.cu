@@ -29,6 +29,8 @@
 // while every SM stores at once and its tensor cores wait. Stage 19 takes that on.
 //
 // Shapes: any M; K and N multiples of 8. Needs sm_90a.
+#include "17_warp_specialized.hpp"
+
 #include <cuda.h>
 
 #include <cstdint>

@@ -27,6 +27,8 @@
 // halved the speed.
 //
 // Shapes: any M; K and N multiples of 8. Needs sm_90a.
+#include "18_clusters.hpp"
+
 #include <cuda.h>
 
 #include <cstdint>

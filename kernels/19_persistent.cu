@@ -39,6 +39,8 @@
 //
 // Shapes: any M; K and N multiples of 8 (with FP32 C, others padded by the driver).
 // Needs sm_90a.
+#include "19_persistent.hpp"
+
 #include <cuda.h>
 
 #include <algorithm>

@@ -52,24 +52,13 @@
 // (cuBLASLt's kernels, long K, the shapes off the multiples).
 //
 // Shapes: any. K and N multiples of 8 as they are; off them (TMA's rows start 16-byte
-// aligned), a problem with too few FLOPs for the bytes the copies would move on stage 14's
-// kernel, which loads any shape itself, the rest on zero-padded copies, timed with the
-// stage (common/padded_launch.cuh has the rule). bf16 C: K and N multiples of 8. sm_90a.
+// aligned), on zero-padded copies timed with the stage (common/padded_launch.cuh). bf16 C:
+// K and N multiples of 8. sm_90a. The bf16 track (dispatch/bf16.cpp) runs this kernel where
+// the copies, if any, cost less than the math they buy; the rest on stage 14's.
 #include "20_hopper_tuned.cuh"
-
-#include "common/padded_launch.cuh"
 
 namespace sgemm {
 namespace {
-
-// The tuner's winner on squares, and the smaller tiles of the per-shape rule.
-using TunedConfig = WarpSpecializedConfig<128, 256, 4, 2>;
-constexpr int kTunedGroupRows = 8;
-using MediumTiles = WarpSpecializedConfig<128, 128, 5, 2>;
-using MediumOneRowTiles = WarpSpecializedConfig<128, 128, 5, 1>;
-using NarrowTiles = WarpSpecializedConfig<128, 64, 8, 1>;
-using FewRowTiles = WarpSpecializedConfig<64, 128, 8, 1>;
-using FewRowWideTiles = WarpSpecializedConfig<64, 256, 4, 1>;
 
 // The CTAs of Config's grid that have rows of C to work on in its first round (in a
 // cluster past M's last row, a CTA only loads its share of B).
@@ -104,69 +93,26 @@ constexpr int padded_rows(int m, int block_m) { return ceil_div(m, block_m) * bl
 // for a few tokens, of the 128-row ones for the rest; the smallest where none does, or with
 // a long K the 128x128 tiles.
 TunedTiles tuned_tiles_for(const GemmShape& shape, int sms) {
+    using namespace tuned_tiles;
     const int enough = 2 * sms / 3;
-    if (shape.m <= 64)
-        return busy_ctas<FewRowWideTiles>(shape) >= enough ? TunedTiles::kFewRowsWide : TunedTiles::kFewRows;
-    if (busy_ctas<TunedConfig>(shape) >= enough) return TunedTiles::kWide;
-    if (busy_ctas<MediumTiles>(shape) >= enough)
-        return shape.m <= MediumTiles::kBlockM ? TunedTiles::kMediumOneRow : TunedTiles::kMedium;
-    const bool medium_stacks_fit = shape.m >= MediumTiles::kClusterM * MediumTiles::kBlockM && shape.n >= MediumTiles::kBlockN;
+    if (shape.m <= 64) return busy_ctas<FewRowsWide>(shape) >= enough ? TunedTiles::kFewRowsWide : TunedTiles::kFewRows;
+    if (busy_ctas<Wide>(shape) >= enough) return TunedTiles::kWide;
+    if (busy_ctas<Medium>(shape) >= enough)
+        return shape.m <= Medium::kBlockM ? TunedTiles::kMediumOneRow : TunedTiles::kMedium;
+    const bool medium_stacks_fit = shape.m >= Medium::kClusterM * Medium::kBlockM && shape.n >= Medium::kBlockN;
     if (shape.k >= kLongK && medium_stacks_fit) return TunedTiles::kMedium;
-    if (padded_rows(shape.m, FewRowTiles::kBlockM) < padded_rows(shape.m, NarrowTiles::kBlockM))
-        return TunedTiles::kFewRows;
+    if (padded_rows(shape.m, FewRows::kBlockM) < padded_rows(shape.m, Narrow::kBlockM)) return TunedTiles::kFewRows;
     return TunedTiles::kNarrow;
 }
 
-namespace {
-
-template <class COut>
-void launch_in_tuned_tiles(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b, COut* c,
-                           cudaStream_t stream, const OperandScaling& scaling) {
-    switch (tuned_tiles_for(problem.shape, current_sm_count())) {
-        case TunedTiles::kFewRows:
-            return launch_hopper_tuned_kernel<FewRowTiles>(problem, a, b, c, kTunedGroupRows, stream, scaling);
-        case TunedTiles::kFewRowsWide:
-            return launch_hopper_tuned_kernel<FewRowWideTiles>(problem, a, b, c, kTunedGroupRows, stream, scaling);
-        case TunedTiles::kWide:
-            return launch_hopper_tuned_kernel<TunedConfig>(problem, a, b, c, kTunedGroupRows, stream, scaling);
-        case TunedTiles::kMedium:
-            return launch_hopper_tuned_kernel<MediumTiles>(problem, a, b, c, kTunedGroupRows, stream, scaling);
-        case TunedTiles::kMediumOneRow:
-            return launch_hopper_tuned_kernel<MediumOneRowTiles>(problem, a, b, c, kTunedGroupRows, stream, scaling);
-        case TunedTiles::kNarrow:
-            return launch_hopper_tuned_kernel<NarrowTiles>(problem, a, b, c, kTunedGroupRows, stream, scaling);
-    }
-}
-
-}  // namespace
-
 void launch_hopper_tuned(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b, float* c,
-                         cudaStream_t stream, const OperandScaling& scaling) {
-    launch_in_tuned_tiles(problem, a, b, c, stream, scaling);
+                         cudaStream_t stream) {
+    launch_in_tuned_tiles(problem, a, b, c, stream);
 }
 
 void launch_hopper_tuned_bf16_c(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b,
                                 __nv_bfloat16* c, cudaStream_t stream) {
-    launch_in_tuned_tiles(problem, a, b, c, stream, OperandScaling{});
-}
-
-// Stage 14's launcher (14_multistage.cu): any shape, loaded as it is.
-void launch_multistage(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b, float* c,
-                       cudaStream_t stream);
-
-void launch_hopper_tuned(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b, float* c,
-                         cudaStream_t stream) {
-    constexpr GemmShape kTmaMultiples{1, 8, 8};
-    const auto launch_as_is = [](const GemmProblem& whole, const __nv_bfloat16* a_whole,
-                                 const __nv_bfloat16* b_whole, float* c_whole, cudaStream_t on) {
-        launch_hopper_tuned(whole, a_whole, b_whole, c_whole, on, OperandScaling{});
-    };
-    if (takes_as_is(problem.shape, kTmaMultiples)) return launch_as_is(problem, a, b, c, stream);
-    // Fitted on the draw of seed 1, on an H200 (docs/notes/20_hopper_tuned.md).
-    constexpr double kFlopsPerCopiedByte = 80.0;
-    if (copies_outweigh_math(problem.shape, kTmaMultiples, sizeof(__nv_bfloat16), kFlopsPerCopiedByte))
-        return launch_multistage(problem, a, b, c, stream);
-    launch_padded(problem, a, b, c, stream, kTmaMultiples, launch_as_is);
+    launch_in_tuned_tiles(problem, a, b, c, stream);
 }
 
 }  // namespace sgemm

@@ -4,7 +4,7 @@
 // (src/tools/tuning_candidates.cu) varies; each cluster takes pieces of stacks from the
 // schedule (20_stream_k.cuh) where stage 19 took whole stacks, and hands the partial sums
 // of the leftover stacks over (hand_over_piece, write_shares); and C leaves through
-// write_c_part, which also undoes the operand scaling of stage 21, which runs this kernel.
+// write_c_part, after the kernel's Epilogue, which a later chapter may give it.
 #pragma once
 
 #include <cuda.h>
@@ -13,13 +13,13 @@
 #include <cstdint>
 
 #include "19_persistent_c_stores.cuh"
+#include "20_hopper_tuned.hpp"
 #include "20_stream_k.cuh"
 #include "common/cluster.cuh"
 #include "common/gemm_problem.hpp"
 #include "common/hopper_tiles.cuh"
 #include "common/launch.cuh"
 #include "common/mbarrier.cuh"
-#include "common/operand_scaling.cuh"
 #include "common/tma.cuh"
 #include "common/wgmma.cuh"
 
@@ -97,17 +97,28 @@ struct ClusterOf {
     }
 };
 
-// A consumer's part of C leaves its registers: stage 21's scaling undone (`scaling`; none
-// where its pointers are null), then chunk by chunk through shared memory and TMA stores
-// (stage 19). `part`: where the part starts in C; `c_chunks` counts the consumer's chunks.
-template <class Config, class COut>
+// What the kernel does to its sums on their way to C (its Epilogue): nothing, here. A
+// later chapter's epilogue may change them (stage 21 undoes a scaling of the operands):
+//   on_accumulators(acc, shape, first_row, first_column): a consumer's part of a tile, in
+//     registers, before write_c_part stores it;
+//   on_pair(pair, row, column): two values of C side by side, before a share of a stream-K
+//     stack stores them (finish_shared_share, 20_stream_k.cuh).
+struct PlainEpilogue {
+    template <int kMBlocks, int kColumns>
+    __device__ void on_accumulators(WarpgroupAccumulators<kMBlocks, kColumns>&, const GemmShape&, int, int) const {}
+    __device__ void on_pair(float (&)[2], int, int) const {}
+};
+
+// A consumer's part of C leaves its registers: through the epilogue, then chunk by chunk
+// through shared memory and TMA stores (stage 19). `part`: where the part starts in C;
+// `c_chunks` counts the consumer's chunks.
+template <class Config, class COut, class Epilogue>
 __device__ __forceinline__ void write_c_part(WarpgroupAccumulators<Config::kMBlocks, Config::kColumnsPerConsumer>& acc,
                                              const GemmProblem& problem, COut* c, const CUtensorMap* c_map,
                                              std::uint8_t* c_buffers, int& c_chunks, TileOrigin part,
-                                             const OperandScaling& scaling, int barrier_id) {
+                                             const Epilogue& epilogue, int barrier_id) {
     constexpr int kColumns = Config::kColumnsPerConsumer;
-    if (scaling.row_exponents != nullptr)
-        unscale_accumulators<Config::kMBlocks, kColumns>(acc, scaling, problem.shape, part.row, part.col);
+    epilogue.template on_accumulators<Config::kMBlocks, kColumns>(acc, problem.shape, part.row, part.col);
 #pragma unroll
     for (int chunk = 0; chunk < kColumns / kCChunkColumnsOf<COut>; ++chunk)
         store_c_chunk_through_tma<Config::kCBuffers>(acc[0] + chunk * kCChunkValuesOf<COut>, problem, c, c_map,
@@ -118,12 +129,12 @@ __device__ __forceinline__ void write_c_part(WarpgroupAccumulators<Config::kMBlo
 // kShares (schedule.sliced): every sharer of a leftover stack writes a share of it. A kernel
 // of its own, so that the last-sharer hand-over runs the code it ran before shares existed.
 // COut: C's type, float or __nv_bfloat16.
-template <class Config, bool kShares, class COut = float>
+template <class Config, bool kShares, class COut = float, class Epilogue = PlainEpilogue>
 __global__ void __launch_bounds__(Config::kThreads, 1)
     hopper_tuned_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
                         const __grid_constant__ CUtensorMap c_map, COut* c, GemmProblem problem, int group_rows,
                         const __grid_constant__ TileSchedule schedule, StreamKWorkspace workspace,
-                        OperandScaling scaling) {
+                        Epilogue epilogue) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     using Tiles = typename Config::Tiles;
     using Cluster = ClusterOf<Config::kClusterM>;
@@ -199,11 +210,11 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
                 !hand_over_piece<Config, kShares>(acc, schedule, piece, index, cluster, rank, workspace, consumers))
                 continue;
             write_c_part<Config>(acc, problem, c, &c_map, shared.c_buffers[warpgroup - 1], c_chunks,
-                                 TileOrigin{tile.row + part.row, tile.col + part.col}, scaling, warpgroup);
+                                 TileOrigin{tile.row + part.row, tile.col + part.col}, epilogue, warpgroup);
         }
         if constexpr (kShares)
             write_shares<Config>(schedule, cluster, rank, workspace, tile_of, reinterpret_cast<float4*>(ring),
-                                 problem, c, scaling, consumers);
+                                 problem, c, epilogue, consumers);
         // Shared memory must outlive the copy engine's reads of it.
         if (signals) tma_store_wait<0>();
     }
@@ -211,17 +222,17 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
 #endif
 }
 
-// scaling: how stage 21 scaled A and B, undone before C is written. COut: C's type.
-template <class Config, class COut = float>
+// COut: C's type; Epilogue: see PlainEpilogue.
+template <class Config, class COut = float, class Epilogue = PlainEpilogue>
 void launch_hopper_tuned_kernel(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b, COut* c,
-                                int group_rows, cudaStream_t stream, const OperandScaling& scaling = {}) {
+                                int group_rows, cudaStream_t stream, const Epilogue& epilogue = {}) {
     using Tiles = typename Config::Tiles;
     const GemmShape& shape = problem.shape;
     const CUtensorMap a_map = make_bf16_tensor_map(a, shape.m, shape.k, Config::kBlockM, Tiles::kBlockK);
     const CUtensorMap b_map = make_bf16_tensor_map(b, shape.k, shape.n, Tiles::kBlockK, Tiles::kBSlabColumns);
     const CUtensorMap c_map = make_c_tensor_map(c, shape.m, shape.n);
-    const auto kernel = hopper_tuned_kernel<Config, false, COut>;
-    const auto shares_kernel = hopper_tuned_kernel<Config, true, COut>;
+    const auto kernel = hopper_tuned_kernel<Config, false, COut, Epilogue>;
+    const auto shares_kernel = hopper_tuned_kernel<Config, true, COut, Epilogue>;
     cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Config::kSharedBytes);
     cudaFuncSetAttribute(shares_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Config::kSharedBytes);
     const int stacks = ceil_div(shape.m, Config::kClusterM * Config::kBlockM) * ceil_div(shape.n, Config::kBlockN);
@@ -233,8 +244,20 @@ void launch_hopper_tuned_kernel(const GemmProblem& problem, const __nv_bfloat16*
         workspace = stream_k_workspace(clusters * Config::kClusterM, Config::kBlockM * Config::kBlockN);
     launch_with_cluster(schedule.sliced ? shares_kernel : kernel, clusters * Config::kClusterM, Config::kThreads,
                         Config::kClusterM, Config::kSharedBytes, stream, a_map, b_map, c_map, c, problem, group_rows,
-                        schedule, workspace, scaling);
+                        schedule, workspace, epilogue);
 }
+
+// Stage 20's tiles (20_hopper_tuned.cu): the tuner's winner on squares, and the smaller
+// tiles it chooses by shape.
+namespace tuned_tiles {
+using Wide = WarpSpecializedConfig<128, 256, 4, 2>;
+using Medium = WarpSpecializedConfig<128, 128, 5, 2>;
+using MediumOneRow = WarpSpecializedConfig<128, 128, 5, 1>;
+using Narrow = WarpSpecializedConfig<128, 64, 8, 1>;
+using FewRows = WarpSpecializedConfig<64, 128, 8, 1>;
+using FewRowsWide = WarpSpecializedConfig<64, 256, 4, 1>;
+constexpr int kGroupRows = 8;
+}  // namespace tuned_tiles
 
 // Stage 20's tiles for a shape on a GPU of `sms` SMs (20_hopper_tuned.cu): 128x256 (the
 // tuner's choice on squares), 128x128 (in clusters of two, or of one where C has a single
@@ -242,14 +265,26 @@ void launch_hopper_tuned_kernel(const GemmProblem& problem, const __nv_bfloat16*
 enum class TunedTiles { kWide, kMedium, kMediumOneRow, kNarrow, kFewRows, kFewRowsWide };
 TunedTiles tuned_tiles_for(const GemmShape& shape, int sms);
 
-// Stage 20: the kernel in the tiles that tuned_tiles_for chooses, on operands whose rows
-// of A and columns of B are scaled by powers of two (stage 21 scales them), undone before
-// C is written. The registry's launcher (no scaling) is in 20_hopper_tuned.cu.
-void launch_hopper_tuned(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b, float* c,
-                         cudaStream_t stream, const OperandScaling& scaling);
-
-// Stage 20 writing C in bf16 (sgemm --c-type bf16): K and N multiples of 8.
-void launch_hopper_tuned_bf16_c(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b,
-                                __nv_bfloat16* c, cudaStream_t stream);
+// Stage 20's kernel in the tiles that tuned_tiles_for chooses, with an Epilogue (stage 20's
+// launchers give it none: PlainEpilogue). K and N multiples of 8.
+template <class COut, class Epilogue = PlainEpilogue>
+void launch_in_tuned_tiles(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b, COut* c,
+                           cudaStream_t stream, const Epilogue& epilogue = {}) {
+    namespace t = tuned_tiles;
+    switch (tuned_tiles_for(problem.shape, current_sm_count())) {
+        case TunedTiles::kFewRows:
+            return launch_hopper_tuned_kernel<t::FewRows>(problem, a, b, c, t::kGroupRows, stream, epilogue);
+        case TunedTiles::kFewRowsWide:
+            return launch_hopper_tuned_kernel<t::FewRowsWide>(problem, a, b, c, t::kGroupRows, stream, epilogue);
+        case TunedTiles::kWide:
+            return launch_hopper_tuned_kernel<t::Wide>(problem, a, b, c, t::kGroupRows, stream, epilogue);
+        case TunedTiles::kMedium:
+            return launch_hopper_tuned_kernel<t::Medium>(problem, a, b, c, t::kGroupRows, stream, epilogue);
+        case TunedTiles::kMediumOneRow:
+            return launch_hopper_tuned_kernel<t::MediumOneRow>(problem, a, b, c, t::kGroupRows, stream, epilogue);
+        case TunedTiles::kNarrow:
+            return launch_hopper_tuned_kernel<t::Narrow>(problem, a, b, c, t::kGroupRows, stream, epilogue);
+    }
+}
 
 }  // namespace sgemm

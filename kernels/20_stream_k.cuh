@@ -24,7 +24,6 @@
 #include "common/gemm_problem.hpp"
 #include "common/hopper_tiles.cuh"
 #include "common/launch.cuh"
-#include "common/operand_scaling.cuh"
 #include "common/sync.cuh"
 #include "common/workspace.cuh"
 
@@ -215,8 +214,8 @@ __device__ __forceinline__ AccumulatorPosition slot_position(int index, int thre
 
 // finish_shared_share: once all `sharers` slots of the stack have arrived (one thread waits
 // with ld.acquire.gpu, reading past L1 after it, which may hold a slot from an earlier
-// launch), adds up share `share` of their float4s and writes that share of C, undoing stage
-// 21's scaling. A thread's float4s of the share are `cells`; it adds each cell's parts in
+// launch), adds up share `share` of their float4s and writes that share of C, through the
+// kernel's Epilogue (20_hopper_tuned.cuh). A thread's float4s of the share are `cells`; it adds each cell's parts in
 // slot order, so that every run gives the same bits, into `sums` (shared memory of its own:
 // the idle ring), walking (sharer, cell) pairs sharer by sharer, kInFlight loads at a time.
 // A CTA reads one tile's worth whatever the number of sharers, in about tile / (threads x
@@ -224,10 +223,10 @@ __device__ __forceinline__ AccumulatorPosition slot_position(int index, int thre
 // x 65536 in 128x256 tiles: 63 % of cuBLAS that way, 73 % this way).
 // slot_of(i): the i-th sharer's slot. The last CTA through lowers `arrivals` to zero for the
 // next launch.
-template <int kMBlocks, int kBlockN, bool kSplitColumns, class SlotOf, class COut>
+template <int kMBlocks, int kBlockN, bool kSplitColumns, class SlotOf, class COut, class Epilogue>
 __device__ __forceinline__ void finish_shared_share(SlotOf slot_of, int sharers, int share, int* arrivals, float4* sums,
                                                     TileOrigin tile, const GemmProblem& problem, COut* c,
-                                                    const OperandScaling& scaling, const HandOverThreads& who) {
+                                                    const Epilogue& epilogue, const HandOverThreads& who) {
     const int thread = who.thread, threads = who.threads;
     if (thread == 0)
         while (load_acquire(arrivals) < sharers) {
@@ -279,10 +278,7 @@ __device__ __forceinline__ void finish_shared_share(SlotOf slot_of, int sharers,
             const int row = tile.row + at.row + 8 * half;
             if (row >= problem.shape.m || column >= problem.shape.n) continue;
             float pair[2] = {values[half][0], values[half][1]};
-            if (scaling.row_exponents != nullptr)
-#pragma unroll
-                for (int p = 0; p < 2; ++p)
-                    pair[p] = ldexpf(pair[p], -(scaling.row_exponents[row] + scaling.column_exponents[column + p]));
+            epilogue.on_pair(pair, row, column);
             COut* const out = c + static_cast<std::size_t>(row) * problem.shape.n + column;
             if constexpr (std::is_same_v<COut, float>)
                 store_scaled_float2(out, pair[0], pair[1], problem.alpha, problem.beta);
@@ -354,10 +350,10 @@ __device__ __forceinline__ bool hand_over_piece(
 // With shares, once the cluster's run is done: for each leftover stack the run reaches
 // into, the CTA adds up its share of the sharers' slots and writes that share of C
 // (finish_shared_share), adding into `sums`. tile_of(stack): the CTA's tile of a stack.
-template <class Config, class TileOf, class COut>
+template <class Config, class TileOf, class COut, class Epilogue>
 __device__ __forceinline__ void write_shares(const TileSchedule& schedule, int cluster, unsigned rank,
                                              const StreamKWorkspace& workspace, TileOf tile_of, float4* sums,
-                                             const GemmProblem& problem, COut* c, const OperandScaling& scaling,
+                                             const GemmProblem& problem, COut* c, const Epilogue& epilogue,
                                              const HandOverThreads& who) {
     constexpr int kClusterM = Config::kClusterM, kTileValues = Config::kBlockM * Config::kBlockN;
     const long long begin = schedule.run_begin(cluster), end = schedule.run_begin(cluster + 1);
@@ -372,7 +368,7 @@ __device__ __forceinline__ void write_shares(const TileSchedule& schedule, int c
         };
         finish_shared_share<Config::kMBlocks, Config::kColumnsPerConsumer, Config::kSplitColumns>(
             slot_of, sharers, cluster - first, &workspace.stack_arrivals[tail_stack * kClusterM + rank], sums,
-            tile_of(schedule.tail_first_stack() + tail_stack), problem, c, scaling, who);
+            tile_of(schedule.tail_first_stack() + tail_stack), problem, c, epilogue, who);
     }
 }
 

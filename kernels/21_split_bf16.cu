@@ -1,7 +1,8 @@
 // Stage 21 — FP32 at tensor-core speed: each operand split into three bf16 parts.
 //
-// Builds on stage 20: its kernel (20_hopper_tuned.cuh) multiplies the parts, and undoes
-// the scaling below as C leaves it (write_c_part). New here: the split and its pre-pass.
+// Builds on stage 20: its kernel (20_hopper_tuned.cuh) multiplies the parts, with an
+// epilogue (UnscalingEpilogue, below) that undoes their scaling as C leaves it. New here:
+// the split, its pre-pass and that epilogue.
 //
 // The idea: most FP32 users cannot take bf16's or TF32's rounding (cuBLAS's TF32 path is
 // 7-8x faster than SGEMM on the H100 and 230x less accurate), yet the tensor cores can
@@ -40,6 +41,8 @@
 // the same way. Stage 22 keeps the sum out of the tensor cores.
 //
 // Shapes: any M and K; N a multiple of 8 (TMA writes C's rows). Needs sm_90a.
+#include "21_split_bf16.hpp"
+
 #include <cuda_bf16.h>
 
 #include <algorithm>
@@ -128,26 +131,48 @@ __global__ void split_b_kernel(const float* b, const int* column_exponents, __nv
     }
 }
 
+// Stage 20's epilogue for the scaled parts: each value of C divided by the powers of two
+// its row of A and column of B were scaled by (exact, as multiplying by a power of two is,
+// unless the result is subnormal).
+struct UnscalingEpilogue {
+    OperandScaling scaling;
+
+    template <int kMBlocks, int kColumns>
+    __device__ void on_accumulators(WarpgroupAccumulators<kMBlocks, kColumns>& acc, const GemmShape& shape,
+                                    int first_row, int first_column) const {
+        unscale_accumulators<kMBlocks, kColumns>(acc, scaling, shape, first_row, first_column);
+    }
+    __device__ void on_pair(float (&pair)[2], int row, int column) const {
+#pragma unroll
+        for (int p = 0; p < 2; ++p)
+            pair[p] = ldexpf(pair[p], -(scaling.row_exponents[row] + scaling.column_exponents[column + p]));
+    }
+};
+
 }  // namespace
 
 void launch_split_bf16(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream) {
     const auto [m, n, k] = problem.shape;
     const int padded_k = ceil_div(k, 8) * 8;
-    const std::size_t a_values = static_cast<std::size_t>(m) * kParts * padded_k;
     // A', B', the exponents and B's column ranges (which start at zero), kept between calls.
     static GrowingWorkspace workspace("stage 21's split operands");
-    const std::size_t values = a_values + static_cast<std::size_t>(kParts) * padded_k * n;
-    const std::size_t words = static_cast<std::size_t>(m) + (1 + ColumnRanges::kWordsPerColumn) * static_cast<std::size_t>(n);
-    auto* const a_split = static_cast<__nv_bfloat16*>(workspace.at_least(values * sizeof(__nv_bfloat16) + words * 4));
-    __nv_bfloat16* const b_split = a_split + a_values;
-    auto* const row_exponents = reinterpret_cast<int*>(a_split + values);
-    int* const column_exponents = row_exponents + m;
-    const ColumnRanges ranges{reinterpret_cast<unsigned*>(column_exponents + n), n};
+    WorkspaceLayout layout;
+    const auto a_split_array = layout.add<__nv_bfloat16>(static_cast<std::size_t>(m) * kParts * padded_k);
+    const auto b_split_array = layout.add<__nv_bfloat16>(static_cast<std::size_t>(kParts) * padded_k * n);
+    const auto row_exponents_array = layout.add<int>(m);
+    const auto column_exponents_array = layout.add<int>(n);
+    const auto range_words = layout.add<unsigned>(ColumnRanges::kWordsPerColumn * static_cast<std::size_t>(n));
+    void* const base = workspace.at_least(layout.bytes());
+    __nv_bfloat16* const a_split = a_split_array.in(base);
+    __nv_bfloat16* const b_split = b_split_array.in(base);
+    int* const row_exponents = row_exponents_array.in(base);
+    int* const column_exponents = column_exponents_array.in(base);
+    const ColumnRanges ranges{range_words.in(base), n};
     constexpr int kThreads = 256;
     const auto blocks = [](std::size_t count) {  // grid-stride loops: at most 8192 blocks
         return static_cast<int>(std::min<std::size_t>((count + kThreads - 1) / kThreads, 8192));
     };
-    cudaMemsetAsync(ranges.words, 0, ColumnRanges::kWordsPerColumn * static_cast<std::size_t>(n) * 4, stream);
+    cudaMemsetAsync(ranges.words, 0, range_words.count * sizeof(unsigned), stream);
     launch_column_ranges(b, k, n, ranges, stream);
     column_exponents_kernel<<<ceil_div(n, kThreads), kThreads, 0, stream>>>(ranges, column_exponents, n);
     row_exponents_kernel<<<ceil_div(m, kThreads / 32), kThreads, 0, stream>>>(a, row_exponents, m, k);
@@ -156,7 +181,8 @@ void launch_split_bf16(const GemmProblem& problem, const float* a, const float* 
     split_b_kernel<<<blocks(static_cast<std::size_t>(padded_k) * n), kThreads, 0, stream>>>(
         b, column_exponents, b_split, k, n, padded_k);
     const GemmProblem split_problem{GemmShape{m, n, kParts * padded_k}, problem.alpha, problem.beta};
-    launch_hopper_tuned(split_problem, a_split, b_split, c, stream, OperandScaling{row_exponents, column_exponents});
+    launch_in_tuned_tiles(split_problem, a_split, b_split, c, stream,
+                          UnscalingEpilogue{OperandScaling{row_exponents, column_exponents}});
 }
 
 }  // namespace sgemm

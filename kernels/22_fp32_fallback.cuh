@@ -1,7 +1,8 @@
 // The FP32 path of the split stages (read 22_split_fp16.cu first), which stages 23 and 24
 // share: whatever kernel runs, the rows and columns of C that its split's check cannot
 // hold are listed (Flagged), and are computed here as stage 10 computes them, by stage
-// 10's tiles on the CUDA cores (multiply_tile, 10_tuned.cuh).
+// 10's tiles on the CUDA cores (multiply_tile, 10_tuned.cuh), with operands of its own
+// (GatheredTile) and a K split of its own (k_parts_of_at_most).
 //
 // Two passes over the lists: the flagged rows of A with every column, then the other rows
 // with the flagged columns of B, so that each element of C is computed once; a tile's
@@ -9,7 +10,7 @@
 // every column is flagged, the split kernels write nothing and the whole problem is
 // stage 10's, run by its own kernel where its K is not split (WholeProblemGate). The
 // counts are on the GPU: the grids are as large as the work can be, and each block reads
-// them, so that the host never waits on the check.
+// them (stage 10's kernel through a Gate), so that the host never waits on the check.
 //
 // Where K is split (few tiles of C), no part sums more than kMostKTilesPerPart K tiles
 // (256 products), and the last of a tile's blocks to finish adds the parts up in order.
@@ -50,12 +51,18 @@ struct Flagged {
 void launch_fp32_fallback(const GemmProblem& problem, const float* a, const float* b, float* c, const Flagged& flagged,
                           cudaStream_t stream);
 
-namespace {
-
 using FallbackTiles = TunedConfig;
 constexpr int kMostKTilesPerPart = 32;  // of FallbackTiles::kBlockK = 8 values
 constexpr int kMostUnitsPerSlot = 2;    // (tile, part) units: the grid, and the partial sums' workspace
 constexpr int kFallbackValues = FallbackTiles::kThreadM * FallbackTiles::kThreadN;  // a thread's sums
+
+// Stage 10's k_parts, and where K is split at all, enough parts that none sums more than
+// most_k_tiles K tiles (up to kMaxKParts): sums as accurate as SGEMM's, where SGEMM splits
+// K too.
+__host__ __device__ inline int k_parts_of_at_most(int most_k_tiles, int tiles, int k_tiles, int slots) {
+    const int parts = k_parts(tiles, k_tiles, slots), accurate = ceil_div(k_tiles, most_k_tiles);
+    return parts == 1 || parts >= accurate ? parts : accurate < kMaxKParts ? accurate : kMaxKParts;
+}
 
 // The parts K is split into: no part over kMostKTilesPerPart K tiles where stage 10 would
 // split K at all, within kMostUnitsPerSlot units a slot.
@@ -72,33 +79,28 @@ struct Lines {
     __device__ int at(int i) const { return list != nullptr ? list[i] : i; }
 };
 
-// A tile's operands, gathered (see TileRectangle, 10_tuned.cuh): the tile's rows of A are
-// rows.at(first_row + r); its columns of B columns.at(first_column + j) in the column
+// A tile's operands, gathered (stage 10's Operands, 10_tuned.cuh): the tile's rows of A
+// are rows.at(first_row + r); its columns of B columns.at(first_column + j) in the column
 // pass (kColumnList), B's columns from first_column on in the row pass. Rows past the
 // pass's last are read as its last row (computed, never stored), so that A's loads need
 // no checks.
 template <bool kColumnList>
 struct GatheredTile {
-    static constexpr bool kGatheredRows = true, kGatheredColumns = kColumnList;
     const float* a;
     const float* b;
     Lines rows, columns;
     int first_row, first_column;
     int k, n;
 
-    __device__ const float* a_row(int row) const {
-        return a + static_cast<std::size_t>(rows.at(min(first_row + row, rows.count - 1))) * k;
+    __device__ OperandRow a_row(int row) const {
+        return OperandRow{a + static_cast<std::size_t>(rows.at(min(first_row + row, rows.count - 1))) * k, true};
     }
-    // The column pass: B's row kk, and where the tile's column j is in it.
+    __device__ int b_column(int column) const {
+        const int j = first_column + column;
+        if constexpr (kColumnList) return j < columns.count ? columns.at(j) : -1;
+        return j < n ? j : -1;
+    }
     __device__ const float* b_row(int kk) const { return b + static_cast<std::size_t>(kk) * n; }
-    __device__ int b_offset(int column) const {
-        return first_column + column < columns.count ? columns.at(first_column + column) : -1;
-    }
-    // The row pass: B's columns as they are.
-    __device__ bool has_column(int column, int e) const { return first_column + column + e < n; }
-    __device__ const float* b_element(int kk, int column, int e = 0) const {
-        return b + static_cast<std::size_t>(kk) * n + first_column + column + e;
-    }
 };
 
 // A block's unit of the fallback's work: the row pass's tiles, then the column pass's,
@@ -269,5 +271,4 @@ inline int fallback_blocks(const GemmShape& shape, int slots, bool whole_elsewhe
     return std::max({whole_units, partial_tiles, kMostUnitsPerSlot * slots});
 }
 
-}  // namespace
 }  // namespace sgemm

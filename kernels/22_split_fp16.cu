@@ -29,7 +29,7 @@
 // FP32 fallback (22_fp32_fallback.cuh, which stages 23 and 24 share) computes those rows
 // and columns of C after the GEMM with stage 10's tiles, gathered through the lists; where
 // every row or every column fails, the GEMM does not run and the whole problem is stage
-// 10's. So every product the tensor cores take is held to 2^-21 of itself, the rest is
+// 10's kernel's. So every product the tensor cores take is held to 2^-21 of itself, the rest is
 // SGEMM's own arithmetic, and NaN and Inf come out where IEEE puts them.
 //
 // What the split cannot match: sums that cancel. A product keeps up to 3 2^-22 of itself
@@ -50,14 +50,16 @@
 // error. docs/notes/22_split_fp16.md has each kind and step.
 //
 // Where the split cannot pay: the pre-pass reads and writes (M + N) K values for M N K
-// products. Below 192 products a value (M N / (M + N): under about 190 tokens, or a C
-// 64 wide) the launcher hands the problem to stage 10's kernel, which the suite (make
-// shapes) found ahead of the split on every such shape, with its K in parts of at most
-// 256 products where it splits K (cuBLAS splits K there too, in longer parts: 0.6-0.8x
-// its error at 128 x 6144 x 4096 and 4096 x 64 x 4096, for 3-4 % of stage 10's speed).
+// products. Below 192 products a value (M N / (M + N): under about 190 tokens, or a C 64
+// wide) the suite (make shapes) found stage 10's kernel ahead on every shape, with its K in
+// parts of at most 256 products where it splits K (cuBLAS splits K there too, in longer
+// parts: 0.6-0.8x its error at 128 x 6144 x 4096 and 4096 x 64 x 4096, for 3-4 % of stage
+// 10's speed). The fp32-tc track (dispatch/fp32_tc.cpp) runs each so.
 //
-// Shapes: any M and K; N a multiple of 8 (TMA writes C's rows). Needs sm_90a; a shape
-// where the split cannot pay runs stage 10's kernel.
+// Shapes: any M and K; N a multiple of 8 (TMA writes C's rows), other N on zero-padded
+// copies. Needs sm_90a.
+#include "22_split_fp16.hpp"
+
 #include <cuda.h>
 #include <cuda_fp16.h>
 
@@ -81,6 +83,60 @@
 
 namespace sgemm {
 namespace {
+
+// A (M x K) -> A' = [lo | hi] (M x 2 padded_k), one warp a row: the row's range first
+// (record_row), then the row scaled and split, eight values a lane; nothing where every
+// column of B is flagged (the fallback takes it all, whatever A holds).
+__global__ void split_a_kernel(const float* a, int* row_exponents, __half* split, int m, int k, int n, int padded_k,
+                               Flagged flagged) {
+    const int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32, lane = threadIdx.x % 32;
+    if (row >= m || flagged.counts[2] == n) return;
+    const float* const values = a + static_cast<std::size_t>(row) * k;
+    const MagnitudeRange range = warp_row_range(values, k, lane);
+    int exponent = 0;
+    if (lane == 0) exponent = record_row(range, row, m, row_exponents, flagged);
+    exponent = __shfl_sync(0xffffffffu, exponent, 0);
+    split_row(values, k, padded_k, exponent, split + static_cast<std::size_t>(row) * 2 * padded_k, 8 * lane, 8 * 32);
+}
+
+// Each column of B's scaling exponent from its range, or kLeftToFallback (and the column
+// listed) where two fp16 parts cannot hold it or it holds NaN or Inf; one thread a column.
+__global__ void column_exponents_kernel(ColumnRanges ranges, int* column_exponents, int n, Flagged flagged) {
+    const int column = blockIdx.x * blockDim.x + threadIdx.x;
+    if (column >= n) return;
+    const MagnitudeRange range = ranges.of(column);
+    const bool splits = !range.non_finite && fits_two_f16_parts(range.largest, range.smallest);
+    column_exponents[column] = splits ? scaling_exponent(range.largest) : kLeftToFallback;
+    if (!splits) flagged.flag_column(column);
+}
+
+// B (K x N) -> B' = [hi; lo] (2 padded_k x N), eight values of a row a thread (N is a
+// multiple of 8), each column scaled by its exponent; nothing where every row of A or
+// every column of B is flagged (the GEMM will not run: the fallback takes it all).
+__global__ void split_b_kernel(const float* b, const int* column_exponents, __half* split, int m, int k, int n,
+                               int padded_k, Flagged flagged) {
+    if (flagged.whole(m, n)) return;
+    const std::size_t count = static_cast<std::size_t>(padded_k) * n / 8;
+    const std::size_t segment = static_cast<std::size_t>(padded_k) * n;
+    for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < count;
+         i += std::size_t{gridDim.x} * blockDim.x) {
+        const std::size_t first = 8 * i;  // of B and of each segment of B'
+        const int row = static_cast<int>(first / n), column = static_cast<int>(first % n);
+        const int4 low_exponents = *reinterpret_cast<const int4*>(column_exponents + column);
+        const int4 high_exponents = *reinterpret_cast<const int4*>(column_exponents + column + 4);
+        const int exponents[8] = {low_exponents.x,  low_exponents.y,  low_exponents.z,  low_exponents.w,
+                                  high_exponents.x, high_exponents.y, high_exponents.z, high_exponents.w};
+        float eight[8] = {};
+        if (row < k) {
+            const float4 low = load_float4(b + first), high = load_float4(b + first + 4);
+            eight[0] = low.x, eight[1] = low.y, eight[2] = low.z, eight[3] = low.w;
+            eight[4] = high.x, eight[5] = high.y, eight[6] = high.z, eight[7] = high.w;
+        }
+        const EightSplitValues parts = split_eight(eight, exponents);
+        store_eight(split + first, parts.hi);
+        store_eight(split + segment + first, parts.lo);
+    }
+}
 
 // Stage 19's kernel with 128x128 tiles (the partial tile and the sums take 128 registers a
 // consumer thread; 128x256 would take 256) and five K tiles in the ring; the products of
@@ -221,41 +277,33 @@ constexpr int kKAlignment = Tiles::kBlockK;
 
 }  // namespace
 
-// Where the split pays: the pre-pass reads each value of A and B and writes its parts,
-// (M + N) K values, for the M N K products that then run on the tensor cores: at least
-// this many products a value (M N / (M + N)) before the tensor cores win the pre-pass's
-// time back. The suite (make shapes) puts the break-even between 128 (128 tokens: stage 10
-// ahead on every layer) and 240 (256 tokens: stage 22 ahead on every layer).
-constexpr double kMinProductsPerSplitValue = 192;
-
 void launch_split_fp16(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream) {
     const auto [m, n, k] = problem.shape;
-    if (static_cast<double>(m) * n / (static_cast<double>(m) + n) < kMinProductsPerSplitValue)
-        return launch_tile_config<TunedConfig>(problem, a, b, c, kTunedGroupRows, stream, kMostKTilesPerPart);
     const int padded_k = ceil_div(k, kKAlignment) * kKAlignment, k_tiles = padded_k / kKAlignment;
-    const std::size_t a_values = static_cast<std::size_t>(m) * 2 * padded_k;
-    const std::size_t b_values = static_cast<std::size_t>(2) * padded_k * n;
-    // A', B', the exponents and lists, then what starts at zero: B's column ranges, counts.
+    // A', B', the exponents and lists, then what starts at zero: B's column ranges, the counts.
     static GrowingWorkspace workspace("stage 22's split operands");
-    const std::size_t words = 2 * (static_cast<std::size_t>(m) + n);
-    const std::size_t zeroed_words = ColumnRanges::kWordsPerColumn * static_cast<std::size_t>(n) + 4;
-    auto* const a_split =
-        static_cast<__half*>(workspace.at_least((a_values + b_values) * sizeof(__half) + (words + zeroed_words) * 4));
-    auto* const b_split = a_split + a_values;
-    // First after the 256-byte multiples of A' and B': split_b reads eight at a time.
-    auto* const column_exponents = reinterpret_cast<int*>(b_split + b_values);
-    int* const row_exponents = column_exponents + n;
-    int* const row_order = row_exponents + m;
-    int* const flagged_columns = row_order + m;
-    const ColumnRanges ranges{reinterpret_cast<unsigned*>(flagged_columns + n), n};
-    const Flagged flagged{row_order, flagged_columns,
-                          reinterpret_cast<int*>(ranges.words) + ColumnRanges::kWordsPerColumn * n};
+    WorkspaceLayout layout;
+    const auto a_split_array = layout.add<__half>(static_cast<std::size_t>(m) * 2 * padded_k);
+    const auto b_split_array = layout.add<__half>(static_cast<std::size_t>(2) * padded_k * n);
+    const auto column_exponents_array = layout.add<int>(n);  // split_b reads eight at a time
+    const auto row_exponents_array = layout.add<int>(m);
+    const auto row_order = layout.add<int>(m);
+    const auto flagged_columns = layout.add<int>(n);
+    const auto range_words = layout.add<unsigned>(ColumnRanges::kWordsPerColumn * static_cast<std::size_t>(n));
+    const auto counts = layout.add<int>(3);
+    void* const base = workspace.at_least(layout.bytes());
+    __half* const a_split = a_split_array.in(base);
+    __half* const b_split = b_split_array.in(base);
+    int* const column_exponents = column_exponents_array.in(base);
+    int* const row_exponents = row_exponents_array.in(base);
+    const ColumnRanges ranges{range_words.in(base), n};
+    const Flagged flagged{row_order.in(base), flagged_columns.in(base), counts.in(base)};
 
     constexpr int kPrepassThreads = 256;
     const auto blocks = [](std::size_t count) {  // grid-stride loops: at most 8192 blocks
         return static_cast<int>(std::min<std::size_t>((count + kPrepassThreads - 1) / kPrepassThreads, 8192));
     };
-    cudaMemsetAsync(ranges.words, 0, zeroed_words * 4, stream);
+    cudaMemsetAsync(ranges.words, 0, WorkspaceLayout::span(range_words, counts), stream);
     launch_column_ranges(b, k, n, ranges, stream);
     column_exponents_kernel<<<ceil_div(n, kPrepassThreads), kPrepassThreads, 0, stream>>>(ranges, column_exponents, n,
                                                                                        flagged);
@@ -279,6 +327,10 @@ void launch_split_fp16(const GemmProblem& problem, const float* a, const float* 
     launch_fp32_fallback(problem, a, b, c, flagged, stream);
 }
 
+int k_parts_of_at_most_256_products(int tiles, int k_tiles, int slots) {
+    return k_parts_of_at_most(kMostKTilesPerPart, tiles, k_tiles, slots);
+}
+
 void launch_fp32_fallback(const GemmProblem& problem, const float* a, const float* b, float* c, const Flagged& flagged,
                           cudaStream_t stream) {
     using T = FallbackTiles;
@@ -293,16 +345,16 @@ void launch_fp32_fallback(const GemmProblem& problem, const float* a, const floa
             launch_tuned_kernel<T, EdgeTests::kPerFloat, false>(problem, a, b, c, kTunedGroupRows, stream, KSplit{1, nullptr}, gate);
     }
     // The partial sums of kMostUnitsPerSlot units a slot, then a count for each tile of
-    // either pass (the row pass's tiles and the column pass's cover C and one more row of tiles).
+    // either pass (the row pass's tiles and the column pass's cover C and one more row of
+    // tiles), zero between launches.
     static GrowingWorkspace workspace("the FP32 fallback's partial sums", /*zeroed=*/true);
-    const std::size_t partial_values =
-        static_cast<std::size_t>(kMostUnitsPerSlot) * slots * kFallbackValues * T::kThreads;
-    const std::size_t tiles = static_cast<std::size_t>(ceil_div(s.m, T::kBlockM) + 1) * (ceil_div(s.n, T::kBlockN) + 1);
-    auto* const partials = static_cast<float*>(workspace.at_least(partial_values * 4 + tiles * 4));
+    WorkspaceLayout layout;
+    const auto partials = layout.add<float>(static_cast<std::size_t>(kMostUnitsPerSlot) * slots * kFallbackValues * T::kThreads);
+    const auto arrivals = layout.add<int>(static_cast<std::size_t>(ceil_div(s.m, T::kBlockM) + 1) * (ceil_div(s.n, T::kBlockN) + 1));
+    void* const base = workspace.at_least(layout.bytes());
     const int blocks = fallback_blocks(s, slots, whole_on_stage_10);
     fp32_fallback_kernel<T><<<blocks, T::kThreads, kFallbackSharedBytes, stream>>>(
-        problem, a, b, c, flagged, slots, whole_on_stage_10,
-        FallbackWorkspace{partials, reinterpret_cast<int*>(partials + partial_values)});
+        problem, a, b, c, flagged, slots, whole_on_stage_10, FallbackWorkspace{partials.in(base), arrivals.in(base)});
 }
 
 }  // namespace sgemm

@@ -1,6 +1,7 @@
-// Stage 22's operands (read 22_split_fp16.cu first): the pre-pass that scales A's rows
-// and B's columns, checks that two fp16 parts hold them, and writes the parts; what fails
-// the check is listed for the FP32 fallback (22_fp32_fallback.cuh).
+// Stage 22's operands (read 22_split_fp16.cu first): how the pre-pass scales A's rows and
+// B's columns, checks that two fp16 parts hold them, and writes the parts, which stages 23
+// and 24 share; what fails the check is listed for the FP32 fallback (22_fp32_fallback.cuh).
+// Stage 22's pre-pass kernels are in 22_split_fp16.cu.
 #pragma once
 
 #include <cuda_fp16.h>
@@ -14,7 +15,6 @@
 #include "common/vector_access.cuh"
 
 namespace sgemm {
-namespace {
 
 // The exponent of a row or column that the split leaves to the fallback: its part of A'
 // or B' is zeros, and the epilogue's unscaling of those zeros stays zero.
@@ -84,59 +84,4 @@ __device__ __forceinline__ void split_row(const float* values, int k, int padded
     }
 }
 
-// A (M x K) -> A' = [lo | hi] (M x 2 padded_k), one warp a row: the row's range first
-// (record_row), then the row scaled and split, eight values a lane; nothing where every
-// column of B is flagged (the fallback takes it all, whatever A holds).
-__global__ void split_a_kernel(const float* a, int* row_exponents, __half* split, int m, int k, int n, int padded_k,
-                               Flagged flagged) {
-    const int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32, lane = threadIdx.x % 32;
-    if (row >= m || flagged.counts[2] == n) return;
-    const float* const values = a + static_cast<std::size_t>(row) * k;
-    const MagnitudeRange range = warp_row_range(values, k, lane);
-    int exponent = 0;
-    if (lane == 0) exponent = record_row(range, row, m, row_exponents, flagged);
-    exponent = __shfl_sync(0xffffffffu, exponent, 0);
-    split_row(values, k, padded_k, exponent, split + static_cast<std::size_t>(row) * 2 * padded_k, 8 * lane, 8 * 32);
-}
-
-// Each column of B's scaling exponent from its range, or kLeftToFallback (and the column
-// listed) where two fp16 parts cannot hold it or it holds NaN or Inf; one thread a column.
-__global__ void column_exponents_kernel(ColumnRanges ranges, int* column_exponents, int n, Flagged flagged) {
-    const int column = blockIdx.x * blockDim.x + threadIdx.x;
-    if (column >= n) return;
-    const MagnitudeRange range = ranges.of(column);
-    const bool splits = !range.non_finite && fits_two_f16_parts(range.largest, range.smallest);
-    column_exponents[column] = splits ? scaling_exponent(range.largest) : kLeftToFallback;
-    if (!splits) flagged.flag_column(column);
-}
-
-// B (K x N) -> B' = [hi; lo] (2 padded_k x N), eight values of a row a thread (N is a
-// multiple of 8), each column scaled by its exponent; nothing where every row of A or
-// every column of B is flagged (the GEMM will not run: the fallback takes it all).
-__global__ void split_b_kernel(const float* b, const int* column_exponents, __half* split, int m, int k, int n,
-                               int padded_k, Flagged flagged) {
-    if (flagged.whole(m, n)) return;
-    const std::size_t count = static_cast<std::size_t>(padded_k) * n / 8;
-    const std::size_t segment = static_cast<std::size_t>(padded_k) * n;
-    for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < count;
-         i += std::size_t{gridDim.x} * blockDim.x) {
-        const std::size_t first = 8 * i;  // of B and of each segment of B'
-        const int row = static_cast<int>(first / n), column = static_cast<int>(first % n);
-        const int4 low_exponents = *reinterpret_cast<const int4*>(column_exponents + column);
-        const int4 high_exponents = *reinterpret_cast<const int4*>(column_exponents + column + 4);
-        const int exponents[8] = {low_exponents.x,  low_exponents.y,  low_exponents.z,  low_exponents.w,
-                                  high_exponents.x, high_exponents.y, high_exponents.z, high_exponents.w};
-        float eight[8] = {};
-        if (row < k) {
-            const float4 low = load_float4(b + first), high = load_float4(b + first + 4);
-            eight[0] = low.x, eight[1] = low.y, eight[2] = low.z, eight[3] = low.w;
-            eight[4] = high.x, eight[5] = high.y, eight[6] = high.z, eight[7] = high.w;
-        }
-        const EightSplitValues parts = split_eight(eight, exponents);
-        store_eight(split + first, parts.hi);
-        store_eight(split + segment + first, parts.lo);
-    }
-}
-
-}  // namespace
 }  // namespace sgemm

@@ -11,8 +11,6 @@
 #include "common/fp32_split.cuh"
 
 namespace sgemm {
-namespace {
-
 // For the kernels' sm_90a bodies (other targets compile them empty).
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
@@ -116,5 +114,4 @@ __device__ __forceinline__ void keep_registers(SplitFragment& parts) {
 
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 
-}  // namespace
 }  // namespace sgemm

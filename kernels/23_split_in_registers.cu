@@ -43,14 +43,16 @@
 // cycle, about 700 a K tile each (11 a value of B); the pre-pass, the last kernel and the
 // fallback's empty launch took 16 us. docs/notes/23_split_in_registers.md has each step.
 //
-// Where it runs: A of at most 256 rows, or a C too small for stage 22's tiles to fill the
-// GPU (splits_in_registers, in split_dispatch.cuh, where stages 22 to 24 are chosen
-// between); the rest goes to stage 22. The kernel is in 23_split_in_registers.cuh, the
-// fragment's scaling and split in 23_split_fragment.cuh, both of which stage 24 shares;
-// this file holds B^T's tile and fragment (SplitOperandB), the pre-pass and the last kernel.
+// Where the fp32-tc track runs it (dispatch/fp32_tc.cpp): A of at most 256 rows, or a C too
+// small for stage 22's tiles to fill the GPU (splits_in_registers). The kernel is in
+// 23_split_in_registers.cuh, the fragment's scaling and split in 23_split_fragment.cuh, both
+// of which stage 24 shares; this file holds B^T's tile and fragment (SplitOperandB), the
+// pre-pass and the last kernel.
 //
-// Shapes: any. Its kernels take any M and K and N a multiple of 8; the choice of kernel,
-// other shapes with it, is in split_dispatch.cu. Needs sm_90a.
+// Shapes: any M and K; N a multiple of 8 (TMA's rows of B and C), other N on zero-padded
+// copies. Needs sm_90a.
+#include "23_split_in_registers.hpp"
+
 #include <cuda.h>
 #include <cuda_fp16.h>
 
@@ -196,7 +198,7 @@ __global__ void finish_kernel(GemmProblem problem, const float* partials, SplitB
 
 }  // namespace
 
-// Stage 23's kernels on a shape that split_dispatch.cu gives them: the pre-pass over A's
+// Stage 23's kernels (N a multiple of 8): the pre-pass over A's
 // rows, the GEMM kernel with B split in registers, the last kernel, the fallback.
 void launch_split_in_registers(const GemmProblem& problem, const float* a, const float* b, float* c,
                                cudaStream_t stream) {

@@ -52,8 +52,6 @@ struct SplitBlockRuns {
     }
 };
 
-namespace {
-
 constexpr int kBlockK = 64;
 constexpr int kConsumers = 2, kThreads = 128 * (1 + kConsumers);
 constexpr int kSplitBlock = SplitBlockRuns::kSplitBlock;  // lines of the split operand: an m64 block a consumer
@@ -220,8 +218,9 @@ __device__ __forceinline__ float4 sum_pieces(const float* partials, const SplitB
 // A launch of stage 23's or 24's kernels: K padded to whole K tiles, the runs (one an SM
 // for each side block, over the split blocks of `split_lines` lines), and the workspace:
 // the other operand's parts (side_lines x 2 padded_k), the pieces' sums (a slot for each
-// tile and CTA), then the ints, a column's, Flagged's counts, a row's, the row order and
-// the flagged columns.
+// tile and CTA), then the ints: a column's, Flagged's counts, a row's, the row order and
+// the flagged columns, one after the other (a pre-pass zeroes a column's and the counts,
+// or the counts and a row's, at once).
 struct SplitLaunch {
     int sms, padded_k, side_lines;
     SplitBlockRuns work;
@@ -244,12 +243,14 @@ inline SplitLaunch plan_split_launch(const GemmShape& shape, int split_lines, in
     const int runs = static_cast<int>(std::min<long long>(std::max(sms / side_blocks, 1), units));
     launch.work = SplitBlockRuns{k_tiles, side_blocks, units, runs};
 
-    const std::size_t side_values = static_cast<std::size_t>(side_lines) * 2 * launch.padded_k;
-    const std::size_t partial_values = static_cast<std::size_t>(launch.work.slot(split_blocks, runs, 0)) * kSlotValues;
-    const std::size_t ints = 2 * static_cast<std::size_t>(n) + 4 + 2 * static_cast<std::size_t>(m);
-    launch.side_parts = static_cast<__half*>(workspace.at_least(side_values * 2 + partial_values * 4 + ints * 4));
-    launch.partials = reinterpret_cast<float*>(launch.side_parts + side_values);
-    launch.per_column = reinterpret_cast<int*>(launch.partials + partial_values);
+    WorkspaceLayout layout;
+    const auto side_parts = layout.add<__half>(static_cast<std::size_t>(side_lines) * 2 * launch.padded_k);
+    const auto partials = layout.add<float>(static_cast<std::size_t>(launch.work.slot(split_blocks, runs, 0)) * kSlotValues);
+    const auto ints = layout.add<int>(2 * static_cast<std::size_t>(n) + 4 + 2 * static_cast<std::size_t>(m));
+    void* const base = workspace.at_least(layout.bytes());
+    launch.side_parts = side_parts.in(base);
+    launch.partials = partials.in(base);
+    launch.per_column = ints.in(base);
     launch.counts = launch.per_column + n;
     launch.per_row = launch.counts + 4;
     launch.flagged = Flagged{launch.per_row + m, launch.per_row + 2 * m, launch.counts};
@@ -277,5 +278,4 @@ inline int finish_blocks(const GemmShape& shape, int sms) {
         std::min<std::size_t>(ceil_div(shape.m * (shape.n / 4), kFinishThreads), 8 * static_cast<std::size_t>(sms)));
 }
 
-}  // namespace
 }  // namespace sgemm

@@ -38,11 +38,13 @@
 // sectors), the last kernel (7 us) and the fallback's empty launch (3 us) take the rest.
 // docs/notes/24_a_in_registers.md has the figures, and those on hostile data.
 //
-// Where it runs: N at most 256 and M at least 16 N, K a multiple of 4 (TMA's rows of A):
-// splits_a_in_registers, in split_dispatch.cuh, which sends the rest to stage 23's choice.
+// Where the fp32-tc track runs it (dispatch/fp32_tc.cpp): N at most 256 and M at least
+// 16 N, K a multiple of 4 (splits_a_in_registers).
 //
-// Shapes: any. Its kernels take any M and K and N a multiple of 8; the choice of kernel,
-// other shapes with it, is in split_dispatch.cu. Needs sm_90a.
+// Shapes: any M; K a multiple of 4 (TMA's rows of A) and N of 8 (B's parts and C), other
+// shapes on zero-padded copies. Needs sm_90a.
+#include "24_a_in_registers.hpp"
+
 #include <cuda.h>
 #include <cuda_fp16.h>
 
@@ -239,7 +241,7 @@ __global__ void finish_kernel(GemmProblem problem, const float* partials, SplitB
 
 }  // namespace
 
-// Stage 24's kernels on a shape that split_dispatch.cu gives them (K a multiple of 4): the
+// Stage 24's kernels (K a multiple of 4, N of 8): the
 // pre-pass over B's columns, the GEMM kernel with A split in registers, the last kernel,
 // the fallback.
 void launch_a_in_registers(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream) {

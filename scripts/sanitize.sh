@@ -29,7 +29,11 @@ hopper_runs+=("20 -m 2304 -n 2048 -k 1024 --beta 0.5" "20 -m 1100 -n 1024 -k 300
               "23 -m 64 -n 1024 -k 4160 --beta 0.5" "23 -m 2304 -n 2048 -k 136 --beta 0.5"
               "24 -m 2100 -n 72 -k 1028 --beta 0.5" "24 -m 1500 -n 40 -k 516"
               "15 -m 127 -n 129 -k 67 --beta 0.5" "20 -m 127 -n 129 -k 2000 --beta 0.5"
-              "23 -m 300 -n 41 -k 1100 --beta 0.5" "24 -m 2000 -n 41 -k 1500 --beta 0.5")
+              "23 -m 300 -n 41 -k 1100 --beta 0.5" "24 -m 2000 -n 41 -k 1500 --beta 0.5"
+              "22 -m 7 -n 264 -k 520 --beta 0.5" "24 -m 1024 -n 1024 -k 520 --beta 0.5"
+              "bf16 -m 127 -n 129 -k 67 --beta 0.5" "bf16 -m 1000 -n 1001 -k 999 --beta 0.5"
+              "fp32-tc -m 300 -n 41 -k 300 --beta 0.5" "fp32-tc -m 20000 -n 128 -k 1001 --beta 0.5"
+              "fp32-tc -m 20000 -n 41 -k 2048 --beta 0.5")
 hostile_runs=()
 for data in graded outliers subnormal extremes special; do
   hostile_runs+=("21 -m 200 -n 264 -k 520 --beta 0.5 --data $data")

@@ -79,11 +79,17 @@ TEST(Binary, ListPrintsEveryStage) {
     const ProcessResult result = run_sgemm("--list");
     EXPECT_EQ(result.exit_code, 0);
     for (const char* name : {"cublas", "naive", "global_coalescing", "shared_memory_tiling", "double_buffering",
-                             "1d_blocktiling", "2d_blocktiling"})
+                             "1d_blocktiling", "2d_blocktiling", "a_in_registers"})
         EXPECT_NE(result.out.find(name), std::string::npos) << name;
+    // The tracks after the stages.
+    const std::size_t tracks = result.out.find("track");
+    ASSERT_NE(tracks, std::string::npos) << result.out;
+    EXPECT_GT(tracks, result.out.find("a_in_registers"));
+    for (const char* track : {"\n   fp32  ", "\n   bf16  ", "\nfp32-tc  "})
+        EXPECT_NE(result.out.find(track, tracks), std::string::npos) << track << result.out;
 }
 
-TEST(Binary, UnknownStage) { expect_one_line_error(run_sgemm("42 128"), 2, "unknown stage '42'"); }
+TEST(Binary, UnknownStage) { expect_one_line_error(run_sgemm("42 128"), 2, "unknown stage or track '42'"); }
 TEST(Binary, ZeroSize) { expect_one_line_error(run_sgemm("1 0"), 2, "positive integer"); }
 TEST(Binary, NegativeSize) { expect_one_line_error(run_sgemm("1 -- -7"), 2, "positive integer"); }
 TEST(Binary, NegativeLookingOption) { expect_one_line_error(run_sgemm("1 -7"), 2, ""); }
@@ -152,6 +158,20 @@ TEST(BinaryOnGpu, RunsAndVerifiesOnAGpu) {
     EXPECT_EQ(result.out.find("FAIL"), std::string::npos);
     EXPECT_EQ(count_lines(slurp(csv.path())), 1 + static_cast<int>(all_stages().size()))
         << "header and one row per stage";
+}
+
+// A track's run names the kernel it chose, on the screen and in the CSV's last column.
+TEST(BinaryOnGpu, TrackRunsTheKernelItChooses) {
+    if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
+    const ScratchFile csv("sgemm_cli_track.csv");
+    const ProcessResult result = run_sgemm("fp32 -m 300 -n 200 -k 100 --reps 2 --csv " + csv.path().string());
+    EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
+    EXPECT_NE(result.out.find("track fp32"), std::string::npos) << result.out;
+    EXPECT_NE(result.out.find("kernel  stage 10's (tuned)"), std::string::npos) << result.out;
+    const std::string text = slurp(csv.path());
+    const std::string row = text.substr(text.find('\n') + 1);
+    EXPECT_EQ(row.rfind("fp32,fp32,", 0), 0u) << row;
+    EXPECT_NE(row.find(",10\n"), std::string::npos) << row;
 }
 
 TEST(BinaryOnGpu, TimesInBlocksAndSaysSo) {

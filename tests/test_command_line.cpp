@@ -49,6 +49,23 @@ TEST(CommandLine, RectangularAndOptions) {
     EXPECT_EQ(request.csv_path, "out.csv");
 }
 
+// A track by its name, fp32-tc's dash no range.
+TEST(CommandLine, Tracks) {
+    for (const std::string name : {"fp32", "bf16", "fp32-tc"}) {
+        const auto parsed = parse({name, "-m", "384", "-n", "4096", "-k", "1000"});
+        ASSERT_EQ(parsed.outcome, Outcome::run) << parsed.text;
+        ASSERT_NE(parsed.request.stage, nullptr) << name;
+        EXPECT_TRUE(parsed.request.stage->is_track());
+        EXPECT_EQ(parsed.request.stage->name, name);
+        EXPECT_FALSE(parsed.request.run_all);
+    }
+    const auto bf16_c = parse({"bf16", "256", "--c-type", "bf16"});
+    ASSERT_EQ(bf16_c.outcome, Outcome::run) << bf16_c.text;
+    const auto fp32_c_only = parse({"fp32-tc", "256", "--c-type", "bf16"});
+    EXPECT_EQ(fp32_c_only.outcome, Outcome::usage_error);
+    EXPECT_NE(fp32_c_only.text.find("track fp32-tc writes FP32 C only"), std::string::npos) << fp32_c_only.text;
+}
+
 TEST(CommandLine, AllIsEveryStage) {
     const auto parsed = parse({"all", "256"});
     ASSERT_EQ(parsed.outcome, Outcome::run) << parsed.text;
@@ -134,8 +151,9 @@ TEST_P(CommandLineErrors, OneLineUsageError) {
 
 INSTANTIATE_TEST_SUITE_P(
     BadInputs, CommandLineErrors,
-    ::testing::Values(BadInput{{"99", "128"}, "unknown stage '99'"},
-                      BadInput{{"fast", "128"}, "unknown stage 'fast'"},
+    ::testing::Values(BadInput{{"99", "128"}, "unknown stage or track '99'"},
+                      BadInput{{"fast", "128"}, "unknown stage or track 'fast'"},
+                      BadInput{{"fp32-tc-2", "128"}, "unknown stage range 'fp32-tc-2'"},
                       BadInput{{"1", "0"}, "size must be a positive integer, got '0'"},
                       BadInput{{"1", "abc"}, "size must be a positive integer, got 'abc'"},
                       BadInput{{"1", "12x"}, "size must be a positive integer"},

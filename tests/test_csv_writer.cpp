@@ -34,7 +34,7 @@ std::vector<std::string> split_csv(const std::string& line) {
 
 ResultRow sample_row() {
     ResultRow row;
-    row.stage = 5;
+    row.stage = "5";
     row.name = "2d_blocktiling";
     row.precision = "fp32";
     row.m = row.n = row.k = 4096;
@@ -60,6 +60,7 @@ ResultRow sample_row() {
     row.cublas_sm_clock_mhz = 1370.5;
     row.ceiling_sm_clock_mhz = 1980.0;
     row.data = "wide";
+    row.kernel = "5";
     return row;
 }
 
@@ -73,7 +74,7 @@ std::vector<std::string> read_lines(const std::filesystem::path& path) {
 TEST(CsvWriter, LineHasOneFieldPerColumn) {
     const auto header = split_csv(csv_header());
     const auto fields = split_csv(csv_line(sample_row()));
-    ASSERT_EQ(header.size(), 28u);
+    ASSERT_EQ(header.size(), 29u);
     ASSERT_EQ(fields.size(), header.size());
     EXPECT_EQ(header[0], "stage");
     EXPECT_EQ(fields[0], "5");
@@ -101,6 +102,20 @@ TEST(CsvWriter, LineHasOneFieldPerColumn) {
     EXPECT_EQ(fields[26], "1980");
     EXPECT_EQ(header[27], "data");
     EXPECT_EQ(fields[27], "wide");
+    EXPECT_EQ(header[28], "kernel");
+    EXPECT_EQ(fields[28], "5");
+}
+
+// A track's row names the track in the stage column and the kernel it chose in the last.
+TEST(CsvWriter, TrackRowNamesTheTrackAndItsKernel) {
+    ResultRow row = sample_row();
+    row.stage = "fp32-tc";
+    row.name = "fp32-tc";
+    row.kernel = "24 padded";
+    const auto fields = split_csv(csv_line(row));
+    ASSERT_EQ(fields.size(), 29u);
+    EXPECT_EQ(fields[0], "fp32-tc");
+    EXPECT_EQ(fields[28], "24 padded");
 }
 
 TEST(CsvWriter, UnreadClocksLeaveTheirFieldsEmpty) {
@@ -109,7 +124,7 @@ TEST(CsvWriter, UnreadClocksLeaveTheirFieldsEmpty) {
     row.cublas_sm_clock_mhz.reset();
     row.ceiling_sm_clock_mhz.reset();
     const auto fields = split_csv(csv_line(row));
-    ASSERT_EQ(fields.size(), 28u);
+    ASSERT_EQ(fields.size(), 29u);
     EXPECT_EQ(fields[24], "");
     EXPECT_EQ(fields[25], "");
     EXPECT_EQ(fields[26], "");
@@ -130,7 +145,7 @@ TEST(CsvWriter, QuotesFieldsWithCommasAndQuotes) {
     ResultRow row = sample_row();
     row.gpu = "Odd, \"quoted\" GPU";
     const auto fields = split_csv(csv_line(row));
-    ASSERT_EQ(fields.size(), 28u);
+    ASSERT_EQ(fields.size(), 29u);
     EXPECT_EQ(fields[18], "Odd, \"quoted\" GPU");
 }
 

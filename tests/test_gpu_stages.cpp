@@ -1,4 +1,4 @@
-// Every stage against the float64 reference on tiny, odd, rectangular and large
+// Every stage and every track against the float64 reference on tiny, odd, rectangular and large
 // shapes, with random alpha and beta (and alpha = 0), and on every kind of input (sgemm --data); proof
 // that the check catches a stage that leaves one element unwritten, gets one element
 // wrong, or reads C when beta == 0; and the measured ceilings, checked for plausibility. Without a GPU every test here
@@ -60,8 +60,14 @@ StageResult run_timed(const Stage& stage, int n, std::uint64_t seed, const Timin
     return runner().run(stage, settings);
 }
 
+// A stage by its number, "20", or a track by its name, "bf16".
+const Stage& find_runnable(const std::string& id) {
+    const Stage* const track = find_track(id);
+    return track != nullptr ? *track : *find_stage(std::stoi(id));
+}
+
 struct Case {
-    int stage;
+    std::string stage;  // label(): a stage's number or a track's name
     GemmShape shape;
     float alpha;
     float beta;
@@ -71,15 +77,22 @@ struct Case {
 };
 
 void PrintTo(const Case& c, std::ostream* os) {
-    *os << fmt::format("stage {} M={} N={} K={} alpha={} beta={} data {} C {}", c.stage, c.shape.m, c.shape.n,
+    *os << fmt::format("{} M={} N={} K={} alpha={} beta={} data {} C {}", describe(find_runnable(c.stage)), c.shape.m, c.shape.n,
                        c.shape.k, c.alpha, c.beta, to_string(c.data), to_string(c.c_output));
 }
 
 std::vector<Case> all_cases() {
     std::mt19937 rng(2026);
     std::uniform_real_distribution<float> scalar(-2.0f, 2.0f);
+    std::vector<const Stage*> runnables;
+    for (const Stage& stage : all_stages()) runnables.push_back(&stage);
+    for (const Stage& track : all_tracks()) runnables.push_back(&track);
     std::vector<Case> cases;
-    for (const Stage& stage : all_stages()) {
+    for (const Stage* runnable : runnables) {
+        const Stage& stage = *runnable;
+        const std::string id = label(stage);
+        const bool bf16_track = stage.is_track() && stage.precision == Precision::bf16;
+        const bool fp32_tc_track = stage.is_track() && stage.needs_sm90a;
         const ShapeRule& r = stage.shape_rule;
         // Shapes a stage that takes any size must handle, and the nearest ones a stage
         // with divisibility rules takes.
@@ -121,8 +134,8 @@ std::vector<Case> all_cases() {
                       {"large", {2048, 2048, 2048}},
                       {"large_rectangular", {1024, 3072, 512}}};
         for (const auto& [label, shape] : shapes) {
-            cases.push_back({stage.number, shape, scalar(rng), 0.0f, label + "_beta0"});
-            cases.push_back({stage.number, shape, scalar(rng), scalar(rng), label + "_beta"});
+            cases.push_back({id, shape, scalar(rng), 0.0f, label + "_beta0"});
+            cases.push_back({id, shape, scalar(rng), scalar(rng), label + "_beta"});
         }
         // Shapes off the multiples, which a padded stage runs on padded copies of its
         // operands: all three off, a large one, a narrow C (stage 24's own kernel), and only
@@ -132,52 +145,51 @@ std::vector<Case> all_cases() {
                                                {"padded_large_odd", {1000, 1001, 999}},
                                                {"padded_narrow", {1500, 41, 516}},
                                                {"padded_k_only", {1000, 1000, 1999}}}) {
-                cases.push_back({stage.number, shape, scalar(rng), 0.0f, label + "_beta0"});
-                cases.push_back({stage.number, shape, scalar(rng), scalar(rng), label + "_beta"});
-                cases.push_back({stage.number, shape, scalar(rng), scalar(rng), label + "_special", InputData::special});
+                cases.push_back({id, shape, scalar(rng), 0.0f, label + "_beta0"});
+                cases.push_back({id, shape, scalar(rng), scalar(rng), label + "_beta"});
+                cases.push_back({id, shape, scalar(rng), scalar(rng), label + "_special", InputData::special});
             }
         // Where stages 20 and 21 choose each of their smaller tiles (20_hopper_tuned.cu on an
         // H100): 64-row tiles for 50 rows (64x256 on a C 22536 wide), 128x128 for 200 rows
-        // of a wide C, 128x64 for a C of 1000 x 1000; partial tiles in M and N. Stage 22
-        // splits the last two, and hands the first two to stage 10. And a C 40 columns wide,
-        // which stage 24 takes itself (partial blocks of rows and columns, K a multiple of 4
-        // but not of 64).
+        // of a wide C, 128x64 for a C of 1000 x 1000; partial tiles in M and N. The fp32-tc
+        // track gives the first three to stage 23's kernel, the last to stage 22's. And a C
+        // 40 columns wide, which it gives to stage 24's (partial blocks of rows and columns, K
+        // a multiple of 4 but not of 64).
         for (const auto& [label, shape] : {std::pair<std::string, GemmShape>{"few_rows", {50, 4104, 520}},
                                            {"few_rows_wide", {50, 22536, 136}},
                                            {"medium_tiles", {200, 6144, 520}},
                                            {"narrow_tiles", {1000, 1000, 256}},
                                            {"few_columns", {1500, 40, 516}}}) {
             if (shape_refusal(stage, shape)) continue;
-            cases.push_back({stage.number, shape, scalar(rng), scalar(rng), label + "_beta"});
-            cases.push_back({stage.number, shape, scalar(rng), 0.0f, label + "_special_beta0", InputData::special});
+            cases.push_back({id, shape, scalar(rng), scalar(rng), label + "_beta"});
+            cases.push_back({id, shape, scalar(rng), 0.0f, label + "_special_beta0", InputData::special});
             // The 128x64 tiles are stages 20 and 21's; the others meet every kind elsewhere.
-            if (label == "narrow_tiles" && stage.number != 20 && stage.number != 21) continue;
+            if (label == "narrow_tiles" && stage.number != 20 && stage.number != 21 && !bf16_track) continue;
             for (const InputData hostile :
                  {InputData::graded, InputData::outliers, InputData::subnormal, InputData::extremes})
-                cases.push_back({stage.number, shape, scalar(rng), scalar(rng),
+                cases.push_back({id, shape, scalar(rng), scalar(rng),
                                  fmt::format("{}_{}", label, to_string(hostile)), hostile});
         }
         // Rows off 16 bytes, few tiles, K in hundreds: stage 14 splits every tile along K and
-        // stores C through shared memory (stage 20 hands it such a shape), stage 10 stores C
-        // through shared memory (stages 23 and 24 hand it such a shape); every kind.
-        if (stage.number == 10 || stage.number == 14 || stage.number == 20 || stage.number == 23 ||
-            stage.number == 24) {
+        // stores C through shared memory (the bf16 track gives it such a shape), stage 10 stores
+        // C through shared memory (the fp32-tc track gives it such a shape); every kind.
+        if (stage.number == 10 || stage.number == 14 || stage.is_track()) {
             const GemmShape few_tiles_any_shape{542, 68, 997};
-            cases.push_back({stage.number, few_tiles_any_shape, scalar(rng), scalar(rng), "few_tiles_any_shape_beta"});
+            cases.push_back({id, few_tiles_any_shape, scalar(rng), scalar(rng), "few_tiles_any_shape_beta"});
             for (const InputData hostile : {InputData::graded, InputData::outliers, InputData::subnormal,
                                             InputData::extremes, InputData::special})
-                cases.push_back({stage.number, few_tiles_any_shape, scalar(rng), scalar(rng),
+                cases.push_back({id, few_tiles_any_shape, scalar(rng), scalar(rng),
                                  fmt::format("few_tiles_any_shape_{}", to_string(hostile)), hostile});
         }
-        // Stage 10's blocks of few rows (10_tuned.cu): 16 rows on rows off 16 bytes (stages 23
-        // and 24 hand it such a problem: rows_too_few_to_split), 32 rows with K split among
+        // Stage 10's blocks of few rows (10_tuned.cu): 16 rows on rows off 16 bytes (the fp32-tc
+        // track gives it such a problem: rows_too_few_to_split), 32 rows with K split among
         // them; the 64-row blocks meet few_rows above. Every kind.
-        if (stage.number == 10 || stage.number == 23 || stage.number == 24)
+        if (stage.number == 10 || (stage.is_track() && stage.precision == Precision::fp32))
             for (const auto& [label, shape] : {std::pair<std::string, GemmShape>{"rows16_any_shape", {7, 4100, 515}},
                                                {"rows32_split_k", {30, 1032, 4096}}})
                 for (const InputData kind : {InputData::uniform, InputData::graded, InputData::outliers,
                                              InputData::subnormal, InputData::extremes, InputData::special})
-                    cases.push_back({stage.number, shape, scalar(rng), scalar(rng),
+                    cases.push_back({id, shape, scalar(rng), scalar(rng),
                                      fmt::format("{}_{}", label, to_string(kind)), kind});
         // The other inputs (sgemm --data) on the largest shape: magnitudes over six decades,
         // small integers, which every correct stage multiplies exactly (alpha 1, beta 0 or
@@ -185,55 +197,62 @@ std::vector<Case> all_cases() {
         // C too), and the special values once more with beta 0.
         const GemmShape large =
             std::find_if(shapes.begin(), shapes.end(), [](const auto& s) { return s.first == "large"; })->second;
-        cases.push_back({stage.number, large, scalar(rng), scalar(rng), "large_wide", InputData::wide});
-        cases.push_back({stage.number, large, 1.0f, 0.0f, "large_exact_beta0", InputData::exact});
-        cases.push_back({stage.number, large, 1.0f, 1.0f, "large_exact_beta1", InputData::exact});
+        cases.push_back({id, large, scalar(rng), scalar(rng), "large_wide", InputData::wide});
+        cases.push_back({id, large, 1.0f, 0.0f, "large_exact_beta0", InputData::exact});
+        cases.push_back({id, large, 1.0f, 1.0f, "large_exact_beta1", InputData::exact});
         for (const InputData hostile : {InputData::graded, InputData::outliers, InputData::subnormal,
                                         InputData::extremes, InputData::special})
-            cases.push_back({stage.number, large, scalar(rng), scalar(rng), fmt::format("large_{}", to_string(hostile)),
+            cases.push_back({id, large, scalar(rng), scalar(rng), fmt::format("large_{}", to_string(hostile)),
                              hostile});
-        cases.push_back({stage.number, large, scalar(rng), 0.0f, "large_special_beta0", InputData::special});
+        cases.push_back({id, large, scalar(rng), 0.0f, "large_special_beta0", InputData::special});
         // BLAS's rule for alpha = 0 (launch_stage): C = beta C, and the NaN and Inf of A and B
         // must not reach it; with beta = 0 too, C is zeros, C0's NaN and Inf not read either.
-        cases.push_back({stage.number, large, 0.0f, scalar(rng), "large_alpha0_special", InputData::special});
-        cases.push_back({stage.number, large, 0.0f, 0.0f, "large_alpha0_special_beta0", InputData::special});
+        cases.push_back({id, large, 0.0f, scalar(rng), "large_alpha0_special", InputData::special});
+        cases.push_back({id, large, 0.0f, 0.0f, "large_alpha0_special_beta0", InputData::special});
         // The same kinds where a C of few tiles has a long K: stage 10 splits K into parts
-        // there (and stage 22 hands it such a shape), and stages 20 and 21 share its two
+        // there, and stages 20 and 21 share its two
         // stacks of 128x128 tiles out by K over every cluster, 33 a stack, each of which
         // writes a share of C.
         const GemmShape few_tiles{256, 256, 16384};
         for (const InputData hostile : {InputData::graded, InputData::outliers, InputData::subnormal,
                                         InputData::extremes, InputData::special})
-            cases.push_back({stage.number, few_tiles, scalar(rng), scalar(rng),
+            cases.push_back({id, few_tiles, scalar(rng), scalar(rng),
                              fmt::format("few_tiles_long_k_{}", to_string(hostile)), hostile});
-        // C written in bf16 (stages 19 and 20): an odd shape, the whole-tile one, a C of few
+        // Stage 10's kernel with its K in short parts (the fp32-tc track, where the split does
+        // not pay on a tall, narrow C whose rows of A are off 16 bytes), every kind.
+        if (fp32_tc_track)
+            for (const InputData kind : {InputData::uniform, InputData::graded, InputData::outliers,
+                                         InputData::subnormal, InputData::extremes, InputData::special})
+                cases.push_back({id, GemmShape{20000, 128, 1001}, scalar(rng), scalar(rng),
+                                 fmt::format("short_k_parts_{}", to_string(kind)), kind});
+        // C written in bf16 (stages 19 and 20, the bf16 track): an odd shape, the whole-tile one, a C of few
         // tiles and a long K (stage 20's shares of a stack), and the kinds with C an input.
         if (stage.launch_bf16_c != nullptr) {
             for (const auto& [label, shape] : {std::pair<std::string, GemmShape>{"bf16_c_odd", {200, 264, 136}},
                                                {"bf16_c_large", {2048, 2048, 2048}},
                                                {"bf16_c_few_tiles_long_k", {256, 256, 16384}},
                                                {"bf16_c_few_rows", {50, 4104, 520}}}) {
-                cases.push_back({stage.number, shape, scalar(rng), 0.0f, label + "_beta0", InputData::uniform,
+                cases.push_back({id, shape, scalar(rng), 0.0f, label + "_beta0", InputData::uniform,
                                  COutput::bf16});
-                cases.push_back({stage.number, shape, scalar(rng), scalar(rng), label + "_beta", InputData::uniform,
+                cases.push_back({id, shape, scalar(rng), scalar(rng), label + "_beta", InputData::uniform,
                                  COutput::bf16});
             }
             for (const InputData kind : {InputData::wide, InputData::graded, InputData::outliers, InputData::special})
-                cases.push_back({stage.number, large, scalar(rng), scalar(rng), fmt::format("bf16_c_{}", to_string(kind)),
+                cases.push_back({id, large, scalar(rng), scalar(rng), fmt::format("bf16_c_{}", to_string(kind)),
                                  kind, COutput::bf16});
-            cases.push_back({stage.number, large, 0.0f, scalar(rng), "bf16_c_alpha0", InputData::uniform, COutput::bf16});
+            cases.push_back({id, large, 0.0f, scalar(rng), "bf16_c_alpha0", InputData::uniform, COutput::bf16});
         }
         // The same kinds where stages 20 and 21 share leftover stacks out by K and the last
         // of a few sharers adds the others' partial sums (on an H100): 17 stacks of 64-row
         // tiles on 66 clusters, and one whole round of 128x64 tiles, then 12 stacks on 132
         // clusters; partial tiles in M or N, and in K.
-        if (stage.number != 20 && stage.number != 21) continue;
+        if (stage.number != 20 && stage.number != 21 && !bf16_track) continue;
         for (const auto& [label, shape] : {std::pair<std::string, GemmShape>{"last_sharer_few_rows", {50, 2056, 3000}},
                                            {"last_sharer_after_a_round", {1100, 1024, 3000}}}) {
-            cases.push_back({stage.number, shape, scalar(rng), scalar(rng), label + "_beta"});
+            cases.push_back({id, shape, scalar(rng), scalar(rng), label + "_beta"});
             for (const InputData hostile : {InputData::graded, InputData::outliers, InputData::subnormal,
                                             InputData::extremes, InputData::special})
-                cases.push_back({stage.number, shape, scalar(rng), scalar(rng),
+                cases.push_back({id, shape, scalar(rng), scalar(rng),
                                  fmt::format("{}_{}", label, to_string(hostile)), hostile});
         }
     }
@@ -245,14 +264,16 @@ class StageCorrectness : public ::testing::TestWithParam<Case> {};
 TEST_P(StageCorrectness, MatchesFloat64Reference) {
     if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
     const Case& c = GetParam();
-    const Stage& stage = *find_stage(c.stage);
+    const Stage& stage = find_runnable(c.stage);
     // The Hopper stages on another GPU, or from a build for another architecture.
     if (const auto refusal = architecture_refusal(stage, device().compute_capability, build_target()))
         GTEST_SKIP() << *refusal;
     ASSERT_FALSE(shape_refusal(stage, c.shape).has_value());
     ASSERT_FALSE(c_output_refusal(stage, c.c_output, c.shape).has_value());
-    const StageResult result =
-        run_checked(stage, GemmProblem{c.shape, c.alpha, c.beta}, 1000 + c.stage, c.data, c.c_output);
+    // Seeds 1000 + a stage's number, 1100 + a track's place among the tracks.
+    const std::uint64_t seed =
+        stage.is_track() ? 1100 + static_cast<std::uint64_t>(&stage - all_tracks().data()) : 1000 + stage.number;
+    const StageResult result = run_checked(stage, GemmProblem{c.shape, c.alpha, c.beta}, seed, c.data, c.c_output);
     ASSERT_TRUE(result.verification.has_value());
     const VerificationReport& report = result.verification->stage;
     EXPECT_TRUE(report.passed()) << fmt::format(
@@ -269,7 +290,11 @@ TEST_P(StageCorrectness, MatchesFloat64Reference) {
 
 INSTANTIATE_TEST_SUITE_P(AllStages, StageCorrectness, ::testing::ValuesIn(all_cases()),
                          [](const ::testing::TestParamInfo<Case>& info) {
-                             return fmt::format("stage{}_{}", info.param.stage, info.param.label);
+                             const Stage& stage = find_runnable(info.param.stage);
+                             // Test names take letters, digits and underscores: fp32-tc is fp32tc.
+                             std::string name = stage.name == "fp32-tc" ? "fp32tc" : std::string(stage.name);
+                             return stage.is_track() ? fmt::format("track_{}_{}", name, info.param.label)
+                                                     : fmt::format("stage{}_{}", stage.number, info.param.label);
                          });
 
 // Broken stages, made from a correct one (stage 3) and then damaged.

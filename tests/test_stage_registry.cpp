@@ -96,36 +96,6 @@ TEST(ShapeRule, PaddedStagesTakeAnyShape) {
         EXPECT_FALSE(shape_refusal(*find_stage(number), GemmShape{1000, 1001, 999}).has_value()) << number;
 }
 
-// The bytes the padded copies move: each operand off the multiples read and written padded.
-TEST(PaddedLaunch, CopyBytesCountTheOperandsOffTheMultiples) {
-    const GemmShape multiples{1, 8, 8};
-    const long long a = 2LL * (127 * 67 + 127 * 72), b = 2LL * (67 * 129 + 72 * 136), c = 4LL * (127 * 129 + 127 * 136);
-    EXPECT_EQ(padded_copy_bytes(GemmShape{127, 129, 67}, multiples, 2), a + b + c);
-    // Only K off: A and B copied, C written in place.
-    EXPECT_EQ(padded_copy_bytes(GemmShape{1000, 1000, 1999}, multiples, 2),
-              2LL * (1000 * 1999 + 1000 * 2000) * 2);
-    EXPECT_EQ(padded_copy_bytes(GemmShape{128, 136, 72}, multiples, 2), 0);  // as it is
-    // Only N off, FP32 inputs (stage 24's multiples): B and C.
-    EXPECT_EQ(padded_copy_bytes(GemmShape{100, 30, 50}, GemmShape{1, 8, 1}, 4),
-              4LL * (50 * 30 + 50 * 32) + 4LL * (100 * 30 + 100 * 32));
-}
-
-// The hand-over (common/padded_launch.cuh): small problems, and problems with few FLOPs
-// for each byte the copies would move.
-TEST(PaddedLaunch, ShapesWithFewFlopsPerCopiedByteRunUnpadded) {
-    const GemmShape multiples{1, 8, 8};
-    const auto hands = [&](GemmShape shape) { return copies_outweigh_math(shape, multiples, 2, 80.0); };
-    EXPECT_TRUE(hands(GemmShape{1024, 1024, 1023}));     // at most 2^31 FLOPs, K within 1024
-    EXPECT_TRUE(hands(GemmShape{3788, 30, 19}));
-    EXPECT_TRUE(hands(GemmShape{127, 29, 15964}));      // long K, thin C: 12 FLOPs a byte
-    EXPECT_TRUE(hands(GemmShape{13748, 5974, 29}));     // C copied out for 7 FLOPs a byte
-    EXPECT_FALSE(hands(GemmShape{4000, 4001, 4000}));   // 667 FLOPs a byte: padded
-    EXPECT_FALSE(hands(GemmShape{1024, 1024, 1025}));   // K past 1024, only A and B copied: 256
-    EXPECT_TRUE(copies_outweigh_math(GemmShape{1024, 1024, 1025}, multiples, 2, 300.0));
-    EXPECT_FALSE(copies_outweigh_math(GemmShape{1024, 1024, 1025}, multiples, 2, 0.0));
-    EXPECT_TRUE(copies_outweigh_math(GemmShape{16, 16, 1000}, multiples, 2, 0.0));  // small: always
-}
-
 TEST(COutputRefusal, Bf16COnlyOnStagesThatWriteItAndOnTmaRows) {
     const GemmShape aligned{256, 264, 136}, odd_n{256, 100, 136};
     EXPECT_FALSE(c_output_refusal(*find_stage(10), COutput::fp32, odd_n).has_value());
@@ -138,6 +108,26 @@ TEST(COutputRefusal, Bf16COnlyOnStagesThatWriteItAndOnTmaRows) {
     }
     for (const Stage& stage : all_stages())
         EXPECT_EQ(stage.launch_bf16_c != nullptr, stage.number == 19 || stage.number == 20) << stage.number;
+    EXPECT_FALSE(c_output_refusal(*find_track("bf16"), COutput::bf16, aligned).has_value());
+    EXPECT_TRUE(c_output_refusal(*find_track("bf16"), COutput::bf16, odd_n).has_value());
+    EXPECT_TRUE(c_output_refusal(*find_track("fp32-tc"), COutput::bf16, aligned).has_value());
+}
+
+// A stage runs its own kernel: on padded copies off its multiples, never another stage's.
+TEST(KernelChoice, AStageRunsItsOwnKernel) {
+    for (const Stage& stage : all_stages())
+        for (const GemmShape shape : {GemmShape{4096, 4096, 4096}, GemmShape{1000, 1001, 999}}) {
+            if (shape_refusal(stage, shape)) continue;
+            const KernelChoice choice = kernel_choice(stage, shape);
+            EXPECT_EQ(choice.stage, stage.number);
+            EXPECT_EQ(choice.padded, !stage.shape_rule.accepts(shape)) << stage.number;
+        }
+    EXPECT_EQ(kernel_label(KernelChoice{20, true}), "20 padded");
+    EXPECT_EQ(kernel_label(KernelChoice{10}), "10");
+    EXPECT_EQ(label(*find_stage(7)), "7");
+    EXPECT_EQ(label(*find_track("fp32-tc")), "fp32-tc");
+    EXPECT_EQ(describe(*find_stage(7)), "stage 7 (bank_conflict_free)");
+    EXPECT_EQ(describe(*find_track("bf16")), "track bf16");
 }
 
 TEST(ArchitectureRefusal, NamesWhatIsMissing) {

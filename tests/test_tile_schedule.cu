@@ -2,8 +2,7 @@
 // every stack is computed exactly once, and the kernel names exactly the clusters that
 // left partial sums in each shared stack, and which of their pieces. And its tiles for a shape
 // (kernels/20_hopper_tuned.cu). Stages 23 and 24's runs over split blocks and their partial slots
-// (kernels/23_split_in_registers.cuh), and where each takes a problem rather than pass it on
-// (kernels/split_dispatch.cuh).
+// (kernels/23_split_in_registers.cuh).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,7 +14,6 @@
 #include "20_hopper_tuned.cuh"
 #include "20_stream_k.cuh"
 #include "23_split_in_registers.cuh"
-#include "split_dispatch.cuh"
 
 namespace sgemm {
 namespace {
@@ -215,45 +213,6 @@ TEST(SplitBlockRuns, EveryUnitInOneRunAndEveryPieceInItsOwnSlot) {
                         }
                 }
             }
-}
-
-TEST(SplitBlockRuns, FewRowsOrASmallCSplitInRegisters) {
-    constexpr int kSms = 132;  // an H100: stage 22 runs 66 clusters of two
-    for (const int m : {1, 64, 256}) EXPECT_TRUE(splits_in_registers({m, 128256, 4096}, kSms)) << m;
-    EXPECT_TRUE(splits_in_registers({1024, 1024, 1024}, kSms));  // 32 of stage 22's stacks
-    EXPECT_TRUE(splits_in_registers({512, 4096, 4096}, kSms));   // 64
-    EXPECT_TRUE(splits_in_registers({8192, 16, 8192}, kSms));    // 32
-    EXPECT_FALSE(splits_in_registers({2048, 2048, 2048}, kSms)); // 128
-    EXPECT_FALSE(splits_in_registers({1024, 4096, 4096}, kSms)); // 128
-    EXPECT_FALSE(splits_in_registers({1024, 8448, 4096}, kSms)); // 264
-    EXPECT_FALSE(splits_in_registers({257, 8448, 4096}, kSms));  // 132: a stack for each cluster
-}
-
-TEST(SplitBlockRuns, ANarrowCSplitsAInRegisters) {
-    EXPECT_TRUE(splits_a_in_registers({8192, 16, 8192}));
-    EXPECT_TRUE(splits_a_in_registers({4096, 64, 4096}));
-    EXPECT_TRUE(splits_a_in_registers({1024, 64, 4096}));    // 16 rows a column
-    EXPECT_TRUE(splits_a_in_registers({4096, 256, 4}));
-    EXPECT_FALSE(splits_a_in_registers({1023, 64, 4096}));   // fewer
-    EXPECT_FALSE(splits_a_in_registers({512, 128, 4096}));   // 4: stage 23's path was ahead
-    EXPECT_FALSE(splits_a_in_registers({256, 256, 65536}));  // as wide as tall
-    EXPECT_FALSE(splits_a_in_registers({16384, 264, 4096})); // wider than 256
-    EXPECT_FALSE(splits_a_in_registers({4096, 64, 4098}));   // A's rows not 16-byte aligned
-}
-
-TEST(SplitBlockRuns, ShortSumsRunOnCudaCores) {
-    EXPECT_TRUE(sums_too_short_to_split({4437, 24, 73}));
-    EXPECT_TRUE(sums_too_short_to_split({2048, 2048, 256}));    // 2^31 FLOPs
-    EXPECT_FALSE(sums_too_short_to_split({2048, 2048, 257}));   // K past 256
-    EXPECT_FALSE(sums_too_short_to_split({8192, 8192, 128}));   // a large C: on the tensor cores
-    EXPECT_FALSE(sums_too_short_to_split({16, 16, 4096}));
-}
-
-TEST(SplitBlockRuns, FewRowsRunOnCudaCores) {
-    EXPECT_TRUE(rows_too_few_to_split({1, 3072, 4096}));
-    EXPECT_TRUE(rows_too_few_to_split({16, 131008, 4352}));    // a vocabulary head, 16 tokens
-    EXPECT_FALSE(rows_too_few_to_split({17, 131008, 4352}));   // past the 16-row blocks
-    EXPECT_FALSE(rows_too_few_to_split({1, 3071, 4096}));      // fewer blocks than that, either way
 }
 
 }  // namespace

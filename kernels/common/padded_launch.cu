@@ -11,9 +11,6 @@
 namespace sgemm {
 namespace {
 
-constexpr long long kSmallProblemFlops = 1LL << 31;
-constexpr int kSmallProblemK = 1024;
-
 int round_up(int value, int multiple) { return (value + multiple - 1) / multiple * multiple; }
 
 std::size_t aligned(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
@@ -83,23 +80,6 @@ bool takes_as_is(const GemmShape& shape, const GemmShape& multiples) {
 
 GemmShape padded_shape(const GemmShape& shape, const GemmShape& multiples) {
     return GemmShape{round_up(shape.m, multiples.m), round_up(shape.n, multiples.n), round_up(shape.k, multiples.k)};
-}
-
-long long padded_copy_bytes(const GemmShape& shape, const GemmShape& multiples, int input_bytes) {
-    const auto [m, n, k] = shape;
-    const GemmShape padded = padded_shape(shape, multiples);
-    long long bytes = 0;
-    if (padded.m != m || padded.k != k) bytes += 1LL * input_bytes * (1LL * m * k + 1LL * padded.m * padded.k);
-    if (padded.k != k || padded.n != n) bytes += 1LL * input_bytes * (1LL * k * n + 1LL * padded.k * padded.n);
-    if (padded.m != m || padded.n != n) bytes += 4LL * (1LL * m * n + 1LL * padded.m * padded.n);
-    return bytes;
-}
-
-bool copies_outweigh_math(const GemmShape& shape, const GemmShape& multiples, int input_bytes,
-                          double flops_per_copied_byte) {
-    const long long flops = 2LL * shape.m * shape.n * shape.k;
-    if (flops <= kSmallProblemFlops && shape.k <= kSmallProblemK) return true;
-    return static_cast<double>(flops) < flops_per_copied_byte * padded_copy_bytes(shape, multiples, input_bytes);
 }
 
 void launch_padded(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream,

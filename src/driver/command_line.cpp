@@ -31,12 +31,18 @@ int parse_positive(const std::string& text, const char* what) {
     return static_cast<int>(value);
 }
 
-const Stage& parse_stage(const std::string& text) {
+const Stage* stage_numbered(const std::string& text) {
     int number = -1;
     const auto [ptr, error] = std::from_chars(text.data(), text.data() + text.size(), number);
-    const Stage* stage = (error == std::errc{} && ptr == text.data() + text.size()) ? find_stage(number) : nullptr;
+    return error == std::errc{} && ptr == text.data() + text.size() ? find_stage(number) : nullptr;
+}
+
+// A stage by its number, or a track by its name.
+const Stage& parse_stage(const std::string& text) {
+    const Stage* stage = stage_numbered(text);
+    if (stage == nullptr) stage = find_track(text);
     if (stage == nullptr)
-        throw UsageError(fmt::format("unknown stage '{}' (./sgemm --list shows the stages)", text));
+        throw UsageError(fmt::format("unknown stage or track '{}' (./sgemm --list shows them)", text));
     return *stage;
 }
 
@@ -44,12 +50,12 @@ const Stage& parse_stage(const std::string& text) {
 std::pair<int, int> parse_stage_range(const std::string& text) {
     const std::size_t dash = text.find('-');
     int first = -1, last = -1;
-    try {
-        first = parse_stage(text.substr(0, dash)).number;
-        last = parse_stage(text.substr(dash + 1)).number;
-    } catch (const UsageError&) {
+    const Stage* const first_stage = stage_numbered(text.substr(0, dash));
+    const Stage* const last_stage = stage_numbered(text.substr(dash + 1));
+    if (first_stage == nullptr || last_stage == nullptr)
         throw UsageError(fmt::format("unknown stage range '{}' (./sgemm --list shows the stages)", text));
-    }
+    first = first_stage->number;
+    last = last_stage->number;
     if (first > last) throw UsageError(fmt::format("stage range '{}' runs backwards", text));
     return {first, last};
 }
@@ -80,8 +86,9 @@ std::string help_footer() {
            "  ./sgemm 5 4096            stage 5 on a 4096x4096x4096 problem\n"
            "  ./sgemm all 4096          every stage, then a table\n"
            "  ./sgemm 3 -m 1000 -n 300 -k 77 --alpha 2 --beta 0.5\n"
+           "  ./sgemm bf16 -m 384 -n 4096 -k 4096   the bf16 track: the kernel the dispatch chooses\n"
            "  ./sgemm peak --csv c.csv  measure this GPU's FFMA, tensor-core and memory ceilings\n\n"
-           "Stages:\n" + stage_list(nullptr, BuildTarget{});
+           "Stages and tracks:\n" + stage_list(nullptr, BuildTarget{});
 }
 
 }  // namespace
@@ -106,12 +113,14 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
     float alpha = 1.0f;
     float beta = 0.0f;
 
-    app.add_option("stage", stage_text, "stage number (0 = cuBLAS), a range such as 1-14, 'all', or 'peak' (measure this GPU's ceilings)");
+    app.add_option("stage", stage_text,
+                   "stage number (0 = cuBLAS), a range such as 1-14, 'all', a track (fp32, bf16, fp32-tc: the "
+                   "dispatch layer's choice of kernel), or 'peak' (measure this GPU's ceilings)");
     app.add_option("size", size_text, "N for an N x N x N problem");
     app.add_option("-m", m_text, "rows of A and C (overrides size)");
     app.add_option("-n", n_text, "columns of B and C (overrides size)");
     app.add_option("-k", k_text, "columns of A, rows of B (overrides size)");
-    app.add_flag("--list", list, "list the stages and exit");
+    app.add_flag("--list", list, "list the stages and the tracks, and exit");
     app.add_option("--reps", reps, "timed repetitions (default: as many as fit --time-budget)")
         ->check(CLI::Range(1, 100000));
     app.add_option("--time-budget", time_budget, "seconds per timing measurement (default 1)")
@@ -137,7 +146,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
         ->check(CLI::IsMember(input_data_names()));
     app.add_option("--c-type", c_type,
                    "the type C is written (and read) in: 'fp32' (default) or 'bf16', as a transformer layer "
-                   "writes it (stages 19 and 20, against cuBLAS writing bf16 C)")
+                   "writes it (stages 19 and 20 and the bf16 track, against cuBLAS writing bf16 C)")
         ->check(CLI::IsMember({"fp32", "bf16"}));
     app.add_option("--alpha", alpha, "alpha (default 1)");
     app.add_option("--beta", beta, "beta (default 0; non-zero makes C an input)");
@@ -158,7 +167,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
         Request& request = parsed.request;
         request.list_stages = list;
         if (list) return parsed;
-        if (stage_text.empty()) throw UsageError("no stage given (./sgemm --list shows the stages)");
+        if (stage_text.empty()) throw UsageError("no stage or track given (./sgemm --list shows them)");
         if (stage_text == "peak") {
             if (!size_text.empty() || !m_text.empty() || !n_text.empty() || !k_text.empty())
                 throw UsageError("peak takes no size: it measures the GPU, not a problem");
@@ -167,7 +176,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
             request.csv_path = csv_path;
             return parsed;
         }
-        const bool range = stage_text.find('-') != std::string::npos;
+        const bool range = stage_text.find('-') != std::string::npos && find_track(stage_text) == nullptr;
         request.run_all = stage_text == "all" || range;
         request.profile = profile;
         if (profile && request.run_all) throw UsageError(fmt::format("--profile takes one stage, not '{}'", stage_text));

@@ -15,7 +15,7 @@ struct Request {
     int first_stage = 0, last_stage = 0;  // the range (run_all)
     bool profile = false;         // one launch of one stage for a profiler, nothing else
     bool peak = false;            // "peak": measure this GPU's ceilings, no stage
-    const Stage* stage = nullptr;  // the one stage otherwise
+    const Stage* stage = nullptr;  // the one stage or track otherwise
     RunSettings settings;
     std::string csv_path;  // empty: no CSV; with peak, the ceilings' CSV
 };

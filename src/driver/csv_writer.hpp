@@ -12,7 +12,7 @@
 namespace sgemm {
 
 struct ResultRow {
-    int stage = 0;
+    std::string stage;  // a stage's number, "20", or a track's name, "bf16"
     std::string name;
     std::string precision;
     int m = 0, n = 0, k = 0;
@@ -37,6 +37,7 @@ struct ResultRow {
     std::optional<double> cublas_sm_clock_mhz;
     std::optional<double> ceiling_sm_clock_mhz;
     std::string data = "uniform";  // what the inputs held (verification/input_data.hpp)
+    std::string kernel;  // whose kernel ran the problem: "20", "20 padded" (a track's choice)
 };
 
 std::string csv_header();

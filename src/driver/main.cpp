@@ -91,8 +91,8 @@ int run(const Request& request) {
     const StageRunner runner(device);
     if (request.profile) {
         runner.profile_once(*request.stage, request.settings);
-        fmt::print("profiled one launch of stage {} ({}) between cudaProfilerStart and cudaProfilerStop\n",
-                   request.stage->number, request.stage->name);
+        fmt::print("profiled one launch of {} between cudaProfilerStart and cudaProfilerStop\n",
+                   describe(*request.stage));
         return 0;
     }
     fmt::print("{}", run_header(device, runner.ceiling(Precision::fp32), runner.ceiling(Precision::bf16),

@@ -59,19 +59,24 @@ std::string precision_words(const StageResult& r) {
 }  // namespace
 
 std::string stage_list(const DeviceInfo* device, const BuildTarget& build) {
-    std::string out = fmt::format("{:>5}  {:<22} {:<9} {:<8} {:<16} {}\n", "stage", "name",
-                                  "precision", "min arch", "shape", "what it changes");
-    for (const Stage& stage : all_stages()) {
+    const auto line = [&](std::string_view id, std::string_view name, const Stage& stage) {
         const std::string arch = stage.needs_sm90a ? "sm_90a"
                                  : stage.min_compute_capability > 0
                                      ? fmt::format("sm_{}", stage.min_compute_capability)
                                      : "any";
-        out += fmt::format("{:>5}  {:<22} {:<9} {:<8} {:<16} {}\n", stage.number, stage.name,
-                           to_string(stage.precision), arch, stage.shape_rule.describe(), stage.summary);
-        if (device == nullptr) continue;
+        std::string out = fmt::format("{:>7}  {:<22} {:<9} {:<8} {:<22} {}\n", id, name, to_string(stage.precision),
+                                      arch, stage.shape_rule.describe(), stage.summary);
+        if (device == nullptr) return out;
         if (const auto refusal = architecture_refusal(stage, device->compute_capability, build))
-            out += fmt::format("{:>5}  unavailable: {}\n", "", *refusal);
-    }
+            out += fmt::format("{:>7}  unavailable: {}\n", "", *refusal);
+        return out;
+    };
+    std::string out = fmt::format("{:>7}  {:<22} {:<9} {:<8} {:<22} {}\n", "stage", "name", "precision", "min arch",
+                                  "shape", "what it changes");
+    for (const Stage& stage : all_stages()) out += line(std::to_string(stage.number), stage.name, stage);
+    out += fmt::format("\n{:>7}  {:<22} {:<9} {:<8} {:<22} {}\n", "track", "", "precision", "min arch", "shape",
+                       "which stage's kernel it runs (dispatch/)");
+    for (const Stage& track : all_tracks()) out += line(track.name, "", track);
     return out;
 }
 
@@ -92,17 +97,19 @@ std::string run_header(const DeviceInfo& device, const Ceiling& fp32, const Ceil
         s.verify ? "(replay with --seed)" : "(verification skipped)");
 }
 
-std::string stage_started(const Stage& stage) {
-    return fmt::format("stage {} {} ...\n", stage.number, stage.name);
-}
+std::string stage_started(const Stage& stage) { return fmt::format("{} ...\n", describe(stage)); }
 
 std::string stage_skipped(const Stage& stage, const std::string& reason) {
-    return fmt::format("stage {} {}: skipped, {}\n", stage.number, stage.name, reason);
+    return fmt::format("{}: skipped, {}\n", describe(stage), reason);
 }
 
 std::string stage_report(const StageResult& r) {
     const GemmShape& shape = r.problem.shape;
     std::string out;
+    if (r.stage->is_track())
+        out += fmt::format("  kernel  stage {}'s ({}){}{}\n", r.kernel.stage, find_stage(r.kernel.stage)->name,
+                           r.kernel.padded ? ", on zero-padded copies of the operands" : "",
+                           r.kernel.variant.empty() ? "" : fmt::format(", {}", r.kernel.variant));
     if (r.verification) {
         const Verification& v = *r.verification;
         const std::string special =
@@ -129,14 +136,14 @@ std::string stage_report(const StageResult& r) {
 }
 
 std::string summary_table(std::span<const StageResult> results) {
-    std::string out = fmt::format("\n{:>5}  {:<22} {:>5} {:>10} {:>8} {:>11} {:>11} {:>11}  {}\n", "stage",
+    std::string out = fmt::format("\n{:>7}  {:<22} {:>5} {:>10} {:>8} {:>11} {:>11} {:>11}  {}\n", "stage",
                                   "name", "prec", "ms", "TFLOPS", "% cuBLAS", "% ceiling", "rel error", "check");
     for (const StageResult& r : results) {
         const double stage_tflops = tflops(r.problem.shape, r.timing.stage_median_ms);
         const std::string error =
             r.verification ? fmt::format("{:.2e}", r.verification->stage.normwise_relative_error) : "-";
-        out += fmt::format("{:>5}  {:<22} {:>5} {:>10.3f} {:>8.2f} {:>10.1f}% {:>10.1f}% {:>11}  {}\n",
-                           r.stage->number, r.stage->name, to_string(r.stage->precision),
+        out += fmt::format("{:>7}  {:<22} {:>5} {:>10.3f} {:>8.2f} {:>10.1f}% {:>10.1f}% {:>11}  {}\n",
+                           label(*r.stage), r.stage->is_track() ? "" : r.stage->name, to_string(r.stage->precision),
                            r.timing.stage_median_ms, stage_tflops, 100.0 * ratio_to_cublas(r),
                            100.0 * stage_tflops / r.ceiling.tflops, error, verdict(r));
     }
@@ -145,8 +152,8 @@ std::string summary_table(std::span<const StageResult> results) {
 
 std::string first_bad_element(const StageResult& r) {
     const Verification& v = *r.verification;
-    const std::string where = fmt::format("stage {} ({}) failed verification (data {}, seed {})",
-                                          r.stage->number, r.stage->name, to_string(r.data), r.seed);
+    const std::string where =
+        fmt::format("{} failed verification (data {}, seed {})", describe(*r.stage), to_string(r.data), r.seed);
     if (v.stage.first_bad) return fmt::format("{}: first bad element {}", where,
                                               describe_element(*v.stage.first_bad, r.problem.shape.n));
     return fmt::format("{}: normwise error {:.3e} exceeds budget {:.3e}", where,
@@ -155,7 +162,7 @@ std::string first_bad_element(const StageResult& r) {
 
 ResultRow to_result_row(const StageResult& r, const DeviceInfo& device) {
     ResultRow row;
-    row.stage = r.stage->number;
+    row.stage = label(*r.stage);
     row.name = r.stage->name;
     row.precision = precision_words(r);
     row.m = r.problem.shape.m;
@@ -187,6 +194,7 @@ ResultRow to_result_row(const StageResult& r, const DeviceInfo& device) {
     row.sm_clock_mhz = r.timing.stage_clock_mhz;
     row.cublas_sm_clock_mhz = r.timing.cublas_clock_mhz;
     row.ceiling_sm_clock_mhz = r.ceiling.clock_mhz;
+    row.kernel = kernel_label(r.kernel);
     return row;
 }
 

@@ -75,6 +75,24 @@ void launch_stage(const Stage& stage, const GemmProblem& problem, const StageOpe
     stage.launch_bf16_c(problem, operands.a_bf16, operands.b_bf16, c, stream);
 }
 
+std::string describe(const Stage& stage) {
+    if (stage.is_track()) return fmt::format("track {}", stage.name);
+    return fmt::format("stage {} ({})", stage.number, stage.name);
+}
+
+std::string label(const Stage& stage) {
+    return stage.is_track() ? std::string(stage.name) : std::to_string(stage.number);
+}
+
+KernelChoice kernel_choice(const Stage& stage, const GemmShape& shape) {
+    if (stage.is_track()) return stage.choose(shape);
+    return KernelChoice{stage.number, !stage.shape_rule.accepts(shape)};
+}
+
+std::string kernel_label(const KernelChoice& choice) {
+    return choice.padded ? fmt::format("{} padded", choice.stage) : std::to_string(choice.stage);
+}
+
 bool ShapeRule::accepts(const GemmShape& shape) const {
     return shape.m % m_multiple == 0 && shape.n % n_multiple == 0 && shape.k % k_multiple == 0;
 }
@@ -100,36 +118,33 @@ std::optional<std::string> shape_refusal(const Stage& stage, const GemmShape& sh
     add('M', stage.shape_rule.m_multiple);
     add('N', stage.shape_rule.n_multiple);
     add('K', stage.shape_rule.k_multiple);
-    return fmt::format("stage {} ({}) needs {}; got M={} N={} K={}", stage.number, stage.name, needs,
-                       shape.m, shape.n, shape.k);
+    return fmt::format("{} needs {}; got M={} N={} K={}", describe(stage), needs, shape.m, shape.n, shape.k);
 }
 
 std::optional<std::string> c_output_refusal(const Stage& stage, COutput output, const GemmShape& shape) {
     if (output == COutput::fp32) return std::nullopt;
     if (stage.launch_bf16_c == nullptr)
-        return fmt::format("stage {} ({}) writes FP32 C only; --c-type bf16 is for stages 19 and 20", stage.number,
-                           stage.name);
+        return fmt::format("{} writes FP32 C only; --c-type bf16 is for stages 19 and 20 and the bf16 track",
+                           describe(stage));
     if (shape.n % 8 != 0 || shape.k % 8 != 0)
-        return fmt::format("stage {} ({}) writes bf16 C where N and K are multiples of 8; got M={} N={} K={}",
-                           stage.number, stage.name, shape.m, shape.n, shape.k);
+        return fmt::format("{} writes bf16 C where N and K are multiples of 8; got M={} N={} K={}",
+                           describe(stage), shape.m, shape.n, shape.k);
     return std::nullopt;
 }
 
 std::optional<std::string> architecture_refusal(const Stage& stage, int device_cc, const BuildTarget& build) {
     if (stage.needs_sm90a && device_cc != 90)
-        return fmt::format("stage {} ({}) runs only on Hopper (sm_90a: wgmma, setmaxnreg); this GPU is sm_{}",
-                           stage.number, stage.name, device_cc);
+        return fmt::format("{} runs only on Hopper (sm_90a: wgmma, setmaxnreg); this GPU is sm_{}",
+                           describe(stage), device_cc);
     if (device_cc < stage.min_compute_capability)
-        return fmt::format("stage {} ({}) needs sm_{} or newer; this GPU is sm_{}", stage.number,
-                           stage.name, stage.min_compute_capability, device_cc);
+        return fmt::format("{} needs sm_{} or newer; this GPU is sm_{}", describe(stage),
+                           stage.min_compute_capability, device_cc);
     if (build.compute_capability < stage.min_compute_capability)
-        return fmt::format("stage {} ({}) needs sm_{} code; this binary was built for sm_{} "
-                           "(rebuild with make ARCH=...)",
-                           stage.number, stage.name, stage.min_compute_capability, build.compute_capability);
+        return fmt::format("{} needs sm_{} code; this binary was built for sm_{} (rebuild with make ARCH=...)",
+                           describe(stage), stage.min_compute_capability, build.compute_capability);
     if (stage.needs_sm90a && !build.sm90a)
-        return fmt::format("stage {} ({}) needs sm_90a code; this binary was built for sm_{} "
-                           "(rebuild with make ARCH=90a)",
-                           stage.number, stage.name, build.compute_capability);
+        return fmt::format("{} needs sm_90a code; this binary was built for sm_{} (rebuild with make ARCH=90a)",
+                           describe(stage), build.compute_capability);
     return std::nullopt;
 }
 

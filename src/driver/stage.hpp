@@ -1,11 +1,14 @@
 // A stage: one numbered kernel of the worklog, with what the driver must know to run
-// it or to refuse it with a clear reason.
+// it or to refuse it with a clear reason. Or a track: the dispatch layer's entry point for a
+// precision (dispatch/), which chooses a stage's kernel for each shape; the driver runs,
+// checks and times it as it does a stage.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "dispatch/kernel_choice.hpp"
 #include "gpu/build_target.hpp"
 #include "kernels/common/gemm_problem.hpp"
 
@@ -40,20 +43,37 @@ struct ShapeRule {
     std::string describe() const;  // "any", "M%128 N%128 K%8", or "any (N%8 K%8 padded)"
 };
 
+// A track's number: tracks are named (fp32, bf16, fp32-tc), not numbered.
+constexpr int kTrackNumber = -1;
+
 struct Stage {
-    int number = 0;
-    std::string_view name;  // also the kernel file's name: kernels/<NN>_<name>.cu
+    int number = 0;         // kTrackNumber for a track
+    std::string_view name;  // also the kernel file's name: kernels/<NN>_<name>.cu; a track's name
     Precision precision = Precision::fp32;
     int min_compute_capability = 0;  // e.g. 80 for sm_80
     ShapeRule shape_rule;
-    std::string_view summary;  // one line: what this stage changes
+    std::string_view summary;  // one line: what this stage changes, or how a track chooses
     Fp32Launcher launch = nullptr;        // fp32 stages
     Bf16Launcher launch_bf16 = nullptr;   // bf16 stages
     bool needs_sm90a = false;  // Hopper's own instructions (wgmma, setmaxnreg): sm_90 only
     Bf16OutputLauncher launch_bf16_c = nullptr;  // bf16 stages that also write bf16 C
-    // Stage 0, cuBLAS itself, has neither.
+    // A track's choice of kernel for a shape on this GPU (dispatch/).
+    KernelChoice (*choose)(const GemmShape& shape) = nullptr;
+    // Stage 0, cuBLAS itself, has neither launcher.
     bool is_cublas() const { return launch == nullptr && launch_bf16 == nullptr; }
+    bool is_track() const { return choose != nullptr; }
 };
+
+// How a run names it: "stage 20 (hopper_tuned)", "track bf16".
+std::string describe(const Stage& stage);
+// The CSV's stage column: "20", "bf16".
+std::string label(const Stage& stage);
+
+// Whose kernel runs `shape`: the stage's own (on padded copies where its rule says so), or
+// the one a track chooses.
+KernelChoice kernel_choice(const Stage& stage, const GemmShape& shape);
+// The CSV's kernel column: "20", "20 padded".
+std::string kernel_label(const KernelChoice& choice);
 
 // A run's operands: FP32 A and B, and the bf16 copies the bf16 stages take.
 struct StageOperands {

@@ -1,53 +1,57 @@
-// Adding a stage: write kernels/<NN>_<name>.cu with its launcher, declare the launcher
-// below, and add one line to the table. A test checks that the table and the files in
-// kernels/ agree.
+// Adding a stage: write kernels/<NN>_<name>.cu with its launcher, declare the launcher in
+// kernels/<NN>_<name>.hpp, include that below, and add one line to the table. A test checks
+// that the table and the files in kernels/ agree. The tracks are the dispatch layer's
+// (dispatch/).
 #include "driver/stage_registry.hpp"
 
 #include <algorithm>
 
-namespace sgemm {
+#include "01_naive.hpp"
+#include "02_global_coalescing.hpp"
+#include "03_shared_memory_tiling.hpp"
+#include "04_1d_blocktiling.hpp"
+#include "05_2d_blocktiling.hpp"
+#include "06_vectorized.hpp"
+#include "07_bank_conflict_free.hpp"
+#include "08_warptiling.hpp"
+#include "09_double_buffering.hpp"
+#include "10_tuned.hpp"
+#include "11_wmma_naive.hpp"
+#include "12_wmma_tiled.hpp"
+#include "13_mma_ldmatrix.hpp"
+#include "14_multistage.hpp"
+#include "15_tma_wgmma.hpp"
+#include "16_two_warpgroups.hpp"
+#include "17_warp_specialized.hpp"
+#include "18_clusters.hpp"
+#include "19_persistent.hpp"
+#include "20_hopper_tuned.hpp"
+#include "21_split_bf16.hpp"
+#include "22_split_fp16.hpp"
+#include "23_split_in_registers.hpp"
+#include "24_a_in_registers.hpp"
+#include "dispatch/bf16.hpp"
+#include "dispatch/fp32.hpp"
+#include "dispatch/fp32_tc.hpp"
 
-void launch_naive(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
-void launch_global_coalescing(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
-void launch_shared_memory_tiling(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
-void launch_1d_blocktiling(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
-void launch_2d_blocktiling(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
-void launch_vectorized(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
-void launch_bank_conflict_free(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
-void launch_warptiling(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
-void launch_double_buffering(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
-void launch_tuned(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
-void launch_wmma_naive(const GemmProblem&, const __nv_bfloat16*, const __nv_bfloat16*, float*, cudaStream_t);
-void launch_wmma_tiled(const GemmProblem&, const __nv_bfloat16*, const __nv_bfloat16*, float*, cudaStream_t);
-void launch_mma_ldmatrix(const GemmProblem&, const __nv_bfloat16*, const __nv_bfloat16*, float*, cudaStream_t);
-void launch_multistage(const GemmProblem&, const __nv_bfloat16*, const __nv_bfloat16*, float*, cudaStream_t);
-void launch_tma_wgmma(const GemmProblem&, const __nv_bfloat16*, const __nv_bfloat16*, float*, cudaStream_t);
-void launch_two_warpgroups(const GemmProblem&, const __nv_bfloat16*, const __nv_bfloat16*, float*, cudaStream_t);
-void launch_warp_specialized(const GemmProblem&, const __nv_bfloat16*, const __nv_bfloat16*, float*, cudaStream_t);
-void launch_clusters(const GemmProblem&, const __nv_bfloat16*, const __nv_bfloat16*, float*, cudaStream_t);
-void launch_persistent(const GemmProblem&, const __nv_bfloat16*, const __nv_bfloat16*, float*, cudaStream_t);
-void launch_persistent_bf16_c(const GemmProblem&, const __nv_bfloat16*, const __nv_bfloat16*, __nv_bfloat16*,
-                              cudaStream_t);
-void launch_hopper_tuned(const GemmProblem&, const __nv_bfloat16*, const __nv_bfloat16*, float*, cudaStream_t);
-void launch_hopper_tuned_bf16_c(const GemmProblem&, const __nv_bfloat16*, const __nv_bfloat16*, __nv_bfloat16*,
-                                cudaStream_t);
-void launch_split_bf16(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
-void launch_split_fp16(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
-// Stages 23 and 24 choose between their kernels and older ones (kernels/split_dispatch.cu).
-void dispatch_split_in_registers(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
-void dispatch_a_in_registers(const GemmProblem&, const float*, const float*, float*, cudaStream_t);
+namespace sgemm {
 
 namespace {
 
 constexpr ShapeRule kAnyShape{};
 // TMA reads rows that start 16-byte aligned: bf16 rows of K (A) and N (B) values; the
-// FP32 stages' kernels take any K, and N a multiple of 8 (their parts' rows and C's).
-// Other shapes run on padded copies of the operands (kernels/common/padded_launch.cuh).
-// Stages 20, 23 and 24 take any shape and choose themselves: a small problem off the
-// multiples runs unpadded on stage 14's kernel (20) or stage 10's (23, 24).
+// FP32 stages' kernels take any K, and N a multiple of 8 (their parts' rows and C's), and
+// stage 24's reads A's FP32 rows of K values. Other shapes run on padded copies of the
+// operands (kernels/common/padded_launch.cuh).
 constexpr ShapeRule kTmaRows{1, 8, 8, true};
 constexpr ShapeRule kFp32TmaRows{1, 8, 1, true};
+constexpr ShapeRule kFp32TmaRowsOfA{1, 8, 4, true};
 constexpr bool kSm90a = true;
+
+// The tracks' choices on the GPU at hand.
+KernelChoice fp32_here(const GemmShape& shape) { return choose_fp32_kernel(shape); }
+KernelChoice bf16_here(const GemmShape& shape) { return choose_bf16_kernel(shape, hopper_kernels_run_here()); }
+KernelChoice fp32_tc_here(const GemmShape& shape) { return choose_fp32_tc_kernel(shape, sm_count_here()); }
 
 // clang-format off
 constexpr Stage kStages[] = {
@@ -71,17 +75,31 @@ constexpr Stage kStages[] = {
     {17, "warp_specialized",    Precision::bf16, 90, kTmaRows,     "a producer warpgroup, two consumers, full/empty barriers, setmaxnreg", nullptr, launch_warp_specialized, kSm90a},
     {18, "clusters",            Precision::bf16, 90, kTmaRows,     "clusters of two CTAs share B's tile through TMA multicast", nullptr, launch_clusters, kSm90a},
     {19, "persistent",          Precision::bf16, 90, kTmaRows,     "one CTA per SM loops over the tiles; loads run ahead through epilogues", nullptr, launch_persistent, kSm90a, launch_persistent_bf16_c},
-    {20, "hopper_tuned",        Precision::bf16, 90, kAnyShape,     "tiles chosen by shape, pipeline depth, cluster and raster order by the tuner; small odd shapes on stage 14", nullptr, launch_hopper_tuned, kSm90a, launch_hopper_tuned_bf16_c},
+    {20, "hopper_tuned",        Precision::bf16, 90, kTmaRows,     "tiles chosen by shape, pipeline depth, cluster and raster order by the tuner; stream-K", nullptr, launch_hopper_tuned, kSm90a, launch_hopper_tuned_bf16_c},
     {21, "split_bf16",          Precision::fp32, 90, kFp32TmaRows, "FP32 on tensor cores: A and B split into three bf16 parts, six products", launch_split_bf16, nullptr, kSm90a},
-    {22, "split_fp16",          Precision::fp32, 90, kFp32TmaRows, "FP32 on tensor cores: rows and columns scaled, two fp16 parts, sums in registers; small M on stage 10", launch_split_fp16, nullptr, kSm90a},
-    {23, "split_in_registers",  Precision::fp32, 90, kAnyShape   , "FP32 on tensor cores: B read once and split in registers (few rows of A, small C); the rest on stage 22", dispatch_split_in_registers, nullptr, kSm90a},
-    {24, "a_in_registers",      Precision::fp32, 90, kAnyShape   , "FP32 on tensor cores: A read once and split in registers (a narrow C); the rest on stage 23", dispatch_a_in_registers, nullptr, kSm90a},
+    {22, "split_fp16",          Precision::fp32, 90, kFp32TmaRows, "FP32 on tensor cores: rows and columns scaled, two fp16 parts, sums in registers", launch_split_fp16, nullptr, kSm90a},
+    {23, "split_in_registers",  Precision::fp32, 90, kFp32TmaRows, "FP32 on tensor cores: B read once as FP32 and split in registers", launch_split_in_registers, nullptr, kSm90a},
+    {24, "a_in_registers",      Precision::fp32, 90, kFp32TmaRowsOfA, "FP32 on tensor cores: A read once as FP32 and split in registers", launch_a_in_registers, nullptr, kSm90a},
+};
+
+constexpr Stage kTracks[] = {
+    {kTrackNumber, "fp32",    Precision::fp32, 80, kAnyShape, "FP32 on CUDA cores: stage 10's kernel", launch_fp32_track, nullptr, false, nullptr, fp32_here},
+    {kTrackNumber, "bf16",    Precision::bf16, 80, kAnyShape, "bf16 in, FP32 sums: stage 20's kernel, padded, or stage 14's where padding costs more than it buys", nullptr, launch_bf16_track, false, launch_bf16_track_bf16_c, bf16_here},
+    {kTrackNumber, "fp32-tc", Precision::fp32, 90, kAnyShape, "FP32 on tensor cores, SGEMM's accuracy: stage 24's, 23's or 22's kernels, or stage 10's where the split does not pay", launch_fp32_tc_track, nullptr, kSm90a, nullptr, fp32_tc_here},
 };
 // clang-format on
 
 }  // namespace
 
 std::span<const Stage> all_stages() { return kStages; }
+
+std::span<const Stage> all_tracks() { return kTracks; }
+
+const Stage* find_track(std::string_view name) {
+    const auto tracks = all_tracks();
+    const auto it = std::find_if(tracks.begin(), tracks.end(), [name](const Stage& track) { return track.name == name; });
+    return it == tracks.end() ? nullptr : &*it;
+}
 
 const Stage* find_stage(int number) {
     const auto stages = all_stages();

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "driver/stage_registry.hpp"
 #include "measuring/ceilings.hpp"
 
 namespace sgemm {
@@ -71,7 +72,8 @@ Ceiling StageRunner::ceiling(Precision precision) const {
     return precision == Precision::bf16 ? mma_bf16_ceiling_ : ffma_ceiling_;
 }
 
-Ceiling StageRunner::ceiling(const Stage& stage) const {
+Ceiling StageRunner::ceiling(const Stage& stage, const GemmShape& shape) const {
+    if (stage.is_track()) return ceiling(*find_stage(stage.choose(shape).stage), shape);
     if (!stage.needs_sm90a) return ceiling(stage.precision);
     if (!wgmma_ceiling_)
         wgmma_ceiling_ = to_ceiling("wgmma ceiling", kWgmmaBf16Ceiling,
@@ -153,8 +155,10 @@ StageResult StageRunner::run_with(const Stage& stage, const Bf16Gemm& bf16_gemm,
     const GemmLaunch& launch = launches_of_run.stage;
     const GemmLaunch& launch_cublas = launches_of_run.cublas;
 
-    StageResult result{&stage, problem, settings.seed, settings.data, std::nullopt, {}, ceiling(stage),
-                       settings.c_output};
+    StageResult result{&stage,           problem,          settings.seed,
+                       settings.data,    std::nullopt,     {},
+                       ceiling(stage, problem.shape),      settings.c_output,
+                       kernel_choice(stage, problem.shape)};
     if (settings.verify)
         result.verification = verify_against_references(problem, stage.precision, inputs, launch,
                                                         launch_cublas, cublas_, stream);

@@ -45,6 +45,7 @@ struct StageResult {
     InterleavedTiming timing;
     Ceiling ceiling;  // of the unit the stage runs on
     COutput c_output = COutput::fp32;
+    KernelChoice kernel;  // whose kernel ran it (a track's choice)
 
     bool passed() const { return !verification || verification->stage.passed(); }
 
@@ -88,8 +89,9 @@ public:
 
     Ceiling ceiling(Precision precision) const;
     const Cublas& cublas() const { return cublas_; }
-    // The ceiling of the unit `stage` runs on: the wgmma one for the Hopper stages.
-    Ceiling ceiling(const Stage& stage) const;
+    // The ceiling of the unit `stage` runs `shape` on: the wgmma one for the Hopper stages;
+    // a track's, that of the stage whose kernel it chooses.
+    Ceiling ceiling(const Stage& stage, const GemmShape& shape) const;
 
 private:
     struct Launches;

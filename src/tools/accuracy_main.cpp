@@ -66,9 +66,10 @@ int run(int argc, char** argv) {
     app.add_option("--time-budget", time_budget, "seconds per measurement, as in sgemm");
     app.add_option("--timing", timing, "how each and cuBLAS SGEMM take turns, as in sgemm")
         ->check(CLI::IsMember(timing_method_names()));
-    std::vector<std::string> method_keys{"tf32", "bf16x9", "10", "21", "22", "23", "24"};
-    app.add_option("--methods", method_keys, "besides cuBLAS SGEMM: tf32, bf16x9 (cuBLAS on tensor cores) and stages")
-        ->check(CLI::IsMember({"tf32", "bf16x9", "10", "21", "22", "23", "24"}));
+    std::vector<std::string> method_keys{"tf32", "bf16x9", "10", "21", "22", "23", "24", "fp32-tc"};
+    app.add_option("--methods", method_keys,
+                   "besides cuBLAS SGEMM: tf32, bf16x9 (cuBLAS on tensor cores), stages and the fp32-tc track")
+        ->check(CLI::IsMember({"tf32", "bf16x9", "10", "21", "22", "23", "24", "fp32-tc"}));
     CLI11_PARSE(app, argc, argv);
     const auto chosen = [&method_keys](const std::string& key) {
         return std::find(method_keys.begin(), method_keys.end(), key) != method_keys.end();
@@ -87,13 +88,14 @@ int run(int argc, char** argv) {
         methods.push_back({"cuBLAS TF32", &sgemm, on_tensor_cores(Cublas::TensorCoreFp32::tf32), false});
     if (chosen("bf16x9"))
         methods.push_back({"cuBLAS BF16x9", &sgemm, on_tensor_cores(Cublas::TensorCoreFp32::bf16x9), false});
-    for (const int number : {10, 21, 22, 23, 24}) {
-        if (!chosen(std::to_string(number))) continue;
-        const Stage& stage = *find_stage(number);
-        if (const auto refusal = architecture_refusal(stage, device.compute_capability, build_target()))
+    for (const Stage* stage : {find_stage(10), find_stage(21), find_stage(22), find_stage(23), find_stage(24),
+                               find_track("fp32-tc")}) {
+        if (!chosen(label(*stage))) continue;
+        if (const auto refusal = architecture_refusal(*stage, device.compute_capability, build_target()))
             fmt::print("left out: {}\n", *refusal);
         else
-            methods.push_back({fmt::format("stage {} {}", stage.number, stage.name), &stage, {}});
+            methods.push_back({stage->is_track() ? describe(*stage) : fmt::format("stage {} {}", stage->number, stage->name),
+                               stage, {}});
     }
 
     std::vector<GemmShape> shapes;

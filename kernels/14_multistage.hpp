@@ -1,0 +1,11 @@
+// Stage 14's launcher, defined in 14_multistage.cu.
+#pragma once
+
+#include "common/gemm_problem.hpp"
+
+namespace sgemm {
+
+void launch_multistage(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b, float* c,
+                       cudaStream_t stream);
+
+}  // namespace sgemm

@@ -1,0 +1,162 @@
+// The dispatch layer's choices (dispatch/): which stage's kernel each track runs a shape
+// on, and the measured crossovers behind them, on an H100's 132 SMs.
+#include <gtest/gtest.h>
+
+#include "dispatch/bf16.hpp"
+#include "dispatch/fp32.hpp"
+#include "dispatch/fp32_tc.hpp"
+#include "dispatch/padding_cost.hpp"
+#include "driver/stage_registry.hpp"
+
+namespace sgemm {
+namespace {
+
+constexpr int kSms = 132;
+
+TEST(Fp32Track, StageTensOnEveryShape) {
+    for (const GemmShape shape : {GemmShape{1, 1, 1}, GemmShape{4096, 4096, 4096}, GemmShape{7, 4100, 515}}) {
+        const KernelChoice choice = choose_fp32_kernel(shape);
+        EXPECT_EQ(choice.stage, 10);
+        EXPECT_FALSE(choice.padded);
+    }
+}
+
+TEST(Bf16Track, StageTwentyWhereTmaTakesTheRowsElsePaddedOrStageFourteen) {
+    const auto choose = [](GemmShape shape) { return choose_bf16_kernel(shape, true); };
+    EXPECT_EQ(choose({4096, 4096, 4096}).stage, 20);
+    EXPECT_FALSE(choose({4096, 4096, 4096}).padded);
+    EXPECT_EQ(choose({1000, 1000, 1000}).stage, 20);  // M is free
+    EXPECT_EQ(choose({4000, 4001, 4000}).stage, 20);  // 667 FLOPs a copied byte: padded
+    EXPECT_TRUE(choose({4000, 4001, 4000}).padded);
+    EXPECT_EQ(choose({3788, 30, 19}).stage, 14);       // small: the copies outlast the math
+    EXPECT_EQ(choose({127, 29, 15964}).stage, 14);     // 12 FLOPs a copied byte
+    EXPECT_FALSE(choose({127, 29, 15964}).padded);
+    // Without Hopper's instructions, stage 14's kernel takes every shape.
+    EXPECT_EQ(choose_bf16_kernel({4096, 4096, 4096}, false).stage, 14);
+}
+
+TEST(Fp32TcTrack, EachKernelWhereItWasMeasuredAhead) {
+    const auto choose = [](GemmShape shape) { return choose_fp32_tc_kernel(shape, kSms); };
+    EXPECT_EQ(choose({8192, 8192, 8192}).stage, 22);
+    EXPECT_EQ(choose({1024, 1024, 1024}).stage, 23);   // 32 of stage 22's stacks
+    EXPECT_EQ(choose({64, 6144, 4096}).stage, 23);     // few tokens
+    EXPECT_EQ(choose({4096, 64, 4096}).stage, 24);     // a narrow C
+    EXPECT_EQ(choose({4437, 24, 73}).stage, 10);       // short sums
+    EXPECT_EQ(choose({16, 4096, 4096}).stage, 10);     // few rows, a wide C
+    // A tall, narrow C whose rows of A are off 16 bytes, with stacks for every cluster:
+    // the split would not pay, and stage 10 sums K in short parts.
+    const KernelChoice short_parts = choose({40000, 128, 1001});
+    EXPECT_EQ(short_parts.stage, 10);
+    EXPECT_FALSE(short_parts.variant.empty());
+    EXPECT_TRUE(choose({4096, 4096, 4096}).variant.empty());
+}
+
+TEST(Fp32TcTrack, OffTheMultiplesPaddedUnlessTheCopiesOutweighTheMath) {
+    const auto choose = [](GemmShape shape) { return choose_fp32_tc_kernel(shape, kSms); };
+    const KernelChoice padded = choose({4096, 4100, 4096});
+    EXPECT_EQ(padded.stage, 22);
+    EXPECT_TRUE(padded.padded);
+    const KernelChoice narrow = choose({20000, 41, 2048});  // stage 24's kernel on N padded to 48
+    EXPECT_EQ(narrow.stage, 24);
+    EXPECT_TRUE(narrow.padded);
+    EXPECT_EQ(choose({300, 41, 300}).stage, 10);  // small: the copies outlast the math
+    EXPECT_FALSE(choose({300, 41, 300}).padded);
+}
+
+TEST(Fp32TcTrack, TheSplitPaysFromAbout192ProductsAValue) {
+    EXPECT_TRUE(split_pays({4096, 4096, 4096}));
+    EXPECT_TRUE(split_pays({256, 4096, 4096}));    // 241
+    EXPECT_FALSE(split_pays({128, 6144, 4096}));   // 125
+    EXPECT_FALSE(split_pays({40000, 128, 4096}));  // 128
+}
+
+TEST(Fp32TcTrack, FewRowsOrASmallCSplitInRegisters) {
+    constexpr int kSms = 132;  // an H100: stage 22 runs 66 clusters of two
+    for (const int m : {1, 64, 256}) EXPECT_TRUE(splits_in_registers({m, 128256, 4096}, kSms)) << m;
+    EXPECT_TRUE(splits_in_registers({1024, 1024, 1024}, kSms));  // 32 of stage 22's stacks
+    EXPECT_TRUE(splits_in_registers({512, 4096, 4096}, kSms));   // 64
+    EXPECT_TRUE(splits_in_registers({8192, 16, 8192}, kSms));    // 32
+    EXPECT_FALSE(splits_in_registers({2048, 2048, 2048}, kSms)); // 128
+    EXPECT_FALSE(splits_in_registers({1024, 4096, 4096}, kSms)); // 128
+    EXPECT_FALSE(splits_in_registers({1024, 8448, 4096}, kSms)); // 264
+    EXPECT_FALSE(splits_in_registers({257, 8448, 4096}, kSms));  // 132: a stack for each cluster
+}
+
+TEST(Fp32TcTrack, ANarrowCSplitsAInRegisters) {
+    EXPECT_TRUE(splits_a_in_registers({8192, 16, 8192}));
+    EXPECT_TRUE(splits_a_in_registers({4096, 64, 4096}));
+    EXPECT_TRUE(splits_a_in_registers({1024, 64, 4096}));    // 16 rows a column
+    EXPECT_TRUE(splits_a_in_registers({4096, 256, 4}));
+    EXPECT_FALSE(splits_a_in_registers({1023, 64, 4096}));   // fewer
+    EXPECT_FALSE(splits_a_in_registers({512, 128, 4096}));   // 4: stage 23's path was ahead
+    EXPECT_FALSE(splits_a_in_registers({256, 256, 65536}));  // as wide as tall
+    EXPECT_FALSE(splits_a_in_registers({16384, 264, 4096})); // wider than 256
+    EXPECT_FALSE(splits_a_in_registers({4096, 64, 4098}));   // A's rows not 16-byte aligned
+}
+
+TEST(Fp32TcTrack, ShortSumsRunOnCudaCores) {
+    EXPECT_TRUE(sums_too_short_to_split({4437, 24, 73}));
+    EXPECT_TRUE(sums_too_short_to_split({2048, 2048, 256}));    // 2^31 FLOPs
+    EXPECT_FALSE(sums_too_short_to_split({2048, 2048, 257}));   // K past 256
+    EXPECT_FALSE(sums_too_short_to_split({8192, 8192, 128}));   // a large C: on the tensor cores
+    EXPECT_FALSE(sums_too_short_to_split({16, 16, 4096}));
+}
+
+TEST(Fp32TcTrack, FewRowsRunOnCudaCores) {
+    EXPECT_TRUE(rows_too_few_to_split({1, 3072, 4096}));
+    EXPECT_TRUE(rows_too_few_to_split({16, 131008, 4352}));    // a vocabulary head, 16 tokens
+    EXPECT_FALSE(rows_too_few_to_split({17, 131008, 4352}));   // past the 16-row blocks
+    EXPECT_FALSE(rows_too_few_to_split({1, 3071, 4096}));      // fewer blocks than that, either way
+}
+
+// Every track in the registry chooses a kernel of a stage that exists, of its precision.
+TEST(Tracks, ChooseAStageOfTheirPrecision) {
+    ASSERT_EQ(all_tracks().size(), 3u);
+    for (const Stage& track : all_tracks()) {
+        EXPECT_TRUE(track.is_track());
+        EXPECT_EQ(track.number, kTrackNumber);
+        EXPECT_EQ(find_track(track.name), &track);
+        for (const GemmShape shape : {GemmShape{1, 1, 1}, GemmShape{4096, 4096, 4096}, GemmShape{1500, 41, 516}}) {
+            const KernelChoice choice = track.precision == Precision::bf16 ? choose_bf16_kernel(shape, true)
+                                        : track.name == "fp32"            ? choose_fp32_kernel(shape)
+                                                                           : choose_fp32_tc_kernel(shape, kSms);
+            const Stage* const stage = find_stage(choice.stage);
+            ASSERT_NE(stage, nullptr) << track.name;
+            EXPECT_EQ(stage->precision, track.precision) << track.name;
+            EXPECT_FALSE(stage->is_track());
+        }
+    }
+    EXPECT_EQ(find_track("fp16"), nullptr);
+}
+
+// The bytes the padded copies move: each operand off the multiples read and written padded.
+TEST(PaddingCost, CopyBytesCountTheOperandsOffTheMultiples) {
+    const GemmShape multiples{1, 8, 8};
+    const long long a = 2LL * (127 * 67 + 127 * 72), b = 2LL * (67 * 129 + 72 * 136), c = 4LL * (127 * 129 + 127 * 136);
+    EXPECT_EQ(padded_copy_bytes(GemmShape{127, 129, 67}, multiples, 2), a + b + c);
+    // Only K off: A and B copied, C written in place.
+    EXPECT_EQ(padded_copy_bytes(GemmShape{1000, 1000, 1999}, multiples, 2),
+              2LL * (1000 * 1999 + 1000 * 2000) * 2);
+    EXPECT_EQ(padded_copy_bytes(GemmShape{128, 136, 72}, multiples, 2), 0);  // as it is
+    // Only N off, FP32 inputs (the FP32 kernels' multiples): B and C.
+    EXPECT_EQ(padded_copy_bytes(GemmShape{100, 30, 50}, GemmShape{1, 8, 1}, 4),
+              4LL * (50 * 30 + 50 * 32) + 4LL * (100 * 30 + 100 * 32));
+}
+
+// Small problems, and problems with few FLOPs for each byte the copies would move.
+TEST(PaddingCost, ShapesWithFewFlopsPerCopiedByteRunUnpadded) {
+    const GemmShape multiples{1, 8, 8};
+    const auto hands = [&](GemmShape shape) { return copies_outweigh_math(shape, multiples, 2, 80.0); };
+    EXPECT_TRUE(hands(GemmShape{1024, 1024, 1023}));     // at most 2^31 FLOPs, K within 1024
+    EXPECT_TRUE(hands(GemmShape{3788, 30, 19}));
+    EXPECT_TRUE(hands(GemmShape{127, 29, 15964}));      // long K, thin C: 12 FLOPs a byte
+    EXPECT_TRUE(hands(GemmShape{13748, 5974, 29}));     // C copied out for 7 FLOPs a byte
+    EXPECT_FALSE(hands(GemmShape{4000, 4001, 4000}));   // 667 FLOPs a byte: padded
+    EXPECT_FALSE(hands(GemmShape{1024, 1024, 1025}));   // K past 1024, only A and B copied: 256
+    EXPECT_TRUE(copies_outweigh_math(GemmShape{1024, 1024, 1025}, multiples, 2, 300.0));
+    EXPECT_FALSE(copies_outweigh_math(GemmShape{1024, 1024, 1025}, multiples, 2, 0.0));
+    EXPECT_TRUE(copies_outweigh_math(GemmShape{16, 16, 1000}, multiples, 2, 0.0));  // small: always
+}
+
+}  // namespace
+}  // namespace sgemm
