@@ -1,7 +1,8 @@
 """The CSV files the results are kept in: the rows written by `./sgemm ... --csv FILE`
 (their columns, reading and writing them), the ceilings written by
-`./sgemm peak --csv FILE`, the profile written by scripts/profile_stages.py, and the
-selections of rows the tables and charts share.
+`./sgemm peak --csv FILE`, the profile written by scripts/profile_stages.py, the CSVs of
+the measuring tools (sgemm_tune, sgemm_survey, sgemm_accuracy), and the selections of
+rows the tables and charts share.
 """
 
 import csv
@@ -121,6 +122,22 @@ def write_rows(rows, path, extra_columns=()):
 def write_rows_sorted(rows, path):
     """write_rows, ordered by size then stage, as results.csv and results_in_turns.csv are."""
     write_rows(sorted(rows, key=_size_then_stage), path)
+
+
+def read_typed(path, converters):
+    """The rows of a measuring tool's CSV (sgemm_tune, sgemm_survey, sgemm_accuracy) as
+    dicts of text, each column of `converters` passed through its function (given "" where
+    the file, written before the column, lacks it)."""
+    with open(path, newline="", encoding="utf-8") as file:
+        rows = list(csv.DictReader(file))
+    for row in rows:
+        for column, convert in converters.items():
+            row[column] = convert(row.get(column, ""))
+    return rows
+
+
+def optional_float(text):
+    return float(text) if text else None
 
 
 def read_ceilings(path):
