@@ -24,7 +24,6 @@ or the binary failed, after writing whatever results it did collect.
 """
 
 import argparse
-import os
 import shutil
 import subprocess
 import sys
@@ -35,11 +34,11 @@ try:
     import results_csv
     import results_outputs
     import worklog
+    from stage_runs import REPO_ROOT, executable, exit_status, repo_path, results_folder
 except ModuleNotFoundError as missing:
     sys.exit(f"error: Python module '{missing.name}' is missing; "
              "install matplotlib (python3 -m pip install matplotlib)")
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SIZES = (1024, 2048, 4096, 8192)
 DEFAULT_TURNS_SIZES = (4096, 8192)
 
@@ -78,11 +77,6 @@ def parse_args(argv):
     return parser.parse_args(argv)
 
 
-def repo_path(path):
-    path = Path(path)
-    return path if path.is_absolute() else REPO_ROOT / path
-
-
 def run_sizes(binary, sizes, extra_args, scratch_dir, timing="launches", stages=None):
     """Run the binary once per size (`all`, or once per stage of `stages`); return
     (label, exit code, rows) for each run."""
@@ -98,18 +92,14 @@ def run_sizes(binary, sizes, extra_args, scratch_dir, timing="launches", stages=
             command = [str(binary), str(stage), str(size), "--csv", str(csv_path), *extra_args]
             # stdout and stderr are inherited so progress reaches the user as it is printed.
             exit_code = subprocess.run(command, cwd=REPO_ROOT, check=False).returncode
-            runs.append((label, exit_code, rows_if_written(csv_path)))
+            runs.append((label, exit_code, results_csv.read_rows_if_written(csv_path)))
     return runs
 
 
 def merged(new_rows, old_path):
-    """new_rows, and the rows of old_path (if it exists) of other stages or sizes."""
-    if not old_path.exists():
-        return new_rows
-    replaced = {(row["stage"], row["m"], row["n"], row["k"]) for row in new_rows}
-    kept = [row for row in results_csv.read_rows(old_path)
-            if (row["stage"], row["m"], row["n"], row["k"]) not in replaced]
-    return kept + new_rows
+    """new_rows, after the rows of old_path (if it exists) of other stages or sizes."""
+    old_rows = results_csv.read_rows(old_path) if old_path.exists() else []
+    return results_csv.merged(new_rows, old_rows, key=lambda row: (row["stage"], row["m"], row["n"], row["k"]))
 
 
 def measure_ceilings(binary, scratch_dir):
@@ -120,20 +110,6 @@ def measure_ceilings(binary, scratch_dir):
                                check=False).returncode
     written = csv_path.exists() and csv_path.stat().st_size > 0
     return exit_code, csv_path if written else None
-
-
-def only_results_folder(results_dir):
-    folders = sorted(p.name for p in results_dir.iterdir() if (p / "results.csv").exists()) \
-        if results_dir.is_dir() else []
-    if len(folders) != 1:
-        raise ValueError(f"choose a GPU with --gpu ({', '.join(folders) or f'{results_dir} has no results'})")
-    return folders[0]
-
-
-def rows_if_written(csv_path):
-    if not csv_path.exists() or csv_path.stat().st_size == 0:
-        return []
-    return results_csv.read_rows(csv_path)
 
 
 def failure_lines(runs, binary_name, ceilings_exit_code=0):
@@ -156,22 +132,13 @@ def describe_error(row):
     return "no error recorded" if worst is None else f"worst error {worst:.3g}x its budget"
 
 
-def single_gpu(rows):
-    gpus = sorted({row["gpu"] for row in rows})
-    if len(gpus) != 1:
-        raise ValueError(f"expected rows from one GPU, got {', '.join(gpus)}")
-    return gpus[0]
-
-
 def display(path):
     return path.relative_to(REPO_ROOT) if path.is_relative_to(REPO_ROOT) else path
 
 
 def main(argv=None):
     args = parse_args(argv)
-    binary = repo_path(args.binary)
-    if not args.no_run and not (binary.is_file() and os.access(binary, os.X_OK)):
-        sys.exit(f"error: {binary} not found or not executable; run make first")
+    binary = repo_path(args.binary) if args.no_run else executable(args.binary)
     results_dir = repo_path(args.results_dir)
 
     written = []
@@ -190,12 +157,12 @@ def main(argv=None):
             sys.exit(f"error: {binary.name} peak wrote no ceilings; see its output above")
         try:
             if rows:
-                out_dir = results_dir / results_csv.gpu_slug(single_gpu(rows))
+                out_dir = results_dir / results_csv.gpu_slug(results_csv.single_gpu(rows))
             elif ceilings is not None:
                 out_dir = results_dir / results_csv.gpu_slug(
-                    single_gpu(results_csv.read_ceilings(ceilings).values()))
+                    results_csv.single_gpu(results_csv.read_ceilings(ceilings).values()))
             else:
-                out_dir = results_dir / (args.gpu or only_results_folder(results_dir))
+                out_dir = results_folder(results_dir, args.gpu, "results.csv")
             if ceilings is not None:
                 out_dir.mkdir(parents=True, exist_ok=True)
                 written.append(Path(shutil.copyfile(ceilings, out_dir / "ceilings.csv")))
@@ -218,7 +185,7 @@ def main(argv=None):
                 for path in written:
                     print(f"wrote {display(path)}")
                 print(f"no {display(committed)} to rebuild the tables from: make results runs the stages")
-                return 1 if failures else 0
+                return exit_status(failures)
             rows = results_csv.read_rows(committed)
         readme = None if args.no_readme else repo_path(args.readme)
         written += results_outputs.write_outputs(rows, out_dir, readme)
@@ -230,11 +197,7 @@ def main(argv=None):
         written.append(worklog_path)
     for path in written:
         print(f"wrote {display(path)}")
-
-    if failures:
-        print(f"FAILED ({len(failures)}):", *failures, sep="\n  ", file=sys.stderr)
-        return 1
-    return 0
+    return exit_status(failures)
 
 
 if __name__ == "__main__":

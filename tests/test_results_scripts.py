@@ -171,6 +171,31 @@ class ReadRowsTest(unittest.TestCase):
                 results_csv.read_rows(path)
 
 
+    def test_tracks_and_kernels_are_read_where_written_and_empty_in_files_from_before(self):
+        self.assertEqual({row["kernel"] for row in fixture_rows()}, {""})
+        stage_row = dict(fixture_rows()[5], kernel="5")
+        track_row = dict(stage_row, stage="bf16", kernel="20 padded")
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "tracks.csv"
+            results_csv.write_rows_sorted([track_row, stage_row], path)
+            self.assertTrue(path.read_text().splitlines()[0].endswith(",data,kernel"))
+            read = results_csv.read_rows(path)
+            self.assertEqual([(row["stage"], row["kernel"]) for row in read], [(5, "5"), ("bf16", "20 padded")])
+            # Beside a row of a file from before the column, the kernel is written, empty.
+            results_csv.write_rows([fixture_rows()[0], track_row], path)
+            self.assertEqual([row["kernel"] for row in results_csv.read_rows(path)], ["", "20 padded"])
+        text = FIXTURE.read_text().replace(",seed\n", ",seed,sm_clock_mhz,cublas_sm_clock_mhz,"
+                                           "ceiling_sm_clock_mhz,data,kernel\n")
+        lines = text.splitlines()
+        good = "\n".join([lines[0], lines[1] + ",,,,uniform,0 padded"]) + "\n"
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "good.csv"
+            path.write_text(good)
+            self.assertEqual(results_csv.read_rows(path)[0]["kernel"], "0 padded")
+        assert_rejects(self, results_csv.read_rows, good.replace("0 padded", "padded"), r"bad\.csv:2: kernel")
+        assert_rejects(self, results_csv.read_rows, good.replace("\n0,cublas", "\nBF 16,cublas"), r"bad\.csv:2: stage")
+
+
 class GpuSlugTest(unittest.TestCase):
     def test_examples(self):
         examples = {
@@ -544,8 +569,8 @@ class WriteOutputsTest(unittest.TestCase):
 
     def test_results_csv_round_trips_sorted_by_size_then_stage(self):
         path = self.out_dir / "results.csv"
-        with open(path, newline="") as file:
-            self.assertEqual(tuple(next(csv.reader(file))), results_csv.COLUMNS)
+        with open(path, newline="") as file:  # no row names a kernel: the column is left out, as before it
+            self.assertEqual(tuple(next(csv.reader(file))), results_csv.COLUMNS_BEFORE_KERNEL)
         self.assertEqual(results_csv.read_rows(path),
                          sorted_by_size_then_stage(fixture_rows()))
 
