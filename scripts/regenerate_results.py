@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Measure this GPU's ceilings (sgemm peak) and run every sgemm stage at several sizes,
 then rebuild results/<gpu>/ (results and ceilings CSVs, tables, charts, the roofline),
-the README block and WORKLOG.md.
+the README block, each chapter's headline figures (the sentence its Measured paragraph
+opens with, in kernels/NN_*.cu: scripts/worklog.py) and WORKLOG.md.
 
     python3 scripts/regenerate_results.py [--sizes 1024 2048 4096 8192]
         [--turns-sizes 4096 8192] [--stages S ...] [--binary ./sgemm] [--results-dir results]
-        [--readme README.md] [--no-readme] [--ceilings-only | --no-run [--gpu SLUG]] [--extra-args ARG ...]
+        [--readme README.md] [--kernels kernels] [--no-readme]
+        [--ceilings-only | --no-run [--gpu SLUG]] [--extra-args ARG ...]
 
 Every stage runs launch by launch with cuBLAS at each of --sizes (results.csv), then
 again in turns (--timing blocks) at each of --turns-sizes (results_in_turns.csv, whose
@@ -19,8 +21,9 @@ plain run at the default sizes keeps those rows.
 --ceilings-only measures the ceilings but runs no stage; --no-run runs nothing and
 rebuilds everything from the CSVs already in results/<gpu>/ (no GPU needed). Both
 rebuild from the results.csv there. Relative paths are resolved against the repository
-root, so this runs from any directory. Exits non-zero if any stage failed verification
-or the binary failed, after writing whatever results it did collect.
+root, so this runs from any directory. --no-readme leaves the README, the chapters and
+WORKLOG.md as they are. Exits non-zero if any stage failed verification or the binary
+failed, after writing whatever results it did collect.
 """
 
 import argparse
@@ -59,8 +62,11 @@ def parse_args(argv):
                         help="outputs go to RESULTS_DIR/<gpu-slug>/ (default: results)")
     parser.add_argument("--readme", default="README.md",
                         help="README whose results block is refreshed (default: README.md)")
+    parser.add_argument("--kernels", default="kernels",
+                        help="the stage files whose headline figures are rewritten and from which WORKLOG.md, "
+                             "beside the README, is written (default: kernels)")
     parser.add_argument("--no-readme", action="store_true",
-                        help="leave the README untouched")
+                        help="leave the README, the chapters' figures and WORKLOG.md untouched")
     modes = parser.add_mutually_exclusive_group()
     modes.add_argument("--ceilings-only", action="store_true",
                        help="measure the ceilings (sgemm peak), run no stage, and rebuild "
@@ -191,9 +197,14 @@ def main(argv=None):
         written += results_outputs.write_outputs(rows, out_dir, readme)
     except (ValueError, OSError) as error:
         sys.exit(f"error: {error}")
-    if readme is not None:  # the worklog sits beside the README and cites the same results
+    if readme is not None:  # the chapters and the worklog beside the README cite the same results
+        kernels_dir = repo_path(args.kernels)
+        try:
+            written += worklog.refresh_measured_sentences(kernels_dir, out_dir)
+        except ValueError as error:
+            sys.exit(f"error: {error}")
         worklog_path = readme.parent / "WORKLOG.md"
-        worklog_path.write_text(worklog.worklog(REPO_ROOT / "kernels", out_dir, readme.parent))
+        worklog_path.write_text(worklog.worklog(kernels_dir, out_dir, readme.parent))
         written.append(worklog_path)
     for path in written:
         print(f"wrote {display(path)}")

@@ -667,6 +667,11 @@ class RegenerateResultsTest(unittest.TestCase):
         self.readme.write_text(README_TEMPLATE)
         self.results_dir = self.root / "results"
         self.out_dir = self.results_dir / "fixture-gpu"
+        # The chapters of the fixture's stages, whose figures a run rewrites: copies, never the repository's.
+        self.kernels = self.root / "kernels"
+        self.kernels.mkdir()
+        for path in sorted((REPO_ROOT / "kernels").glob("0[1-5]_*.cu")):
+            shutil.copyfile(path, self.kernels / path.name)
 
     def tearDown(self):
         self.tmp.cleanup()
@@ -675,7 +680,7 @@ class RegenerateResultsTest(unittest.TestCase):
         command = [sys.executable, str(REGENERATE), "--sizes", "1024", "4096", "--turns-sizes", "4096",
                    "--binary", str(self.binary),
                    "--results-dir", str(self.results_dir),
-                   "--readme", str(self.readme), *extra]
+                   "--readme", str(self.readme), "--kernels", str(self.kernels), *extra]
         # PYTHONUNBUFFERED would hide a missing flush, making the ordering
         # check of streamed output pass regardless.
         base_env = {key: value for key, value in os.environ.items()
@@ -753,15 +758,23 @@ class RegenerateResultsTest(unittest.TestCase):
         self.assertIn("| 5 | `2d_blocktiling` | fp32 | 25.1 | 52.4% | ✓ |", readme)
         self.assertIn("](../results/fixture-gpu/progression.png)", readme)
 
-        # The worklog is regenerated beside the README, with the same results.
+        # The chapters' figures are rewritten from the results, and the worklog regenerated beside the
+        # README from those chapters, with the same results.
+        chapter = (self.kernels / "05_2d_blocktiling.cu").read_text()
+        self.assertIn("// Measured by make results on the Fixture GPU: 25.1 TFLOPS at N = 4096 (52.4 % of cuBLAS "
+                      "SGEMM).\n", chapter)
+        self.assertIn(f"wrote {self.kernels / '05_2d_blocktiling.cu'}", out)
         worklog_text = (self.readme.parent / "WORKLOG.md").read_text(encoding="utf-8")
         self.assertIn("## Stage 5 — ", worklog_text)
-        self.assertIn("Measured: ", worklog_text)
+        self.assertIn("Measured by make results on the Fixture GPU: 25.1 TFLOPS at N = 4096", worklog_text)
+        self.assertIn("Of its ceiling: ", worklog_text)
 
-    def test_no_readme_leaves_readme_untouched(self):
+    def test_no_readme_leaves_readme_and_chapters_untouched(self):
+        chapters = {path.name: path.read_text() for path in self.kernels.iterdir()}
         result = self.regenerate("--no-readme")
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertEqual(self.readme.read_text(), README_TEMPLATE)
+        self.assertEqual({path.name: path.read_text() for path in self.kernels.iterdir()}, chapters)
         self.assertTrue((self.out_dir / "results.csv").exists())
 
     def test_failed_stage_is_reported_after_writing_outputs(self):
