@@ -23,8 +23,8 @@ ALL_BANDS = "all"
 
 
 def blank_row(**fields):
-    """A row of every column, those not given empty (None)."""
-    return {**dict.fromkeys(results_csv.COLUMNS + DRAW_COLUMNS), **fields}
+    """A draw's row of every column, those not given empty (None)."""
+    return results_csv.blank_row(DRAW_COLUMNS, **fields)
 
 
 def read_draw(path):

@@ -150,6 +150,12 @@ def parse_field(column, text):
     return text
 
 
+def blank_row(extra_columns=(), **fields):
+    """A row of the binary's columns and extra_columns, those not in `fields` empty (None):
+    what a script records of a run the binary wrote no row for (refused, failed, skipped)."""
+    return {**dict.fromkeys(COLUMNS + tuple(extra_columns)), **fields}
+
+
 def write_rows(rows, path, extra_columns=()):
     """Write rows in the binary's CSV format (header, then one line each), with
     extra_columns after the binary's own. The kernel column is written where a row has a

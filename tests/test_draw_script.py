@@ -32,7 +32,9 @@ CEILINGS = REPO_ROOT / "tests" / "fixtures" / "ceilings_sample.csv"  # DRAM 1.8 
 # fp32-tc: 24, fp32: 10), padded where N is not a multiple of 8 (but 10's). Logs its argv.
 FAKE_BINARY = textwrap.dedent("""\
     #!{python}
-    import csv, os, sys
+    import os, sys
+    sys.path.insert(0, {tests!r})
+    from fake_sgemm import append_row, fail_verification
     columns, log = {columns!r}, {log!r}
     with open(log, "a") as f:
         f.write(" ".join(sys.argv[1:]) + "\\n")
@@ -54,15 +56,9 @@ FAKE_BINARY = textwrap.dedent("""\
                fraction_of_peak=0.1, ceiling="wgmma_bf16", verified="false" if failed else "true",
                gpu="Fixture GPU", driver="1", cuda="13.0", timing=timing, reps=10, seed=1, data="uniform",
                kernel=kernel)
-    new_file = not os.path.exists(options["--csv"])
-    with open(options["--csv"], "a", newline="") as f:
-        writer = csv.writer(f, lineterminator="\\n")
-        if new_file:
-            writer.writerow(columns)
-        writer.writerow([row[column] for column in columns])
+    append_row(options["--csv"], columns, row)
     if failed:
-        print("sgemm: error: C[0][0] = 1 but the reference is 2", file=sys.stderr)
-        sys.exit(1)
+        fail_verification()
     """)
 
 
@@ -205,7 +201,6 @@ class ReportTest(unittest.TestCase):
         share = (share + draw_report.dram_share(rows[2], 1.8) * 100) / 2
         self.assertIn(f"| {share:.1f} % |", markdown)
 
-
     def test_a_track_reports_the_kernels_it_chose(self):
         rows = [row(1, "bf16", 16, 0.5, kernel="14"), row(2, "bf16", 100, 2.0, kernel="20 padded"),
                 row(3, "bf16", 5000, 1.0, kernel="20"), row(4, "bf16", 6000, 1.5, kernel="20"),
@@ -234,7 +229,7 @@ class RunTest(unittest.TestCase):
         self.binary = self.root / "fake_sgemm"
         self.log = self.root / "fake_sgemm.log"
         self.binary.write_text(FAKE_BINARY.format(python=sys.executable, columns=list(results_csv.COLUMNS),
-                                                  log=str(self.log)))
+                                                  log=str(self.log), tests=str(REPO_ROOT / "tests")))
         self.binary.chmod(self.binary.stat().st_mode | stat.S_IXUSR)
         self.results = self.root / "results"
         self.out_dir = self.results / results_csv.gpu_slug("Fixture GPU")

@@ -25,7 +25,9 @@ FIXTURE = REPO_ROOT / "tests" / "fixtures" / "results_sample.csv"
 # 1 + that stage / 100 + M / 1e6 (so that each run and shape reads apart), and logs its argv.
 FAKE_BINARY = textwrap.dedent("""\
     #!{python}
-    import csv, os, sys
+    import csv, sys
+    sys.path.insert(0, {tests!r})
+    from fake_sgemm import append_row
     fixture, log, columns = {fixture!r}, {log!r}, {columns!r}
     with open(log, "a") as f:
         f.write(" ".join(sys.argv[1:]) + "\\n")
@@ -36,12 +38,7 @@ FAKE_BINARY = textwrap.dedent("""\
     row = dict.fromkeys(columns, "")
     row.update(zip(header, first))
     row.update(stage=run, m=m, n=n, k=k, ratio_to_cublas=str(1 + stage / 100 + int(m) / 1e6), kernel=stage)
-    new_file = not os.path.exists(out)
-    with open(out, "a", newline="") as f:
-        writer = csv.writer(f, lineterminator="\\n")
-        if new_file:
-            writer.writerow(columns)
-        writer.writerow([row[column] for column in columns])
+    append_row(out, columns, row)
     """)
 
 
@@ -79,7 +76,7 @@ class RunTest(unittest.TestCase):
         self.binary = self.root / "fake_sgemm"
         self.log = self.root / "fake_sgemm.log"
         self.binary.write_text(FAKE_BINARY.format(python=sys.executable, fixture=str(FIXTURE), log=str(self.log),
-                                                  columns=list(results_csv.COLUMNS)))
+                                                  columns=list(results_csv.COLUMNS), tests=str(REPO_ROOT / "tests")))
         self.binary.chmod(self.binary.stat().st_mode | stat.S_IXUSR)
         self.results = self.root / "results"
 
