@@ -132,10 +132,7 @@ def main(argv=None):
     csv_name = f"draw_{args.seed}.csv"
     failures = []
     if args.no_run:
-        try:
-            out_dir = results_folder(results_dir, args.gpu, csv_name)
-        except ValueError as error:
-            sys.exit(f"error: {error}")
+        out_dir = results_folder(results_dir, args.gpu, csv_name)
         rows = draw_report.read_draw(out_dir / csv_name)
         if not rows:
             sys.exit(f"error: {out_dir / csv_name} holds no rows")

@@ -200,10 +200,7 @@ def main(argv=None):
     results_dir = repo_path(args.results_dir)
     failures = []
     if args.no_run:
-        try:
-            out_dir = results_folder(results_dir, args.gpu, CSV_NAME)
-        except ValueError as error:
-            sys.exit(f"error: {error}")
+        out_dir = results_folder(results_dir, args.gpu, CSV_NAME)
         rows = results_csv.read_rows(out_dir / CSV_NAME, SHAPE_COLUMNS)
     else:
         binary = executable(args.binary)

@@ -180,13 +180,13 @@ def executable(path):
 
 def results_folder(results_dir, gpu, csv_name):
     """The folder under results_dir to rebuild from: RESULTS_DIR/GPU, or without `gpu` the
-    only one holding csv_name (ValueError where there are none or several)."""
+    only one holding csv_name; where there are none or several, exit saying to choose."""
     if gpu:
         return Path(results_dir) / gpu
     folders = sorted(p for p in Path(results_dir).iterdir() if (p / csv_name).exists()) \
         if Path(results_dir).is_dir() else []
     if len(folders) != 1:
-        raise ValueError(f"choose a GPU with --gpu ({', '.join(p.name for p in folders) or 'no ' + csv_name})")
+        sys.exit(f"error: choose a GPU with --gpu ({', '.join(p.name for p in folders) or 'no ' + csv_name})")
     return folders[0]
 
 

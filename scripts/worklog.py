@@ -333,8 +333,8 @@ def main():
     parser.add_argument("--gpu", help="folder under results/ (default: the only one)")
     parser.add_argument("--output", default=str(REPO / "WORKLOG.md"))
     args = parser.parse_args()
+    results_dir = results_folder(REPO / "results", args.gpu, "results.csv")
     try:
-        results_dir = results_folder(REPO / "results", args.gpu, "results.csv")
         for path in refresh_measured_sentences(REPO / "kernels", results_dir):
             print(f"wrote {path.relative_to(REPO)}")
     except ValueError as error:
