@@ -11,7 +11,7 @@ from collections import Counter
 import draw_problems
 import results_csv
 from results_tables import MISSING
-from stage_runs import (STATUSES, description, geomean, kernel_note, kernels_chosen, precision_of, ratio_text,
+from stage_runs import (SPEEDUP_RUNS, STATUSES, description, geomean, kernel_note, kernels_chosen, precision_of, ratio_text,
                         reference, run_label, runs_in_order, runs_words, tracks_note)
 
 # After the binary's own columns: the problem (its number in the draw, name, kind, band of
@@ -164,7 +164,7 @@ def draw_markdown(rows, seed, count, dram_tbps=None, max_flops=draw_problems.MAX
             else "the DRAM bandwidth of ceilings.csv (none here: `make peak` measures it)")
     measured = len({row["index"] for row in rows})
     missing = f" ({count - measured} of the first {count} not run yet)" if measured < count else ""
-    speedups = [run for run in runs if ratio_text(run, 1.0).endswith("x")]
+    speedups = [run for run in runs if run in SPEEDUP_RUNS]
     shares = [run for run in runs if run not in speedups]
     units = "; ".join(([f"% of cuBLAS for {runs_words(shares)}"] if shares else [])
                       + ([f"times SGEMM for {runs_words(speedups)}"] if speedups else []))

@@ -39,6 +39,7 @@ SPEEDUP_RUNS = frozenset({"fp32-tc", 21, 22, 23, 24})
 # sgemm's exit status after a usage error: an option, or a shape the stage refuses (in one
 # line on stderr, "sgemm: error: stage 20 (...) needs N a multiple of 8, ...").
 USAGE_ERROR = 2
+# What became of a run (run_problem's, and a draw's "skipped": a problem its guard left out).
 STATUSES = ("ok", "refused", "failed", "skipped")
 
 
@@ -97,7 +98,11 @@ def reference(run, rows):
     """What a run's ratio is against: a track's reference, or a stage's by its precision."""
     if isinstance(run, str):
         return next(against for name, _, against in TRACKS if name == run)
-    precision = next((row["precision"] for row in rows if row["stage"] == run and row["precision"]), "")
+    return precision_reference(precision_of(run, rows))
+
+
+def precision_reference(precision):
+    """What a stage reading A and B in `precision` (the CSV's column) is compared with."""
     return REFERENCES.get(precision.split()[0] if precision else "", "cuBLAS")
 
 

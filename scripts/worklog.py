@@ -27,7 +27,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
 from results_csv import PROFILE_SIZE, read_profile, read_rows  # noqa: E402
 from results_tables import describe_ceilings  # noqa: E402
-from stage_runs import REFERENCES, ratio_text, results_folder  # noqa: E402
+from stage_runs import precision_reference, ratio_text, results_folder  # noqa: E402
 
 SIZES = (4096, 8192)
 NOTES_DIR = REPO / "docs" / "notes"
@@ -193,8 +193,7 @@ def measured_sentence(number, rows_by_size, gpu):
         if row:
             ratio = ratio_text(number, row["ratio_to_cublas"])
             if not figures:
-                against = REFERENCES.get(row["precision"].split()[0], "cuBLAS")
-                ratio += f" {'of ' if ratio.endswith('%') else ''}{against}"
+                ratio += f" {'of ' if ratio.endswith('%') else ''}{precision_reference(row['precision'])}"
                 figures.append(f"{row['tflops']:.1f} TFLOPS at N = {size} ({ratio})")
             else:
                 figures.append(f"{row['tflops']:.1f} at {size} ({ratio})")
