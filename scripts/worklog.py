@@ -40,6 +40,8 @@ MAX_MEASURED_LINES = 8
 # with these words and ends with the first comment line that ends in "."; wrapped to this
 # many columns, "// " included.
 GENERATED_OPENING = "Measured by make results on the "
+GENERATED_SENTENCE = re.compile(re.escape(GENERATED_OPENING) + r"[^:]+: (?:[\d.]+ TFLOPS at N = \d+ \([^()]+\)"
+                                r"(?:, [\d.]+ at \d+ \([^()]+\))*|no result at N = [\d or]+ yet)\.")
 COMMENT_COLUMNS = 100
 # profile.csv column -> how a reader calls it, and how to print its value
 COUNTERS = {
@@ -213,15 +215,19 @@ def comment_lines(text, columns=COMMENT_COLUMNS):
 def _measured_span(lines, path):
     """(first, end) of a stage file's lines: where its Measured paragraph opens, and past the
     generated sentence there (first == end where it has none). ValueError without a
-    Measured paragraph in its opening comment."""
+    Measured paragraph in its opening comment, or where the sentence there is not in its
+    form (broken by hand: rewriting it could take the prose after it)."""
     opening = len(_comment_block(path))
     first = next((i for i in range(opening) if lines[i].startswith("// Measured")), None)
     if first is None:
         raise ValueError(f"{path}: its opening comment has no Measured paragraph for the figures")
     if not lines[first].startswith("// " + GENERATED_OPENING):
         return first, first
-    end = next(i for i in range(first, opening) if lines[i].endswith(".") or i == opening - 1)
-    return first, end + 1
+    end = next((i for i in range(first, opening) if lines[i].endswith(".")), opening - 1) + 1
+    if not GENERATED_SENTENCE.fullmatch(" ".join(line.removeprefix("// ") for line in lines[first:end])):
+        raise ValueError(f"{path}:{first + 1}: the generated sentence is not in its form; put it back as "
+                         "worklog.measured_sentence writes it, or take it out")
+    return first, end
 
 
 def generated_sentence_in(path):

@@ -147,6 +147,10 @@ class MeasuredSentence(unittest.TestCase):
                 "// Measured by make results on the Fixture GPU with a much longer name: 1234567.2 TFLOPS at N = 4096",
                 "// (52.4 % of cuBLAS SGEMM).", "// Measured on the H100: 25.34 TFLOPS at N = 4096, a miss."])
             self.assertEqual(worklog.refresh_measured_sentences(kernels, results), [])
+            # A sentence broken by hand is refused, not rewritten with the prose after it.
+            chapter.write_text("\n".join(lines[:5] + ["// (52.4 % of cuBLAS SGEMM)"] + lines[6:]) + "\n")
+            self.assertRaisesRegex(ValueError, r"05_a_stage.cu:5: the generated sentence is not in its form",
+                                   worklog.refresh_measured_sentences, kernels, results)
             chapter.write_text(CHAPTER.replace("// Measured on the H100: 25.34 TFLOPS at N = 4096, a miss.\n", ""))
             self.assertRaisesRegex(ValueError, "no Measured paragraph", worklog.refresh_measured_sentences,
                                    kernels, results)
