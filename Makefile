@@ -13,10 +13,12 @@
 #                 stages 10 and 21-24, on squares and two shapes, every input kind but exact (about 4 minutes
 #                 on an H100) -> results/<gpu>/accuracy.md
 # make shapes     the shape suite: square, transformer-layer, skinny and K-heavy problems through the
-#                 best stage of each track, against cuBLAS (GROUPS=layer, STAGES=10 for some) -> results/<gpu>/shapes.*
+#                 tracks bf16, fp32-tc and fp32, against cuBLAS (GROUPS=layer for some; STAGES="fp32 20" for
+#                 some tracks or stages) -> results/<gpu>/shapes.*
 # make draw       COUNT problems (default 150) drawn at random from SEED (default 1): layer GEMMs of models of
-#                 hidden 1k-8k at 1-16384 tokens, and plain M, N, K of 16-16384, through the same stages, per
-#                 track and band of M (PROBLEMS=1-50 for a part, TIMING_SHORT=graph) -> results/<gpu>/draw_<seed>.*
+#                 hidden 1k-8k at 1-16384 tokens, and plain M, N, K of 16-16384, through the same tracks, per
+#                 track and band of M (STAGES= as above, PROBLEMS=1-50 for a part, TIMING_SHORT=graph)
+#                 -> results/<gpu>/draw_<seed>.*
 # make profile    Nsight Compute counters of every stage at N=4096 (STAGE=7 for one) -> results/<gpu>/profile.csv
 #
 # ARCH selects the GPU architecture: by default the GPU that is present (sm_90 becomes

@@ -15,12 +15,12 @@
 // Prediction: 1.2–1.4x over stage 5 — the inner loop issues 4 shared loads per 64
 // FMAs instead of 16.
 //
-// Measured on the H100: 38.0 TFLOPS at N = 4096 (73.6 % of cuBLAS), 38.1 at 8192
-// (73.8 %): 1.50x stage 5, above the prediction. Nsight Compute at 4096 (ncu
-// --clock-control none, on the first build of this loop): FMA pipe busy 40 % -> 58 %;
-// shared-load bank conflicts 537M -> 268M (fewer, wider loads), but shared-store
-// conflicts 4.8M -> 20.8M: the transposed stores of A (stage 7). 118 registers, 8 KB
-// of shared memory.
+// Measured by make results on the H100 80GB HBM3: 38.0 TFLOPS at N = 4096 (73.6 % of cuBLAS SGEMM),
+// 38.1 at 8192 (73.8 %).
+// 1.50x stage 5, above the prediction. Nsight Compute at 4096 (ncu --clock-control none, on
+// the first build of this loop): FMA pipe busy 40 % -> 58 %; shared-load bank conflicts
+// 537M -> 268M (fewer, wider loads), but shared-store conflicts 4.8M -> 20.8M: the
+// transposed stores of A (stage 7). 118 registers, 8 KB of shared memory.
 //
 // Shapes: M and N multiples of 128, K a multiple of 8.
 #include "06_vectorized.hpp"

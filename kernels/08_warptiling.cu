@@ -18,14 +18,14 @@
 // Prediction: 1.05–1.15x over stage 7: shared-memory traffic per FMA falls by about a
 // third; FMAs still wait on loads at every tile, which stage 9 addresses.
 //
-// Measured on the H100: 41.6 TFLOPS at N = 4096 (80.6 % of cuBLAS), 41.7 at 8192
-// (80.7 %): *slower* than stage 7, by 4 % and 5 %. The prediction was wrong: Nsight Compute
-// counts the same shared-memory load wavefronts for both (402.7M at 4096) — the
-// hardware already merged stage 7's repeated addresses — and the FMA pipe is 64 % busy
-// against 66 %. Kept as a stepping stone: stages 9 and 10 are written in terms of warp
-// tiles, and the warp tile is the parameter that mattered most when stage 10 was tuned
-// (64x64 warp tiles of 8x16-output threads won by 5 points; results/h100-80gb-hbm3/tuning_stage10.md).
-// 114 registers, 8.1 KB of shared memory.
+// Measured by make results on the H100 80GB HBM3: 41.6 TFLOPS at N = 4096 (80.5 % of cuBLAS SGEMM),
+// 41.7 at 8192 (80.8 %).
+// *Slower* than stage 7, by 4-5 %. The prediction was wrong: Nsight Compute counts the same
+// shared-memory load wavefronts for both (402.7M at 4096) — the hardware already merged
+// stage 7's repeated addresses — and the FMA pipe is 64 % busy against 66 %. Kept as a
+// stepping stone: stages 9 and 10 are written in warp tiles, the parameter that mattered
+// most when stage 10 was tuned (64x64 warp tiles of 8x16-output threads won by 5 points;
+// results/h100-80gb-hbm3/tuning_stage10.md). 114 registers, 8.1 KB of shared memory.
 //
 // Shapes: M and N multiples of 128, K a multiple of 8.
 #include "08_warptiling.hpp"

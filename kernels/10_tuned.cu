@@ -48,13 +48,13 @@
 //
 // Prediction: 5–10 % over stage 9, to 90–100 % of cuBLAS.
 //
-// Measured on the H100: 48.0 TFLOPS at N = 4096 (93.0 % of cuBLAS), 48.4 at 8192
-// (93.6 %): 1.04x stage 9, within the prediction. The winner, 128x128x8 blocks of four
+// Measured by make results on the H100 80GB HBM3: 48.1 TFLOPS at N = 4096 (93.1 % of cuBLAS SGEMM),
+// 48.5 at 8192 (93.9 %).
+// 1.04x stage 9, within the prediction. The winner, 128x128x8 blocks of four
 // 64x64 warps whose threads own 8x16 outputs, 3 stages: a thread's six 128-bit shared
 // loads now feed 128 FMAs per step, where stage 9's four fed 64. Splitting K took
 // 1024^3 from 54 % to 98 % of cuBLAS and the shape suite's M, N >= 1024 from 86.5 to
-// 93.3 % in geomean; the blocks of few rows, 47 problems of M <= 64 from 47 to 79 %; 75.7 %
-// on a random draw of 150 (seed 5). docs/notes/10_tuned.md has the runs and figures.
+// 93.3 % in geomean; blocks of few rows, M <= 64 from 47 to 79 %; 75.7 % on seed 5's draw.
 //
 // Shapes: any M, N, K >= 1. The dispatch (dispatch/) runs this kernel for the fp32 track on
 // every shape, and for the fp32-tc track where splitting FP32 for the tensor cores does not pay.

@@ -17,11 +17,11 @@
 // global memory (L2 at best), so this is the memory-bound naive kernel again, at a
 // larger scale: maybe 5-10 % of cuBLAS.
 //
-// Measured on the H100 (make results): 28.0 TFLOPS at N = 4096, 28.4 at 8192: 3.6-3.7 % of
-// cuBLAS BF16 (760-787 TFLOPS in the same run) and 4.3-4.4 % of the measured mma.sync
-// ceiling (646 TFLOPS), under the prediction — and below the FP32 stages 6-10: tensor cores
-// fed straight from memory are worse than CUDA cores fed from shared memory.
-// 40 registers, 8 KB of shared memory (staging for edge tiles).
+// Measured by make results on the H100 80GB HBM3: 28.0 TFLOPS at N = 4096 (3.7 % of cuBLAS bf16),
+// 28.4 at 8192 (3.6 %).
+// 4.3-4.4 % of the measured mma.sync ceiling (646 TFLOPS), under the prediction — and below
+// the FP32 stages 6-10: tensor cores fed straight from memory are worse than CUDA cores fed
+// from shared memory. 40 registers, 8 KB of shared memory (staging for edge tiles).
 //
 // Shapes: any M, N, K >= 1. Needs sm_80 (bf16 wmma).
 #include "11_wmma_naive.hpp"

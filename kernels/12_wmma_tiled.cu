@@ -14,10 +14,11 @@
 // Prediction: an order of magnitude over stage 11; still well under cuBLAS, since
 // loads and math do not overlap and wmma hides how fragments map onto banks.
 //
-// Measured on the H100 (make results): 105.3 TFLOPS at N = 4096 (14.1 % of cuBLAS BF16,
-// 16.3 % of the mma.sync ceiling), 108.1 at 8192 (13.8 %, 16.7 %): 3.8x stage 11, not 10x. Nsight
-// Compute at 4096: tensor pipe busy 17 %; shared-store bank conflicts 8.8M (the padded
-// rows still collide on the 16-byte stores). 128 registers, 18.5 KB of shared memory.
+// Measured by make results on the H100 80GB HBM3: 105.3 TFLOPS at N = 4096 (14.1 % of cuBLAS bf16),
+// 108.1 at 8192 (13.8 %).
+// 16.3-16.7 % of the mma.sync ceiling: 3.8x stage 11, not 10x. Nsight Compute at 4096:
+// tensor pipe busy 17 %; shared-store bank conflicts 8.8M (the padded rows still collide on
+// the 16-byte stores). 128 registers, 18.5 KB of shared memory.
 //
 // Shapes: M and N multiples of 128, K a multiple of 32. Needs sm_80.
 #include "12_wmma_tiled.hpp"

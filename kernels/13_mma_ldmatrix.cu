@@ -19,12 +19,13 @@
 //
 // Prediction: 3-4x stage 12.
 //
-// Measured on the H100 (make results): 114.0 TFLOPS at N = 4096 (15.2 % of cuBLAS BF16)
-// and 118.2 at 8192 (15.1 %): only 1.08-1.09x stage 12, far under the prediction. Both
-// stages spend their time in the synchronous load -> barrier -> compute -> barrier cycle
-// (the tensor pipe busy 18.6 % against 17.2 %), which stage 14 removes. The swizzle does
-// pay: built with each chunk at its logical place, this kernel ran at 69.4 TFLOPS, slower
-// than stage 12. docs/notes/13_mma_ldmatrix.md has the counters.
+// Measured by make results on the H100 80GB HBM3: 114.0 TFLOPS at N = 4096 (15.2 % of cuBLAS bf16),
+// 118.2 at 8192 (15.1 %).
+// Only 1.08-1.09x stage 12, far under the prediction. Both stages spend their time in the
+// synchronous load -> barrier -> compute -> barrier cycle (the tensor pipe busy 18.6 %
+// against 17.2 %), which stage 14 removes. The swizzle does pay: built with each chunk at
+// its logical place, this kernel ran at 69.4 TFLOPS, slower than stage 12.
+// docs/notes/13_mma_ldmatrix.md has the counters.
 //
 // Shapes: M and N multiples of 128, K a multiple of 32. Needs sm_80.
 #include "13_mma_ldmatrix.hpp"

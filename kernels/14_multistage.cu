@@ -32,14 +32,14 @@
 //
 // Prediction: 1.5-2x stage 13, to 75-85 % of the measured mma.sync ceiling.
 //
-// Measured on the H100 (make results): 434.0 TFLOPS at N = 4096, 61.7 % of cuBLAS BF16
-// and 67.2 % of the mma.sync ceiling (646 TFLOPS); 440.1 at 8192, 61.5 % and 68.2 %;
+// Measured by make results on the H100 80GB HBM3: 433.4 TFLOPS at N = 4096 (61.8 % of cuBLAS bf16),
+// 437.8 at 8192 (61.7 %).
+// 66-68 % of the mma.sync ceiling (646 TFLOPS);
 // about 3.7-3.8x stage 13, and short of the prediction: at the power cap the SM clock
 // falls below the ceiling's, and per clock the kernel does what was predicted. Against
 // cuBLAS it loses most to the copies and the ldmatrix traffic around each mma.sync,
 // which only wgmma removes. docs/notes/14_multistage.md has the figures: the clocks, the
-// limits one by one, the small problems, the last wave, the edges, and every experiment
-// tried and dropped.
+// limits one by one, the small problems, the last wave, the edges, the experiments dropped.
 //
 // Shapes: any M, N, K >= 1. Needs sm_80. The bf16 track (dispatch/bf16.cpp) runs this
 // kernel on GPUs without Hopper's instructions, and on Hopper where padding a shape for

@@ -30,12 +30,13 @@
 // is 1.5x mma.sync's (978 against 646 TFLOPS, ./sgemm peak): 1.3-1.5x stage 14, near
 // 600 TFLOPS, 85-90 % of cuBLAS.
 //
-// Measured on the H100 (make results): 574.7 TFLOPS at N = 4096, 1.32x stage 14, 85.2 % of
-// cuBLAS BF16 (83.2 % in turns) and 59.3 % of the wgmma ceiling; 617.3 at 8192, 1.40x,
-// 93.8 % (90.4 % in turns), 62.5 %. 154 registers, 129 KB of shared memory, HGMMA in the
-// SASS and no local memory. Already ahead of every mma.sync kernel cuBLASLt has (59-60 %,
-// make survey), with one warpgroup per SM that waits on its own copies: the next stages
-// give the tensor cores more work per byte and take the waiting off them.
+// Measured by make results on the H100 80GB HBM3: 573.4 TFLOPS at N = 4096 (85.9 % of cuBLAS bf16),
+// 611.6 at 8192 (93.1 %).
+// 1.32x stage 14 at 4096 and 1.40x at 8192, as predicted; a few points less in turns
+// (results.md). 154 registers, 129 KB of shared memory, HGMMA in the SASS and no local
+// memory. Already ahead of every mma.sync kernel cuBLASLt has (59-60 %, make survey), with
+// one warpgroup per SM that waits on its own copies: the next stages give the tensor cores
+// more work per byte and take the waiting off them.
 //
 // Shapes: any M; K and N multiples of 8 (TMA reads rows that start 16-byte aligned). The
 // driver runs other shapes on zero-padded copies of the operands, timed with the stage

@@ -18,11 +18,11 @@
 // wait; with two warpgroups one issues while the other waits, and the bytes per FLOP
 // fall by a quarter: 10-15 % over stage 15, about cuBLAS at 8192.
 //
-// Measured on the H100 (make results): 636.5 TFLOPS at N = 4096, 94.5 % of cuBLAS BF16
-// (93.4 % in turns), 65.7 % of the wgmma ceiling, 11 % over stage 15; 694.1 at 8192,
-// 100.1 % (98.4 % in turns), 71.6 %, 12 % over; 725.6 at 16384, 100.4 %. 154 registers.
-// At 1024 it falls to 60.7 % (stage 15 83.4 %): 32 tiles of 128x256 leave 100 of the
-// 132 SMs without one.
+// Measured by make results on the H100 80GB HBM3: 633.5 TFLOPS at N = 4096 (94.5 % of cuBLAS bf16),
+// 665.1 at 8192 (100.9 %).
+// About 10 % over stage 15, the low end of the prediction, and 101.1 % of cuBLAS at 16384;
+// 65-68 % of the wgmma ceiling. 154 registers. At 1024 it falls to 58.6 % (stage 15
+// 83.9 %): 32 tiles of 128x256 leave 100 of the 132 SMs without one.
 //
 // What it still does: every thread waits at a barrier each K tile, so the tensor cores
 // idle while the slowest warp catches up and while thread 0 issues the next copies; the

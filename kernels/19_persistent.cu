@@ -28,14 +28,14 @@
 // Prediction: most of the 10 % at 4096 and 5 % at 8192 that the stores cost: 103-105 % of
 // cuBLAS.
 //
-// Measured on the H100 (make results): 98.8 % of cuBLAS BF16 at N = 4096 and 102.1 % at
-// 8192, short of the prediction. The TMA stores bought 3.5 points at 4096 and 1.5 at 8192
-// over the same kernel storing from registers, about a third of what the stores cost:
-// most likely the copy engine takes a chunk only as fast as it writes one out, so a
-// consumer still waits for most of its tile's write (not measured). Also left at 4096:
-// 256 stacks on 66 clusters make 3.88 rounds, and the last leaves 8 clusters idle.
-// With bf16 C the ratios stayed (99.1 and 101.7 %). docs/notes/19_persistent.md has the
-// other tries (larger buffers, deferred stores) and the bf16 C figures.
+// Measured by make results on the H100 80GB HBM3: 664.4 TFLOPS at N = 4096 (99.2 % of cuBLAS bf16),
+// 688.5 at 8192 (102.3 %).
+// Short of the prediction. The TMA stores bought 3.5 points at 4096 and 1.5 at 8192 over
+// the same kernel storing from registers, about a third of what the stores cost: most
+// likely the copy engine takes a chunk only as fast as it writes one out, so a consumer
+// still waits for most of its tile's write (not measured). Also left at 4096: 256 stacks on
+// 66 clusters make 3.88 rounds, and the last leaves 8 clusters idle. With bf16 C the ratios
+// stayed (99.1 and 101.7 %); docs/notes/19_persistent.md has the other tries.
 //
 // Shapes: any M; K and N multiples of 8 (with FP32 C, others padded by the driver).
 // Needs sm_90a.

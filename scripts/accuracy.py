@@ -16,13 +16,12 @@ measured and keeps the others, so the table can be measured in parts (--sizes 10
 --shapes, with no shape, then --sizes 8192).
 """
 import argparse
-import csv
 import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
-from results_csv import TIMINGS, single_timing  # noqa: E402
+from results_csv import TIMINGS, read_typed, single_timing  # noqa: E402
 from run_tools import run_tool_into_results  # noqa: E402
 
 DATA = {"uniform": "uniform in [-1, 1)", "wide": "magnitudes log-uniform over 1e-3 … 1e3, random signs",
@@ -44,15 +43,11 @@ SPLIT_STAGES, SGEMM = ("stage 22 ", "stage 23 ", "stage 24 "), "cuBLAS SGEMM"
 
 
 def read_rows(path):
-    with open(path, newline="") as file:
-        rows = list(csv.DictReader(file))
-    for row in rows:
-        row["size"] = int(row["size"]) if row["size"].isdigit() else row["size"]  # N, or MxNxK
-        for key in ("tflops", "sgemm_tflops", "ratio_to_sgemm", "normwise_error", "worst_element_error"):
-            row[key] = float(row[key])
-        for key in ("wrong_class", "non_finite"):  # absent from tables made before the special kind
-            row[key] = int(row.get(key) or 0)
-    return rows
+    return read_typed(path, {
+        "size": lambda text: int(text) if text.isdigit() else text,  # N, or MxNxK
+        **dict.fromkeys(("tflops", "sgemm_tflops", "ratio_to_sgemm", "normwise_error", "worst_element_error"), float),
+        # absent from tables made before the special kind
+        **dict.fromkeys(("wrong_class", "non_finite"), lambda text: int(text or 0))})
 
 
 def problems_in_order(rows):

@@ -1,6 +1,7 @@
 """The random draw's rows (results/<gpu>/draw_<seed>.csv) and its report (draw_<seed>.md):
-per track and band of M, the problems run, refused, failed and skipped, and the statistics
-of the ratio to cuBLAS over the problems run; for M ≤ 256 the share of the DRAM bound.
+per run (a track or a stage) and band of M, the problems run, refused, failed and skipped,
+and the statistics of the ratio to cuBLAS over the problems run; for M ≤ 256 the share of
+the DRAM bound; for a track, the kernels it chose.
 """
 
 import csv
@@ -10,45 +11,41 @@ from collections import Counter
 import draw_problems
 import results_csv
 from results_tables import MISSING
-from stage_runs import PRECISIONS, TRACKS, geomean
+from stage_runs import (SPEEDUP_RUNS, STATUSES, description, geomean, kernel_note, kernels_chosen, precision_of, ratio_text,
+                        reference, run_label, runs_in_order, runs_words, tracks_note)
 
 # After the binary's own columns: the problem (its number in the draw, name, kind, band of
 # M), what became of the run (STATUSES), and why, where it did not run or failed.
 DRAW_COLUMNS = ("index", "problem", "kind", "band", "status", "reason")
-STATUSES = ("ok", "refused", "failed", "skipped")
 # A launch shorter than this is timed again by CUDA graphs with --timing-short graph.
 SHORT_LAUNCH_MS = 0.1
 ALL_BANDS = "all"
 
 
 def blank_row(**fields):
-    """A row of every column, those not given empty (None)."""
-    return {**dict.fromkeys(results_csv.COLUMNS + DRAW_COLUMNS), **fields}
+    """A draw's row of every column, those not given empty (None)."""
+    return results_csv.blank_row(DRAW_COLUMNS, **fields)
 
 
 def read_draw(path):
     """The rows of a draw_<seed>.csv, the binary's columns typed as results_csv types them,
-    empty ones None (a run that was refused or skipped has only its problem's)."""
+    empty ones None (a run that was refused or skipped has only its problem's); the kernel
+    "" where the file, written before the column, lacks it."""
     with open(path, newline="", encoding="utf-8") as file:
         reader = csv.DictReader(file)
-        if tuple(reader.fieldnames or ()) != results_csv.COLUMNS + DRAW_COLUMNS:
-            raise ValueError(f"{path}: header must be exactly {','.join(results_csv.COLUMNS + DRAW_COLUMNS)}")
-        return [{column: _typed(column, text) for column, text in raw.items()} for raw in reader]
-
-
-def read_binary_rows(path):
-    """The rows the binary wrote to `path` (none where it wrote nothing)."""
-    if not path.exists() or not path.stat().st_size:
-        return []
-    return results_csv.read_rows(path)
+        results_csv.check_header(path, tuple(reader.fieldnames or ()), DRAW_COLUMNS)
+        return [{column: _typed(column, raw.get(column, "")) for column in results_csv.COLUMNS + DRAW_COLUMNS}
+                for raw in reader]
 
 
 def _typed(column, text):
-    if text == "" and column != "reason":
+    if column in ("reason", "kernel"):
+        return text
+    if text == "":
         return None
-    if column in results_csv.INT_COLUMNS or column == "index":
+    if column == "index":
         return int(text)
-    return float(text) if column in results_csv.FLOAT_COLUMNS else text
+    return results_csv.parse_field(column, text)
 
 
 def write_draw(rows, path):
@@ -56,17 +53,17 @@ def write_draw(rows, path):
 
 
 def in_draw_order(rows):
-    stage_order = {stage: number for number, (stage, _, _) in enumerate(TRACKS)}
-    return sorted(rows, key=lambda row: (row["index"], stage_order.get(row["stage"], len(stage_order)),
-                                         row["timing"] == "graph"))
+    """By problem, each problem's runs in the order the rows first name them, the graph timing last."""
+    run_order = {run: number for number, run in enumerate(runs_in_order(rows))}
+    return sorted(rows, key=lambda row: (row["index"], run_order[row["stage"]], row["timing"] == "graph"))
 
 
-def by_method(rows, stage, graph_where_short=False):
-    """One row per problem of `stage`: the first timing's, or with graph_where_short the
+def by_method(rows, run, graph_where_short=False):
+    """One row per problem of `run`: the first timing's, or with graph_where_short the
     graph's where the launch was timed again by graphs."""
     chosen = {}
     for row in rows:
-        if row["stage"] != stage:
+        if row["stage"] != run:
             continue
         first = chosen.get(row["index"])
         if first is None or (graph_where_short and row["timing"] == "graph" and first["timing"] != "graph"):
@@ -74,9 +71,9 @@ def by_method(rows, stage, graph_where_short=False):
     return [chosen[index] for index in sorted(chosen)]
 
 
-def retimed(rows, stage):
-    """How many problems of `stage` were timed a second time, by graphs."""
-    return sum(first is not graph for first, graph in zip(by_method(rows, stage), by_method(rows, stage, True)))
+def retimed(rows, run):
+    """How many problems of `run` were timed a second time, by graphs."""
+    return sum(first is not graph for first, graph in zip(by_method(rows, run), by_method(rows, run, True)))
 
 
 def percentile(values, fraction):
@@ -89,8 +86,8 @@ def percentile(values, fraction):
 
 
 def dram_bytes(row):
-    """A and B at the stage's input precision, C written (and read where beta != 0)."""
-    input_bytes = 2 if row["precision"] == "bf16" else 4
+    """A and B at the run's input precision, C written (and read where beta != 0)."""
+    input_bytes = 2 if row["precision"].startswith("bf16") else 4
     c_passes = 2 if row["beta"] else 1
     return input_bytes * (row["m"] * row["k"] + row["k"] * row["n"]) + 4 * c_passes * row["m"] * row["n"]
 
@@ -123,20 +120,16 @@ def banded(rows):
         (ALL_BANDS, rows)]
 
 
-def ratio_text(stage, ratio):
-    return f"{ratio:.2f}x" if stage == 24 else f"{ratio * 100:.1f} %"
-
-
-def _table(stage, rows, dram_tbps):
+def _table(run, rows, dram_tbps):
     lines = ["| band | run | refused | failed | skipped | geomean | 10th pct | worst | below cuBLAS | "
              "DRAM bound (median) |", "|:--|--:|--:|--:|--:|--:|--:|:--|--:|--:|"]
     for band, members in banded(rows):
         s = band_stats(members, dram_tbps if band == draw_problems.BANDS[0][0] else None)
         cells = [band, *(str(s[status]) for status in STATUSES)]
         if "geomean" in s:
-            cells += [ratio_text(stage, s["geomean"]), ratio_text(stage, s["p10"]),
-                      f"{ratio_text(stage, s['worst']['ratio_to_cublas'])} ({s['worst']['problem']})",
-                      f"{s['below'] * 100:.0f} %"]
+            cells += [ratio_text(run, s["geomean"]), ratio_text(run, s["p10"]),
+                      f"{ratio_text(run, s['worst']['ratio_to_cublas'])} ({s['worst']['problem']}"
+                      f"{kernel_note(s['worst'])})", f"{s['below'] * 100:.0f} %"]
         else:
             cells += [MISSING] * 4
         cells.append(f"{s['dram'] * 100:.1f} %" if "dram" in s else MISSING)
@@ -144,57 +137,81 @@ def _table(stage, rows, dram_tbps):
     return lines
 
 
+def _kernels_table(run, rows):
+    """For a track: each kernel it chose, and in each band of M the problems it ran and their geomean."""
+    chosen = kernels_chosen([row for row in rows if row["status"] == "ok"], run)
+    if not chosen:
+        return []
+    bands = [name for name, _ in banded(rows)]
+    lines = ["", f"The kernels {run_label(run)} chose, by band of M: problems run, and their geomean ratio to cuBLAS:",
+             "", "| kernel | " + " | ".join(bands) + " |", "|:--|" + "--:|" * len(bands)]
+    for kernel, members in chosen:
+        cells = []
+        for _, in_band in banded(members):
+            ratios = [row["ratio_to_cublas"] for row in in_band]
+            cells.append(f"{len(ratios)}: {ratio_text(run, geomean(ratios))}" if ratios else MISSING)
+        lines.append(f"| {kernel} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def draw_markdown(rows, seed, count, dram_tbps=None, max_flops=draw_problems.MAX_FLOPS,
                   max_bytes=draw_problems.MAX_BYTES):
     gpus = sorted({row["gpu"] for row in rows if row["gpu"]})
-    first_timings = sorted({row["timing"] for stage, _, _ in TRACKS for row in by_method(rows, stage)})
+    runs = runs_in_order(rows)
+    first_timings = sorted({row["timing"] for run in runs for row in by_method(rows, run)})
     timed = "; ".join(results_csv.TIMINGS.get(method, method) for method in first_timings)
     dram = (f"the DRAM bandwidth measured in ceilings.csv, {dram_tbps:g} TB/s" if dram_tbps
             else "the DRAM bandwidth of ceilings.csv (none here: `make peak` measures it)")
     measured = len({row["index"] for row in rows})
     missing = f" ({count - measured} of the first {count} not run yet)" if measured < count else ""
+    speedups = [run for run in runs if run in SPEEDUP_RUNS]
+    shares = [run for run in runs if run not in speedups]
+    units = "; ".join(([f"% of cuBLAS for {runs_words(shares)}"] if shares else [])
+                      + ([f"times SGEMM for {runs_words(speedups)}"] if speedups else []))
     lines = [f"# A random draw of GEMM problems on {', '.join(gpus) or 'no GPU'}: seed {seed}", "",
              f"Generated by `scripts/draw_shapes.py --seed {seed} --count {count}` (`make draw SEED={seed} "
              f"COUNT={count}`) from `draw_{seed}.csv`: {measured} problems drawn from the seed{missing}, each through "
-             "the best stage of each track against cuBLAS at its precision in the same process, timed "
-             f"{timed}, and verified against float64. The fixed suite (shapes.md) stays for regressions; "
-             "figures to quote come from a draw whose seed no rule was fitted on.", "",
+             f"{runs_words(runs)} against cuBLAS at its precision in the same process, timed "
+             f"{timed}, and verified against float64. {tracks_note(runs)}The fixed suite (shapes.md) stays for "
+             "regressions; figures to quote come from a draw whose seed no rule was fitted on.", "",
              f"**The draw.** {draw_problems.RULE}", "",
              f"**Left out.** {draw_problems.guard_rule(max_flops, max_bytes)}", "",
-             "**The columns.** Run: verified and timed. Refused: the stage takes no such shape and said so "
+             "**The columns.** Run: verified and timed. Refused: the run takes no such shape and said so "
              "in one line (below). Failed: failed verification, or the binary failed. Skipped: left out by "
              "the rule above. Over the problems run: the geomean, 10th percentile and worst of the "
-             "ratio to cuBLAS (% of cuBLAS for stages 20 and 10, times SGEMM for stage 24), and the share "
+             f"ratio to cuBLAS ({units}), and the share "
              "of problems below cuBLAS. For M ≤ 256, where the ceiling is memory, not cuBLAS: the median "
-             "over the problems run of the stage's share of the DRAM bound, the time to move A and B at "
-             "the stage's input precision (2 bytes for bf16, 4 for FP32) and C (4 bytes written, and "
-             f"read where beta ≠ 0) at {dram}, over the stage's measured time."]
-    for stage, track, reference in TRACKS:
-        if not any(row["stage"] == stage for row in rows):
-            continue
-        unit = "times" if stage == 24 else "% of"
-        lines += ["", f"## Stage {stage}: {track}, {unit} {reference} ({PRECISIONS[stage]} inputs)", "",
-                  *_table(stage, by_method(rows, stage), dram_tbps)]
-        again = retimed(rows, stage)
+             "over the problems run of the run's share of the DRAM bound, the time to move A and B at "
+             "the run's input precision (2 bytes for bf16, 4 for FP32) and C (4 bytes written, and "
+             f"read where beta ≠ 0) at {dram}, over the run's measured time."]
+    for run in runs:
+        unit = "times" if run in speedups else "% of"
+        lines += ["", f"## {run_label(run).capitalize()} ({description(run, rows)}): {unit} {reference(run, rows)} "
+                      f"({precision_of(run, rows)} inputs)", "",
+                  *_table(run, by_method(rows, run), dram_tbps)]
+        again = retimed(rows, run)
         if again:
             lines += ["", f"By CUDA graphs where the first timing's launch took under {SHORT_LAUNCH_MS * 1000:.0f} us "
                       f"({again} problem{'s' if again != 1 else ''} timed again with `--timing graph`), "
                       "the first timing elsewhere:", "",
-                      *_table(stage, by_method(rows, stage, True), dram_tbps)]
-    lines += _left_out(rows)
+                      *_table(run, by_method(rows, run, True), dram_tbps)]
+        lines += _kernels_table(run, by_method(rows, run))
+    lines += _left_out(rows, runs)
     return "\n".join(lines) + "\n"
 
 
-def _left_out(rows):
-    """The refusals, by stage and what the stage asked for; then every failure."""
+def _left_out(rows, runs):
+    """The refusals, by run and what it asked for; then every failure."""
     refusals = Counter((row["stage"], (row["reason"] or "").split("; got")[0])
                        for row in rows if row["status"] == "refused")
     failures = [row for row in rows if row["status"] == "failed"]
     lines = []
     if refusals:
-        lines += ["", "## Refusals", "", "| stage | why | problems |", "|--:|:--|--:|"]
-        lines += [f"| {stage} | {why} | {count} |" for (stage, why), count in sorted(refusals.items())]
+        lines += ["", "## Refusals", "", "| run | why | problems |", "|:--|:--|--:|"]
+        lines += [f"| {run_label(run)} | {why} | {count} |"
+                  for (run, why), count in sorted(refusals.items(), key=lambda item: (runs.index(item[0][0]), item[0][1]))]
     if failures:
-        lines += ["", "## Failures", "", "| problem | stage | timing | what |", "|:--|--:|:--|:--|"]
-        lines += [f"| {row['problem']} | {row['stage']} | {row['timing']} | {row['reason']} |" for row in failures]
+        lines += ["", "## Failures", "", "| problem | run | timing | what |", "|:--|:--|:--|:--|"]
+        lines += [f"| {row['problem']} | {run_label(row['stage'])} | {row['timing']} | {row['reason']} |"
+                  for row in failures]
     return lines

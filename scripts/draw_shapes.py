@@ -1,25 +1,26 @@
 #!/usr/bin/env python3
 """A random draw of GEMM problems: COUNT problems drawn from SEED (scripts/draw_problems.py:
 transformer layer GEMMs of models drawn over hidden 1k-8k at 1-16384 tokens, and plain
-problems of any M, N, K over 16-16384), each through the best stage of each track against
-cuBLAS, verified; a report per track and band of M. The fixed suite (shapes.py) stays for
-regressions; the figures to quote come from a draw whose seed no rule was fitted on.
+problems of any M, N, K over 16-16384), each through each track (bf16, fp32-tc, fp32), or
+the stages asked for, against cuBLAS, verified; a report per run and band of M. The fixed
+suite (shapes.py) stays for regressions; the figures to quote come from a draw whose seed no
+rule was fitted on.
 
-    python3 scripts/draw_shapes.py [--seed 1] [--count 150] [--stages 20 24 10]
+    python3 scripts/draw_shapes.py [--seed 1] [--count 150] [--stages bf16 fp32-tc fp32 | 20 ...]
         [--time-budget 0.25] [--timing launches] [--timing-short graph]
         [--problems FIRST-LAST] [--max-flops F] [--max-bytes B] [--binary ./sgemm]
         [--results-dir results] [--no-run [--gpu SLUG]]
 
 Writes results/<gpu>/draw_<seed>.csv (a row per run: the columns of results.csv, then the
 problem's number, name, kind and band of M, the run's status, ok, refused, failed or
-skipped, and why) and draw_<seed>.md. A run replaces the rows of the problems and stages
-it ran and keeps the others, so a draw can be measured in parts (--problems 1-50, ...).
---no-run rebuilds draw_<seed>.md from draw_<seed>.csv. Exits non-zero if a stage failed
-verification or the binary failed; a refusal (a shape the stage does not take) is a row.
+skipped, and why) and draw_<seed>.md. A run replaces the rows of the problems and runs
+(tracks or stages) it ran and keeps the others, so a draw can be measured in parts
+(--problems 1-50, ...). --no-run rebuilds draw_<seed>.md from draw_<seed>.csv. Exits
+non-zero if a run failed verification or the binary failed; a refusal (a shape the run
+does not take) is a row.
 """
 
 import argparse
-import os
 import sys
 import tempfile
 from pathlib import Path
@@ -27,15 +28,16 @@ from pathlib import Path
 import draw_problems
 import draw_report
 import results_csv
-from stage_runs import PRECISIONS, TRACKS, USAGE_ERROR, repo_path, run_stage
+from stage_runs import (PRECISIONS, TRACK_NAMES, executable, exit_status, repo_path, results_folder, run_argument,
+                        run_label, run_problem)
 
 
 def parse_args(argv):
     parser = argparse.ArgumentParser(description="Run a random draw of GEMM problems; write results/<gpu>/draw_<seed>.*")
     parser.add_argument("--seed", type=int, default=1, help="the draw's seed (default 1)")
     parser.add_argument("--count", type=int, default=150, help="problems drawn (default 150)")
-    parser.add_argument("--stages", nargs="+", type=int, choices=[stage for stage, _, _ in TRACKS],
-                        default=[stage for stage, _, _ in TRACKS], help="which tracks' stages to run (default: all)")
+    parser.add_argument("--stages", nargs="+", type=run_argument, default=list(TRACK_NAMES), metavar="RUN",
+                        help="tracks (bf16, fp32-tc, fp32) or stage numbers to run (default: the three tracks)")
     parser.add_argument("--problems", metavar="FIRST-LAST",
                         help="run only these problems of the draw (numbered from 1, as printed)")
     parser.add_argument("--binary", default="sgemm", help="sgemm executable (default: ./sgemm)")
@@ -66,57 +68,46 @@ def parse_args(argv):
     return args
 
 
-def problem_fields(problem, stage, timing):
+def problem_fields(problem, run, timing):
+    """The columns a row of `run` on `problem` has whether or not it ran (a stage's precision
+    is known only once it has run)."""
     return dict(index=problem.index, problem=problem.name, kind=problem.kind, band=draw_problems.band(problem.m),
-                stage=stage, precision=PRECISIONS[stage], m=problem.m, n=problem.n, k=problem.k,
+                stage=run, precision=PRECISIONS.get(run), m=problem.m, n=problem.n, k=problem.k,
                 alpha=1.0, beta=0.0, timing=timing)
 
 
-def run_once(binary, problem, stage, timing, time_budget, scratch):
+def run_once(binary, problem, run, timing, time_budget, scratch):
     """One run of the binary: a row of every column, with its status and why."""
-    fields = problem_fields(problem, stage, timing)
-    csv_path = scratch / f"{problem.index}_{stage}_{timing}.csv"
-    code, message = run_stage(binary, stage, problem.m, problem.n, problem.k, time_budget, csv_path,
-                              "--timing", timing)
-    written = draw_report.read_binary_rows(csv_path)
+    fields = problem_fields(problem, run, timing)
+    status, why, written = run_problem(binary, run, problem.m, problem.n, problem.k, time_budget,
+                                       scratch / f"{problem.index}_{run}_{timing}.csv", "--timing", timing)
     if written:
-        row = draw_report.blank_row(**written[0], **{key: fields[key] for key in draw_report.DRAW_COLUMNS[:4]})
-        bad = row["verified"] == "false" or code != 0
-        return {**row, "status": "failed" if bad else "ok", "reason": message if bad else ""}
-    if code == USAGE_ERROR:
-        return draw_report.blank_row(**fields, status="refused", reason=message)
-    return draw_report.blank_row(**fields, status="failed", reason=f"{binary.name} exited with code {code}: {message}")
+        return draw_report.blank_row(**written, **{key: fields[key] for key in draw_report.DRAW_COLUMNS[:4]},
+                                     status=status, reason=why)
+    return draw_report.blank_row(**fields, status=status, reason=why)
 
 
 def run_draw(binary, problems, args, scratch):
-    """Every stage of args.stages on every problem; [rows]."""
+    """Every run of args.stages on every problem; [rows]."""
     rows = []
     for problem in problems:
         reason = draw_problems.skip_reason(problem, args.max_flops, args.max_bytes)
         if reason:
             print(f"[{problem.index}/{args.count}] {problem.name}: skipped, {reason}", flush=True)
-        for stage in args.stages:
+        for run in args.stages:
             if reason:
-                rows.append(draw_report.blank_row(**problem_fields(problem, stage, args.timing),
+                rows.append(draw_report.blank_row(**problem_fields(problem, run, args.timing),
                                                   status="skipped", reason=reason))
                 continue
             print(f"[{problem.index}/{args.count}] {problem.name} ({problem.m} x {problem.n} x {problem.k}) "
-                  f"stage {stage}", flush=True)
-            rows.append(run_once(binary, problem, stage, args.timing, args.time_budget, scratch))
+                  f"{run_label(run)}", flush=True)
+            rows.append(run_once(binary, problem, run, args.timing, args.time_budget, scratch))
             first = rows[-1]
             if (args.timing_short and args.timing_short != args.timing and first["status"] == "ok"
                     and first["median_ms"] < draw_report.SHORT_LAUNCH_MS):
                 print(f"  again with --timing {args.timing_short}", flush=True)
-                rows.append(run_once(binary, problem, stage, args.timing_short, args.time_budget, scratch))
+                rows.append(run_once(binary, problem, run, args.timing_short, args.time_budget, scratch))
     return rows
-
-
-def merged(new_rows, old_path):
-    """new_rows, after the rows of old_path (if it exists) of the other problems or stages."""
-    if not old_path.exists():
-        return new_rows
-    replaced = {(row["index"], row["stage"]) for row in new_rows}
-    return [row for row in draw_report.read_draw(old_path) if (row["index"], row["stage"]) not in replaced] + new_rows
 
 
 def dram_tbps(out_dir):
@@ -141,45 +132,38 @@ def main(argv=None):
     csv_name = f"draw_{args.seed}.csv"
     failures = []
     if args.no_run:
-        out_dir = results_dir / args.gpu if args.gpu else None
-        if out_dir is None:
-            folders = sorted(p for p in results_dir.iterdir() if (p / csv_name).exists()) if results_dir.is_dir() else []
-            if len(folders) != 1:
-                sys.exit(f"error: choose a GPU with --gpu ({', '.join(p.name for p in folders) or 'no ' + csv_name})")
-            out_dir = folders[0]
+        out_dir = results_folder(results_dir, args.gpu, csv_name)
         rows = draw_report.read_draw(out_dir / csv_name)
         if not rows:
             sys.exit(f"error: {out_dir / csv_name} holds no rows")
         check_against_draw(rows, args.seed, out_dir / csv_name)
     else:
-        binary = repo_path(args.binary)
-        if not (binary.is_file() and os.access(binary, os.X_OK)):
-            sys.exit(f"error: {binary} not found or not executable; run make first")
+        binary = executable(args.binary)
         problems = draw_problems.draw(args.seed, args.count)
         if args.problems:
             problems = [problem for problem in problems if problem.index in args.problems]
         with tempfile.TemporaryDirectory(prefix="sgemm-draw-") as scratch:
             rows = run_draw(binary, problems, args, Path(scratch))
-        gpus = sorted({row["gpu"] for row in rows if row["gpu"]})
-        if len(gpus) != 1:
-            sys.exit(f"error: expected rows from one GPU, got {', '.join(gpus) or 'none'}; see the output above")
+        try:
+            gpu = results_csv.single_gpu(rows)
+        except ValueError as error:
+            sys.exit(f"error: {error}; see the output above")
         for row in rows:
-            row["gpu"] = row["gpu"] or gpus[0]
-        failures = [f"{row['problem']} stage {row['stage']} ({row['timing']}): {row['reason']}"
+            row["gpu"] = row["gpu"] or gpu
+        failures = [f"{row['problem']} {run_label(row['stage'])} ({row['timing']}): {row['reason']}"
                     for row in rows if row["status"] == "failed"]
-        out_dir = results_dir / results_csv.gpu_slug(gpus[0])
+        out_dir = results_dir / results_csv.gpu_slug(gpu)
         out_dir.mkdir(parents=True, exist_ok=True)
-        rows = draw_report.in_draw_order(merged(rows, out_dir / csv_name))
-        draw_report.write_draw(rows, out_dir / csv_name)
-        print(f"wrote {out_dir / csv_name}")
+        old_path = out_dir / csv_name
+        old_rows = draw_report.read_draw(old_path) if old_path.exists() else []
+        rows = draw_report.in_draw_order(results_csv.merged(rows, old_rows, key=lambda row: (row["index"], row["stage"])))
+        draw_report.write_draw(rows, old_path)
+        print(f"wrote {old_path}")
     count = max(row["index"] for row in rows)
     markdown = draw_report.draw_markdown(rows, args.seed, count, dram_tbps(out_dir), args.max_flops, args.max_bytes)
     (out_dir / f"draw_{args.seed}.md").write_text(markdown, encoding="utf-8")
     print(f"wrote {out_dir / f'draw_{args.seed}.md'}")
-    if failures:
-        print(f"FAILED ({len(failures)}):", *failures, sep="\n  ", file=sys.stderr)
-        return 1
-    return 0
+    return exit_status(failures)
 
 
 if __name__ == "__main__":

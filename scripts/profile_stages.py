@@ -103,14 +103,21 @@ def profile_row(stage, name, size, kernels):
 
 def available_stages(binary):
     """(number, name) of every stage the binary can run on this GPU, from --list."""
-    listing = subprocess.run([str(binary), "--list"], capture_output=True, text=True, check=True).stdout
-    stages = []
+    return stages_in_listing(subprocess.run([str(binary), "--list"], capture_output=True, text=True, check=True).stdout)
+
+
+def stages_in_listing(listing):
+    """(number, name) of each stage of a `sgemm --list` that no "unavailable:" line follows.
+    The tracks listed after the stages are not stages: an "unavailable:" line after one
+    leaves the stages as they are."""
+    stages, last_was_stage = [], False
     for line in listing.splitlines():
         match = re.match(r"\s+(\d+)\s+(\S+)", line)
         if match:
             stages.append((int(match.group(1)), match.group(2)))
-        elif "unavailable:" in line and stages:
+        elif "unavailable:" in line and last_was_stage:
             stages.pop()
+        last_was_stage = bool(match)
     return stages
 
 

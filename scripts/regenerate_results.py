@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Measure this GPU's ceilings (sgemm peak) and run every sgemm stage at several sizes,
 then rebuild results/<gpu>/ (results and ceilings CSVs, tables, charts, the roofline),
-the README block and WORKLOG.md.
+the README block, each chapter's headline figures (the sentence its Measured paragraph
+opens with, in kernels/NN_*.cu: scripts/worklog.py) and WORKLOG.md.
 
     python3 scripts/regenerate_results.py [--sizes 1024 2048 4096 8192]
         [--turns-sizes 4096 8192] [--stages S ...] [--binary ./sgemm] [--results-dir results]
-        [--readme README.md] [--no-readme] [--ceilings-only | --no-run [--gpu SLUG]] [--extra-args ARG ...]
+        [--readme README.md] [--kernels kernels] [--no-readme]
+        [--ceilings-only | --no-run [--gpu SLUG]] [--extra-args ARG ...]
 
 Every stage runs launch by launch with cuBLAS at each of --sizes (results.csv), then
 again in turns (--timing blocks) at each of --turns-sizes (results_in_turns.csv, whose
@@ -19,12 +21,12 @@ plain run at the default sizes keeps those rows.
 --ceilings-only measures the ceilings but runs no stage; --no-run runs nothing and
 rebuilds everything from the CSVs already in results/<gpu>/ (no GPU needed). Both
 rebuild from the results.csv there. Relative paths are resolved against the repository
-root, so this runs from any directory. Exits non-zero if any stage failed verification
-or the binary failed, after writing whatever results it did collect.
+root, so this runs from any directory. --no-readme leaves the README, the chapters and
+WORKLOG.md as they are. Exits non-zero if any stage failed verification or the binary
+failed, after writing whatever results it did collect.
 """
 
 import argparse
-import os
 import shutil
 import subprocess
 import sys
@@ -35,11 +37,11 @@ try:
     import results_csv
     import results_outputs
     import worklog
+    from stage_runs import REPO_ROOT, executable, exit_status, repo_path, results_folder
 except ModuleNotFoundError as missing:
     sys.exit(f"error: Python module '{missing.name}' is missing; "
              "install matplotlib (python3 -m pip install matplotlib)")
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SIZES = (1024, 2048, 4096, 8192)
 DEFAULT_TURNS_SIZES = (4096, 8192)
 
@@ -60,8 +62,11 @@ def parse_args(argv):
                         help="outputs go to RESULTS_DIR/<gpu-slug>/ (default: results)")
     parser.add_argument("--readme", default="README.md",
                         help="README whose results block is refreshed (default: README.md)")
+    parser.add_argument("--kernels", default="kernels",
+                        help="the stage files whose headline figures are rewritten and from which WORKLOG.md, "
+                             "beside the README, is written (default: kernels)")
     parser.add_argument("--no-readme", action="store_true",
-                        help="leave the README untouched")
+                        help="leave the README, the chapters' figures and WORKLOG.md untouched")
     modes = parser.add_mutually_exclusive_group()
     modes.add_argument("--ceilings-only", action="store_true",
                        help="measure the ceilings (sgemm peak), run no stage, and rebuild "
@@ -76,11 +81,6 @@ def parse_args(argv):
                         help="passed on to the binary after 'all N --csv FILE' (launch by "
                              "launch only); must be the last option")
     return parser.parse_args(argv)
-
-
-def repo_path(path):
-    path = Path(path)
-    return path if path.is_absolute() else REPO_ROOT / path
 
 
 def run_sizes(binary, sizes, extra_args, scratch_dir, timing="launches", stages=None):
@@ -98,18 +98,14 @@ def run_sizes(binary, sizes, extra_args, scratch_dir, timing="launches", stages=
             command = [str(binary), str(stage), str(size), "--csv", str(csv_path), *extra_args]
             # stdout and stderr are inherited so progress reaches the user as it is printed.
             exit_code = subprocess.run(command, cwd=REPO_ROOT, check=False).returncode
-            runs.append((label, exit_code, rows_if_written(csv_path)))
+            runs.append((label, exit_code, results_csv.read_rows_if_written(csv_path)))
     return runs
 
 
 def merged(new_rows, old_path):
-    """new_rows, and the rows of old_path (if it exists) of other stages or sizes."""
-    if not old_path.exists():
-        return new_rows
-    replaced = {(row["stage"], row["m"], row["n"], row["k"]) for row in new_rows}
-    kept = [row for row in results_csv.read_rows(old_path)
-            if (row["stage"], row["m"], row["n"], row["k"]) not in replaced]
-    return kept + new_rows
+    """new_rows, after the rows of old_path (if it exists) of other stages or sizes."""
+    old_rows = results_csv.read_rows(old_path) if old_path.exists() else []
+    return results_csv.merged(new_rows, old_rows, key=lambda row: (row["stage"], row["m"], row["n"], row["k"]))
 
 
 def measure_ceilings(binary, scratch_dir):
@@ -120,20 +116,6 @@ def measure_ceilings(binary, scratch_dir):
                                check=False).returncode
     written = csv_path.exists() and csv_path.stat().st_size > 0
     return exit_code, csv_path if written else None
-
-
-def only_results_folder(results_dir):
-    folders = sorted(p.name for p in results_dir.iterdir() if (p / "results.csv").exists()) \
-        if results_dir.is_dir() else []
-    if len(folders) != 1:
-        raise ValueError(f"choose a GPU with --gpu ({', '.join(folders) or f'{results_dir} has no results'})")
-    return folders[0]
-
-
-def rows_if_written(csv_path):
-    if not csv_path.exists() or csv_path.stat().st_size == 0:
-        return []
-    return results_csv.read_rows(csv_path)
 
 
 def failure_lines(runs, binary_name, ceilings_exit_code=0):
@@ -156,22 +138,13 @@ def describe_error(row):
     return "no error recorded" if worst is None else f"worst error {worst:.3g}x its budget"
 
 
-def single_gpu(rows):
-    gpus = sorted({row["gpu"] for row in rows})
-    if len(gpus) != 1:
-        raise ValueError(f"expected rows from one GPU, got {', '.join(gpus)}")
-    return gpus[0]
-
-
 def display(path):
     return path.relative_to(REPO_ROOT) if path.is_relative_to(REPO_ROOT) else path
 
 
 def main(argv=None):
     args = parse_args(argv)
-    binary = repo_path(args.binary)
-    if not args.no_run and not (binary.is_file() and os.access(binary, os.X_OK)):
-        sys.exit(f"error: {binary} not found or not executable; run make first")
+    binary = repo_path(args.binary) if args.no_run else executable(args.binary)
     results_dir = repo_path(args.results_dir)
 
     written = []
@@ -190,12 +163,12 @@ def main(argv=None):
             sys.exit(f"error: {binary.name} peak wrote no ceilings; see its output above")
         try:
             if rows:
-                out_dir = results_dir / results_csv.gpu_slug(single_gpu(rows))
+                out_dir = results_dir / results_csv.gpu_slug(results_csv.single_gpu(rows))
             elif ceilings is not None:
                 out_dir = results_dir / results_csv.gpu_slug(
-                    single_gpu(results_csv.read_ceilings(ceilings).values()))
+                    results_csv.single_gpu(results_csv.read_ceilings(ceilings).values()))
             else:
-                out_dir = results_dir / (args.gpu or only_results_folder(results_dir))
+                out_dir = results_folder(results_dir, args.gpu, "results.csv")
             if ceilings is not None:
                 out_dir.mkdir(parents=True, exist_ok=True)
                 written.append(Path(shutil.copyfile(ceilings, out_dir / "ceilings.csv")))
@@ -218,23 +191,24 @@ def main(argv=None):
                 for path in written:
                     print(f"wrote {display(path)}")
                 print(f"no {display(committed)} to rebuild the tables from: make results runs the stages")
-                return 1 if failures else 0
+                return exit_status(failures)
             rows = results_csv.read_rows(committed)
         readme = None if args.no_readme else repo_path(args.readme)
         written += results_outputs.write_outputs(rows, out_dir, readme)
     except (ValueError, OSError) as error:
         sys.exit(f"error: {error}")
-    if readme is not None:  # the worklog sits beside the README and cites the same results
+    if readme is not None:  # the chapters and the worklog beside the README cite the same results
+        kernels_dir = repo_path(args.kernels)
+        try:
+            written += worklog.refresh_measured_sentences(kernels_dir, out_dir)
+        except ValueError as error:
+            sys.exit(f"error: {error}")
         worklog_path = readme.parent / "WORKLOG.md"
-        worklog_path.write_text(worklog.worklog(REPO_ROOT / "kernels", out_dir, readme.parent))
+        worklog_path.write_text(worklog.worklog(kernels_dir, out_dir, readme.parent))
         written.append(worklog_path)
     for path in written:
         print(f"wrote {display(path)}")
-
-    if failures:
-        print(f"FAILED ({len(failures)}):", *failures, sep="\n  ", file=sys.stderr)
-        return 1
-    return 0
+    return exit_status(failures)
 
 
 if __name__ == "__main__":

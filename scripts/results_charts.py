@@ -12,7 +12,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator
 
-from results_csv import PROFILE_SIZE, joined, latest_by_stage, square_rows, square_sizes
+from results_csv import PROFILE_SIZE, joined, latest_by_stage, run_key, square_rows, square_sizes
 from results_tables import ceiling_value
 
 # The roofline's roofs: compute ceilings flat, memory ceilings sloped, and their labels.
@@ -37,7 +37,7 @@ def plot_progression(rows, size, path):
     if not at_size:
         raise ValueError(f"no square rows at N={size} to plot")
     # cuBLAS goes last so the bars read left to right towards the target.
-    stages = sorted(at_size, key=lambda stage: (stage == CUBLAS_STAGE, stage))
+    stages = sorted(at_size, key=_cublas_last)
     percents = [at_size[stage]["ratio_to_cublas"] * 100 for stage in stages]
     # Each stage is compared with cuBLAS at its own precision; the colour says which.
     colors = ["0.25" if stage == CUBLAS_STAGE else PRECISION_COLORS.get(at_size[stage]["precision"], "tab:gray")
@@ -75,8 +75,7 @@ def plot_tflops_vs_size(rows, path):
         raise ValueError("no square (m == n == k) rows to plot")
     sizes = square_sizes(square)
     by_size = {size: latest_by_stage(square, size) for size in sizes}
-    stages = sorted({row["stage"] for row in square},
-                    key=lambda stage: (stage == CUBLAS_STAGE, stage))
+    stages = sorted({row["stage"] for row in square}, key=_cublas_last)
 
     figure, axes = _new_figure(width=9.5, height=5.5)
     for index, stage in enumerate(stages):
@@ -225,6 +224,10 @@ def _new_figure(width, height):
     figure = Figure(figsize=(width, height), layout="constrained")
     FigureCanvasAgg(figure)
     return figure, figure.subplots()
+
+
+def _cublas_last(stage):
+    return (stage == CUBLAS_STAGE, run_key(stage))
 
 
 def _stage_label(row):

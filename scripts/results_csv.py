@@ -1,7 +1,13 @@
 """The CSV files the results are kept in: the rows written by `./sgemm ... --csv FILE`
-(their columns, reading and writing them), the ceilings written by
-`./sgemm peak --csv FILE`, the profile written by scripts/profile_stages.py, and the
-selections of rows the tables and charts share.
+(their columns, reading, writing and merging them), the ceilings written by
+`./sgemm peak --csv FILE`, the profile written by scripts/profile_stages.py, the CSVs of
+the measuring tools (sgemm_tune, sgemm_survey, sgemm_accuracy), and the selections of
+rows the tables and charts share.
+
+A row's `stage` is what ran: a stage's number (an int) or a track's name (a str, e.g.
+"bf16": `./sgemm bf16 ...`, which runs the kernel of the stage its dispatch chooses for
+the shape). Its `kernel` says which stage's kernel that was: "20", "14", "20 padded"
+(on zero-padded copies of the operands); empty in files written before the column.
 """
 
 import csv
@@ -17,13 +23,20 @@ COLUMNS = (
     "median_ms", "tflops", "cublas_median_ms", "cublas_tflops",
     "ratio_to_cublas", "fraction_of_peak", "ceiling", "rel_error_fp64",
     "worst_error_over_budget", "verified", "gpu", "driver", "cuda",
-    "timing", "reps", "seed", *CLOCK_COLUMNS, "data",
+    "timing", "reps", "seed", *CLOCK_COLUMNS, "data", "kernel",
 )
 # What the inputs held (sgemm --data); files written before the column read as "uniform".
 DATA_KINDS = ("uniform", "wide", "exact")
-COLUMNS_BEFORE_DATA = COLUMNS[:-1]
+COLUMNS_BEFORE_KERNEL = COLUMNS[:-1]
+COLUMNS_BEFORE_DATA = COLUMNS_BEFORE_KERNEL[:-1]
 COLUMNS_BEFORE_CLOCKS = COLUMNS_BEFORE_DATA[:-len(CLOCK_COLUMNS)]
-INT_COLUMNS = frozenset({"stage", "m", "n", "k", "reps", "seed"})
+# Every header the binary has written, newest first: a file keeps the one it was written with.
+BINARY_HEADERS = (COLUMNS, COLUMNS_BEFORE_KERNEL, COLUMNS_BEFORE_DATA, COLUMNS_BEFORE_CLOCKS)
+# A track's name in the stage column (a stage's is a number).
+TRACK_NAME = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")
+# The kernel column: the stage whose kernel ran, and whether on padded copies ("" before the column).
+KERNEL = re.compile(r"(\d+( padded)?)?")
+INT_COLUMNS = frozenset({"m", "n", "k", "reps", "seed"})
 FLOAT_COLUMNS = frozenset({
     "alpha", "beta", "median_ms", "tflops", "cublas_median_ms",
     "cublas_tflops", "ratio_to_cublas", "fraction_of_peak",
@@ -63,31 +76,63 @@ def read_rows(path, extra_columns=()):
     with open(path, newline="", encoding="utf-8") as file:
         reader = csv.DictReader(file)
         header = tuple(reader.fieldnames or ())
-        if extra_columns and header != COLUMNS + extra_columns:
-            raise ValueError(f"{path}: header must be exactly {','.join(COLUMNS + extra_columns)}; "
-                             f"got {','.join(header) or 'nothing'}")
-        if not extra_columns and header not in (COLUMNS, COLUMNS_BEFORE_DATA, COLUMNS_BEFORE_CLOCKS):
-            raise ValueError(
-                f"{path}: header must be exactly {','.join(COLUMNS)} "
-                f"(or without the last 1 or {len(CLOCK_COLUMNS) + 1}); got {','.join(header) or 'nothing'}")
+        check_header(path, header, extra_columns)
         return [_typed_row(raw, path, reader.line_num, extra_columns) for raw in reader]
+
+
+def read_rows_if_written(path, extra_columns=()):
+    """read_rows, or [] where the binary wrote nothing (no file, or an empty one)."""
+    path = Path(path)
+    if not path.exists() or not path.stat().st_size:
+        return []
+    return read_rows(path, extra_columns)
+
+
+def check_header(path, header, extra_columns=()):
+    """Raise ValueError unless `header` is one of BINARY_HEADERS followed by extra_columns."""
+    if header not in [binary + tuple(extra_columns) for binary in BINARY_HEADERS]:
+        raise ValueError(
+            f"{path}: header must be exactly {','.join(COLUMNS + tuple(extra_columns))} (or without the "
+            f"binary's last 1, 2 or {len(CLOCK_COLUMNS) + 2} columns, as older files are); "
+            f"got {','.join(header) or 'nothing'}")
 
 
 def _typed_row(raw, path, line, extra_columns=()):
     if None in raw or None in raw.values():
-        raise ValueError(f"{path}:{line}: expected {len(COLUMNS) + len(extra_columns)} fields")
+        raise ValueError(f"{path}:{line}: expected as many fields as the header has")
     row = {column: raw[column] for column in extra_columns}
     for column in COLUMNS:
         try:
-            row[column] = _parse_field(column, raw.get(column, ""))
+            row[column] = parse_field(column, raw.get(column, ""))
         except ValueError as error:
             raise ValueError(f"{path}:{line}: {column}: {error}") from None
     return row
 
 
-def _parse_field(column, text):
+def parse_run(text):
+    """A stage column's text as what ran: a stage's number (int) or a track's name (str)."""
+    if text.isdigit():
+        return int(text)
+    if not TRACK_NAME.fullmatch(text):
+        raise ValueError(f"expected a stage number or a track's name, got {text!r}")
+    return text
+
+
+def run_key(run):
+    """A sort key for stage column values: stages by number, then tracks by name."""
+    return (isinstance(run, str), run)
+
+
+def parse_field(column, text):
+    """One field of the binary's CSV, typed (an empty optional field is None)."""
     if column in OPTIONAL_COLUMNS and text == "":
         return None
+    if column == "stage":
+        return parse_run(text)
+    if column == "kernel":
+        if not KERNEL.fullmatch(text):
+            raise ValueError(f"expected a stage number, optionally followed by ' padded', got {text!r}")
+        return text
     if column == "data":
         text = text or "uniform"
         if text not in DATA_KINDS:
@@ -105,10 +150,19 @@ def _parse_field(column, text):
     return text
 
 
+def blank_row(extra_columns=(), **fields):
+    """A row of the binary's columns and extra_columns, those not in `fields` empty (None):
+    what a script records of a run the binary wrote no row for (refused, failed, skipped)."""
+    return {**dict.fromkeys(COLUMNS + tuple(extra_columns)), **fields}
+
+
 def write_rows(rows, path, extra_columns=()):
     """Write rows in the binary's CSV format (header, then one line each), with
-    extra_columns after the binary's own."""
-    columns = COLUMNS + tuple(extra_columns)
+    extra_columns after the binary's own. The kernel column is written where a row has a
+    kernel: rebuilding from a file written before the column leaves the file as it was."""
+    rows = list(rows)
+    binary = COLUMNS if any(row.get("kernel") for row in rows) else COLUMNS_BEFORE_KERNEL
+    columns = binary + tuple(extra_columns)
     with open(path, "w", newline="", encoding="utf-8") as file:
         writer = csv.writer(file, lineterminator="\n")
         writer.writerow(columns)
@@ -121,6 +175,29 @@ def write_rows(rows, path, extra_columns=()):
 def write_rows_sorted(rows, path):
     """write_rows, ordered by size then stage, as results.csv and results_in_turns.csv are."""
     write_rows(sorted(rows, key=_size_then_stage), path)
+
+
+def merged(new_rows, old_rows, key):
+    """The old rows whose key(row) no new row has, then the new rows: a run replaces the
+    rows it measured and keeps the others."""
+    replaced = {key(row) for row in new_rows}
+    return [row for row in old_rows if key(row) not in replaced] + list(new_rows)
+
+
+def read_typed(path, converters):
+    """The rows of a measuring tool's CSV (sgemm_tune, sgemm_survey, sgemm_accuracy) as
+    dicts of text, each column of `converters` passed through its function (given "" where
+    the file, written before the column, lacks it)."""
+    with open(path, newline="", encoding="utf-8") as file:
+        rows = list(csv.DictReader(file))
+    for row in rows:
+        for column, convert in converters.items():
+            row[column] = convert(row.get(column, ""))
+    return rows
+
+
+def optional_float(text):
+    return float(text) if text else None
 
 
 def read_ceilings(path):
@@ -166,6 +243,14 @@ def gpu_slug(gpu_name):
     return slug
 
 
+def single_gpu(rows):
+    """The one GPU `rows` were measured on; ValueError where there are several or none."""
+    gpus = sorted({row["gpu"] for row in rows if row["gpu"]})
+    if len(gpus) != 1:
+        raise ValueError(f"expected rows from one GPU, got {', '.join(gpus) or 'none'}")
+    return gpus[0]
+
+
 def single_timing(rows):
     """The one way `rows` were timed, a TIMINGS key: rows timed both ways cannot share a
     table, since their ratios to cuBLAS mean different things."""
@@ -180,7 +265,7 @@ def single_timing(rows):
 
 
 def _size_then_stage(row):
-    return (row["m"], row["n"], row["k"], row["stage"])
+    return (row["m"], row["n"], row["k"], run_key(row["stage"]))
 
 
 # Selections of rows that the tables, the charts and the README block share.

@@ -3,7 +3,7 @@ fraction of its unit's ceiling, its SM clock, the tensor-core stages timed in tu
 and the ceilings measured by `./sgemm peak`.
 """
 
-from results_csv import TIMINGS, joined, latest_by_stage, single_timing, square_rows, square_sizes
+from results_csv import TIMINGS, joined, latest_by_stage, run_key, single_timing, square_rows, square_sizes
 
 # The `ceiling` column names what fraction_of_peak is a fraction of: for each name, how
 # the tables call it and what it is.
@@ -57,7 +57,7 @@ def markdown_table(rows, sizes=None):
     header.append("Verified")
     alignment.append(":---:")
     lines = _table_head(_caption(square), header, alignment)
-    for stage, stage_rows in sorted(_group_by_stage(square).items()):
+    for stage, stage_rows in _group_by_stage(square):
         latest = stage_rows[-1]
         cells = [str(stage), f"`{latest['name']}`", latest["precision"]]
         for size in sizes:
@@ -79,7 +79,7 @@ def ceiling_table(rows):
     alignment = ["---:", ":---", ":---"] + ["---:" for _ in sizes]
     lines = _table_head(f"Fraction of the ceiling of the unit each stage runs on: {describe_ceilings(square)}.",
                         header, alignment)
-    for stage, stage_rows in sorted(_group_by_stage(square).items()):
+    for stage, stage_rows in _group_by_stage(square):
         latest = stage_rows[-1]
         ceilings = [r["tflops"] / r["fraction_of_peak"] for r in stage_rows if r["fraction_of_peak"] > 0]
         kind = _ceiling_label(latest["ceiling"])
@@ -116,7 +116,7 @@ def clock_table(rows):
                f"ceiling scaled from the clock the ceiling was measured at ({_range(ceiling_clocks)} MHz) "
                "to that one: its work per clock against its unit's.")
     lines = _table_head(caption, header, alignment)
-    for stage, stage_rows in sorted(_group_by_stage(square).items()):
+    for stage, stage_rows in _group_by_stage(square):
         cells = [str(stage), f"`{stage_rows[-1]['name']}`"]
         for size in sizes:
             row = by_size[size].get(stage)
@@ -233,7 +233,7 @@ def turns_table(turns_rows, launch_rows):
                "launch-by-launch one from the first table; % of ceiling is of the ceiling that "
                f"run measured as it started{clock_words}.")
     lines = _table_head(caption, header, alignment)
-    for stage, stage_rows in sorted(_group_by_stage(square).items()):
+    for stage, stage_rows in _group_by_stage(square):
         cells = [str(stage), f"`{stage_rows[-1]['name']}`"]
         for size in sizes:
             row, other = by_size[size].get(stage), launched[size].get(stage)
@@ -297,7 +297,8 @@ def _table_line(cells):
 
 
 def _group_by_stage(rows):
+    """[(stage, its rows)], by stage."""
     groups = {}
     for row in rows:
         groups.setdefault(row["stage"], []).append(row)
-    return groups
+    return sorted(groups.items(), key=lambda item: run_key(item[0]))

@@ -11,13 +11,12 @@ beside; its wgmma kernels are what cublasGemmEx runs, and what stage 20 is set b
 stage the GPU or build cannot run is left out).
 """
 import argparse
-import csv
 import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
-from results_csv import TIMINGS, single_timing  # noqa: E402
+from results_csv import TIMINGS, optional_float, read_typed, single_timing  # noqa: E402
 from run_tools import run_tool_into_results  # noqa: E402
 
 FAMILIES = {
@@ -30,13 +29,8 @@ SCREEN_ROWS = 8  # kernels of each family in the screen's table
 
 
 def read_rows(path):
-    with open(path, newline="") as file:
-        rows = list(csv.DictReader(file))
-    for row in rows:
-        row["size"] = int(row["size"])
-        for key in ("tflops", "cublas_tflops", "ratio_to_cublas", "fraction_of_ceiling"):
-            row[key] = float(row[key]) if row[key] else None
-    return rows
+    return read_typed(path, {"size": int, **dict.fromkeys(("tflops", "cublas_tflops", "ratio_to_cublas",
+                                                          "fraction_of_ceiling"), optional_float)})
 
 
 def short_kernel_name(name):

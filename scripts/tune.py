@@ -29,21 +29,17 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
-from results_csv import TIMINGS, gpu_slug, single_timing  # noqa: E402
+from results_csv import TIMINGS, gpu_slug, read_typed, single_timing  # noqa: E402
 
 STAGE_FILES = {10: REPO / "kernels" / "10_tuned.cuh", 14: REPO / "kernels" / "14_multistage.cu",
                20: REPO / "kernels" / "20_hopper_tuned.cu"}
 
 
 def read_rows(path):
-    with open(path, newline="") as file:
-        rows = list(csv.DictReader(file))
+    rows = read_typed(path, {**dict.fromkeys(("group_rows", "threads", "shared_bytes", "registers", "m", "n", "k"), int),
+                             **dict.fromkeys(("median_ms", "tflops", "cublas_tflops", "ratio_to_cublas"), float)})
     for row in rows:
-        for key in ("group_rows", "threads", "shared_bytes", "registers", "m", "n", "k"):
-            row[key] = int(row[key])
         row["size"] = row["m"] if row["m"] == row["n"] == row["k"] else f'{row["m"]}x{row["n"]}x{row["k"]}'
-        for key in ("median_ms", "tflops", "cublas_tflops", "ratio_to_cublas"):
-            row[key] = float(row[key])
     return rows
 
 

@@ -8,18 +8,26 @@ behind the chapter and every experiment tried and dropped. Regenerate after chan
 chapter, a notes file or the results:
 
     python3 scripts/worklog.py [--gpu h100-80gb-hbm3] [--output WORKLOG.md]
+
+A chapter's headline figures are generated too: its Measured paragraph opens with one
+sentence, "Measured by make results on the <GPU>: <TFLOPS> TFLOPS at N = 4096 (<ratio> of
+cuBLAS ...), <TFLOPS> at 8192 (<ratio>).", which this script (and regenerate_results.py
+after a run) rewrites in every kernels/NN_*.cu from results.csv before the worklog is
+written; the prose after it says what the figures mean, not the figures again.
 """
 import argparse
 import math
 import os
 import re
 import sys
+import textwrap
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
 from results_csv import PROFILE_SIZE, read_profile, read_rows  # noqa: E402
 from results_tables import describe_ceilings  # noqa: E402
+from stage_runs import precision_reference, ratio_text, results_folder  # noqa: E402
 
 SIZES = (4096, 8192)
 NOTES_DIR = REPO / "docs" / "notes"
@@ -28,6 +36,13 @@ MAX_CHAPTER_LINES = 60
 # Its "Measured" paragraph gives the headline figures, whether the prediction held and why,
 # in at most this many lines; every other figure goes to docs/notes/.
 MAX_MEASURED_LINES = 8
+# The headline figures open the Measured paragraph in one generated sentence, which starts
+# with these words and ends with the first comment line that ends in "."; wrapped to this
+# many columns, "// " included.
+GENERATED_OPENING = "Measured by make results on the "
+GENERATED_SENTENCE = re.compile(re.escape(GENERATED_OPENING) + r"[^:]+: (?:[\d.]+ TFLOPS at N = \d+ \([^()]+\)"
+                                r"(?:, [\d.]+ at \d+ \([^()]+\))*|no result at N = [\d or]+ yet)\.")
+COMMENT_COLUMNS = 100
 # profile.csv column -> how a reader calls it, and how to print its value
 COUNTERS = {
     "fma_pipe_pct": ("FMA pipe busy", lambda v: f"{v:.1f} %"),
@@ -170,6 +185,91 @@ def own_counters(current):
     return picked
 
 
+def measured_sentence(number, rows_by_size, gpu):
+    """The sentence a chapter's Measured paragraph opens with: its TFLOPS and ratio to
+    cuBLAS at SIZES, from results.csv's rows (rows_by_size: {size: {stage: row}}) measured
+    on `gpu`, or that there are none yet."""
+    figures = []
+    for size in SIZES:
+        row = rows_by_size.get(size, {}).get(number)
+        if row:
+            ratio = ratio_text(number, row["ratio_to_cublas"])
+            if not figures:
+                ratio += f" {'of ' if ratio.endswith('%') else ''}{precision_reference(row['precision'])}"
+                figures.append(f"{row['tflops']:.1f} TFLOPS at N = {size} ({ratio})")
+            else:
+                figures.append(f"{row['tflops']:.1f} at {size} ({ratio})")
+    sizes = " or ".join(map(str, SIZES))
+    return (f"{GENERATED_OPENING}{gpu.removeprefix('NVIDIA ')}: "
+            + (", ".join(figures) if figures else f"no result at N = {sizes} yet") + ".")
+
+
+def comment_lines(text, columns=COMMENT_COLUMNS):
+    """Text as // comment lines of at most `columns` (a longer word stays whole), never
+    breaking a figure from its unit or an "N = 4096" apart."""
+    kept = re.sub(r"(?<=\d) (?=%)|(?<=\bN) = (?=\d)", lambda match: match.group().replace(" ", "\0"), text)
+    return ["// " + line.replace("\0", " ")
+            for line in textwrap.wrap(kept, columns - len("// "), break_long_words=False, break_on_hyphens=False)]
+
+
+def _measured_span(lines, path):
+    """(first, end) of a stage file's lines: where its Measured paragraph opens, and past the
+    generated sentence there (first == end where it has none). ValueError without a
+    Measured paragraph in its opening comment, or where the sentence there is not in its
+    form (broken by hand: rewriting it could take the prose after it)."""
+    opening = len(_comment_block(path))
+    first = next((i for i in range(opening) if lines[i].startswith("// Measured")), None)
+    if first is None:
+        raise ValueError(f"{path}: its opening comment has no Measured paragraph for the figures")
+    if not lines[first].startswith("// " + GENERATED_OPENING):
+        return first, first
+    end = next((i for i in range(first, opening) if lines[i].endswith(".")), opening - 1) + 1
+    if not GENERATED_SENTENCE.fullmatch(" ".join(line.removeprefix("// ") for line in lines[first:end])):
+        raise ValueError(f"{path}:{first + 1}: the generated sentence is not in its form; put it back as "
+                         "worklog.measured_sentence writes it, or take it out")
+    return first, end
+
+
+def generated_sentence_in(path):
+    """The comment lines of the generated sentence a stage file's Measured paragraph opens
+    with ([] where it opens otherwise)."""
+    lines = Path(path).read_text().split("\n")
+    first, end = _measured_span(lines, path)
+    return lines[first:end]
+
+
+def wanted_measured_sentences(kernels_dir, results_dir):
+    """{stage file in kernels_dir: the comment lines of the sentence its Measured paragraph
+    should open with, from results_dir/results.csv}."""
+    rows_by_size, gpu = _square_rows_by_size(results_dir)
+    return {path: comment_lines(measured_sentence(number, rows_by_size, gpu))
+            for number, path in stage_files(kernels_dir).items()}
+
+
+def refresh_measured_sentences(kernels_dir, results_dir):
+    """Write each chapter's generated sentence from results_dir/results.csv into its stage
+    file in kernels_dir, in place of the one there (or before the Measured paragraph's
+    first line, where it has none); return the paths changed."""
+    changed = []
+    for path, wanted in wanted_measured_sentences(kernels_dir, results_dir).items():
+        lines = path.read_text().split("\n")
+        first, end = _measured_span(lines, path)
+        if lines[first:end] != wanted:
+            path.write_text("\n".join(lines[:first] + wanted + lines[end:]))
+            changed.append(path)
+    return changed
+
+
+def _square_rows_by_size(results_dir):
+    """({size: {stage: row}} of results_dir/results.csv's squares, the GPU they were measured on)."""
+    rows = read_rows(Path(results_dir) / "results.csv")
+    rows_by_size = {}
+    for row in rows:
+        if row["m"] == row["n"] == row["k"]:
+            rows_by_size.setdefault(row["m"], {})[row["stage"]] = row
+    return rows_by_size, rows[0]["gpu"]
+
+
 def section(number, path, rows_by_size, profile, previous_number, base, notes_dir=NOTES_DIR):
     title, prose = opening_comment(path)
     lines = [f"## Stage {number} — {title}", "", prose, ""]
@@ -177,14 +277,11 @@ def section(number, path, rows_by_size, profile, previous_number, base, notes_di
     link = os.path.relpath(path, base)
     lines.append(f"Code: [`{link}`]({link})"
                  + (f", kernel `{kernels[0]}`" if kernels else "") + ".")
-    measured = []
-    for size in SIZES:
-        row = rows_by_size.get(size, {}).get(number)
-        if row:
-            measured.append(f"{row['tflops']:.1f} TFLOPS at N = {size} ({row['ratio_to_cublas'] * 100:.1f} % of "
-                            f"cuBLAS, {row['fraction_of_peak'] * 100:.1f} % of its ceiling)")
-    if measured:
-        lines.append("Measured: " + "; ".join(measured) + ".")
+    # TFLOPS and the ratio to cuBLAS are the chapter's own first sentence; the share of the ceiling is not.
+    of_ceiling = [f"{row['fraction_of_peak'] * 100:.1f} % at N = {size}" for size in SIZES
+                  if (row := rows_by_size.get(size, {}).get(number))]
+    if of_ceiling:
+        lines.append("Of its ceiling: " + ", ".join(of_ceiling) + ".")
     current = profile.get(number)
     if current:
         previous = profile.get(previous_number) if previous_number is not None else None
@@ -204,13 +301,9 @@ def section(number, path, rows_by_size, profile, previous_number, base, notes_di
 
 def worklog(kernels_dir, results_dir, base=REPO):
     """WORKLOG.md's text; paths in it are relative to `base`, the folder it is written to."""
-    rows = read_rows(Path(results_dir) / "results.csv")
-    square = [r for r in rows if r["m"] == r["n"] == r["k"]]
-    rows_by_size = {}
-    for row in square:
-        rows_by_size.setdefault(row["m"], {})[row["stage"]] = row
+    rows_by_size, gpu = _square_rows_by_size(results_dir)
+    square = [row for rows in rows_by_size.values() for row in rows.values()]
     profile = read_profile(Path(results_dir) / "profile.csv")
-    gpu = rows[0]["gpu"]
     parts = [
         "# The worklog",
         "",
@@ -245,11 +338,13 @@ def main():
     parser.add_argument("--gpu", help="folder under results/ (default: the only one)")
     parser.add_argument("--output", default=str(REPO / "WORKLOG.md"))
     args = parser.parse_args()
-    gpus = sorted(p.name for p in (REPO / "results").iterdir() if (p / "results.csv").exists())
-    gpu = args.gpu or (gpus[0] if len(gpus) == 1 else None)
-    if gpu is None:
-        sys.exit(f"worklog: choose a GPU with --gpu ({', '.join(gpus) or 'none has results'})")
-    Path(args.output).write_text(worklog(REPO / "kernels", REPO / "results" / gpu))
+    results_dir = results_folder(REPO / "results", args.gpu, "results.csv")
+    try:
+        for path in refresh_measured_sentences(REPO / "kernels", results_dir):
+            print(f"wrote {path.relative_to(REPO)}")
+    except ValueError as error:
+        sys.exit(f"worklog: {error}")
+    Path(args.output).write_text(worklog(REPO / "kernels", results_dir))
     print(f"wrote {args.output}")
     return 0
 

@@ -1,8 +1,10 @@
 """scripts/draw_shapes.py and its generator (draw_problems.py) and report (draw_report.py):
 the draw is a pure function of its seed, holds every kind within its ranges with no
 divisibility forced; the report's statistics are right on hand-made rows and leave refused,
-failed and skipped runs out of them; and a run through a stand-in binary, which refuses
-what stages 20 and 24 refuse and fails one verification, writes the CSV and the report."""
+failed and skipped runs out of them, and it counts the kernels a track chose; and a run
+through a stand-in binary, whose tracks take every shape (padded where N is off 8) and whose
+stages 20 and 24 refuse what they refused, which fails one verification, writes the CSV and
+the report."""
 import math
 import os
 import shutil
@@ -22,19 +24,25 @@ import results_csv  # noqa: E402
 
 CEILINGS = REPO_ROOT / "tests" / "fixtures" / "ceilings_sample.csv"  # DRAM 1.8 TB/s
 
-# Mimics `sgemm <stage> -m M -n N -k K --time-budget T --csv FILE --timing METHOD`: refuses
-# (exit 2, one line) N not a multiple of 8 on stages 20 and 24 and K on stage 20; else
-# appends a row, verified unless the stage and shape are FAKE_FAIL's ("stage:m:n:k"), its
-# launch 2MNK at 100 TFLOPS, its ratio to cuBLAS 0.5 by graphs and 0.8 + (M mod 5) / 10
-# launch by launch. Logs its argv.
+# Mimics `sgemm <run> -m M -n N -k K --time-budget T --csv FILE --timing METHOD`: stages 20
+# and 24 refuse (exit 2, one line) N not a multiple of 8, stage 20 K too; else it appends a
+# row, verified unless the run and shape are FAKE_FAIL's ("run:m:n:k"), its launch 2MNK at 100
+# TFLOPS, its ratio to cuBLAS 0.5 by graphs and 0.8 + (M mod 5) / 10 launch by launch, its
+# kernel a stage's own number, a track's that of the stage it stands for here (bf16: 20,
+# fp32-tc: 24, fp32: 10), padded where N is not a multiple of 8 (but 10's). Logs its argv.
 FAKE_BINARY = textwrap.dedent("""\
     #!{python}
-    import csv, os, sys
+    import os, sys
+    sys.path.insert(0, {tests!r})
+    from fake_sgemm import append_row, fail_verification
     columns, log = {columns!r}, {log!r}
     with open(log, "a") as f:
         f.write(" ".join(sys.argv[1:]) + "\\n")
     stage, options = sys.argv[1], dict(zip(sys.argv[2::2], sys.argv[3::2]))
     m, n, k = int(options["-m"]), int(options["-n"]), int(options["-k"])
+    kernel = {{"bf16": "20", "fp32-tc": "24", "fp32": "10"}}.get(stage, stage)
+    if kernel != stage and kernel != "10" and n % 8:
+        kernel += " padded"
     if (stage in ("20", "24") and n % 8) or (stage == "20" and k % 8):
         print(f"sgemm: error: stage {{stage}} (fake) needs N a multiple of 8; got M={{m}} N={{n}} K={{k}}",
               file=sys.stderr)
@@ -42,20 +50,15 @@ FAKE_BINARY = textwrap.dedent("""\
     timing = options["--timing"]
     failed = os.environ.get("FAKE_FAIL") == f"{{stage}}:{{m}}:{{n}}:{{k}}"
     row = dict.fromkeys(columns, "")
-    row.update(stage=stage, name="fake", precision="bf16" if stage == "20" else "fp32", m=m, n=n, k=k,
+    row.update(stage=stage, name="fake", precision="bf16" if stage in ("20", "bf16") else "fp32", m=m, n=n, k=k,
                alpha=1.0, beta=0.0, median_ms=2 * m * n * k / 100e12 * 1e3, tflops=100, cublas_median_ms=1,
                cublas_tflops=100, ratio_to_cublas=0.5 if timing == "graph" else 0.8 + (m % 5) / 10,
                fraction_of_peak=0.1, ceiling="wgmma_bf16", verified="false" if failed else "true",
-               gpu="Fixture GPU", driver="1", cuda="13.0", timing=timing, reps=10, seed=1, data="uniform")
-    new_file = not os.path.exists(options["--csv"])
-    with open(options["--csv"], "a", newline="") as f:
-        writer = csv.writer(f, lineterminator="\\n")
-        if new_file:
-            writer.writerow(columns)
-        writer.writerow([row[column] for column in columns])
+               gpu="Fixture GPU", driver="1", cuda="13.0", timing=timing, reps=10, seed=1, data="uniform",
+               kernel=kernel)
+    append_row(options["--csv"], columns, row)
     if failed:
-        print("sgemm: error: C[0][0] = 1 but the reference is 2", file=sys.stderr)
-        sys.exit(1)
+        fail_verification()
     """)
 
 
@@ -130,11 +133,11 @@ class GeneratorTest(unittest.TestCase):
         self.assertIn("2MNK exceeds", draw_problems.guard_rule())
 
 
-def row(index, stage, m, ratio, status="ok", timing="launches", median_ms=1.0, n=4096, k=4096):
+def row(index, stage, m, ratio, status="ok", timing="launches", median_ms=1.0, n=4096, k=4096, kernel="", name="fake"):
     return draw_report.blank_row(
         index=index, problem=f"p{index}", kind="plain", band=draw_problems.band(m), status=status,
-        reason="" if status == "ok" else "why", stage=stage, precision="bf16" if stage == 20 else "fp32",
-        m=m, n=n, k=k, alpha=1.0, beta=0.0, timing=timing, gpu="Fixture GPU",
+        reason="" if status == "ok" else "why", stage=stage, precision="bf16" if stage in (20, "bf16") else "fp32",
+        m=m, n=n, k=k, alpha=1.0, beta=0.0, timing=timing, gpu="Fixture GPU", kernel=kernel, name=name,
         median_ms=median_ms if status == "ok" else None, ratio_to_cublas=ratio if status == "ok" else None)
 
 
@@ -189,11 +192,34 @@ class ReportTest(unittest.TestCase):
         self.assertIn("(1 problem timed again with `--timing graph`)", markdown)
         self.assertIn("| M ≤ 256 | 2 | 0 | 0 | 0 | 89.4 % |", markdown)  # sqrt(0.4 x 2)
         self.assertIn("| M ≤ 256 | 1 | 0 | 1 | 0 | 2.50x | 2.50x | 2.50x (p1) | 0 % | ", markdown)
-        self.assertIn("| 20 | why | 1 |", markdown)
-        self.assertIn("| p2 | 24 | launches | why |", markdown)
+        self.assertIn("## Stage 20 (`fake`): % of cuBLAS bf16 (bf16 inputs)", markdown)
+        self.assertIn("## Stage 24 (`fake`): times cuBLAS SGEMM (fp32 inputs)", markdown)
+        self.assertIn("| stage 20 | why | 1 |", markdown)
+        self.assertIn("| p2 | stage 24 | launches | why |", markdown)
+        self.assertNotIn("kernels", markdown)
         share = draw_report.dram_share(rows[0], 1.8) * 100  # M ≤ 256 median of p1's and p2's
         share = (share + draw_report.dram_share(rows[2], 1.8) * 100) / 2
         self.assertIn(f"| {share:.1f} % |", markdown)
+
+    def test_a_track_reports_the_kernels_it_chose(self):
+        rows = [row(1, "bf16", 16, 0.5, kernel="14"), row(2, "bf16", 100, 2.0, kernel="20 padded"),
+                row(3, "bf16", 5000, 1.0, kernel="20"), row(4, "bf16", 6000, 1.5, kernel="20"),
+                row(5, "bf16", 64, None, "refused"), row(1, "fp32-tc", 16, 2.5, kernel="24")]
+        markdown = draw_report.draw_markdown(rows, 3, 5)
+        self.assertIn("each through tracks bf16 and fp32-tc against cuBLAS", markdown)
+        self.assertIn("(% of cuBLAS for track bf16; times SGEMM for track fp32-tc)", markdown)
+        self.assertIn("A track runs the kernel of the stage its dispatch chooses", markdown)
+        self.assertIn("## Track bf16 (bf16 on Hopper tensor cores): % of cuBLAS bf16 (bf16 inputs)", markdown)
+        self.assertIn("## Track fp32-tc (FP32 on tensor cores): times cuBLAS SGEMM (fp32 inputs)", markdown)
+        self.assertIn("| M ≤ 256 | 2 | 1 | 0 | 0 | 100.0 % | 65.0 % | 50.0 % (p1, kernel 14) | 50 % | – |", markdown)
+        self.assertIn("The kernels track bf16 chose, by band of M: problems run, and their geomean ratio to cuBLAS:",
+                      markdown)
+        self.assertIn("| kernel | M ≤ 256 | 256 < M < 1024 | M ≥ 1024 | all |", markdown)
+        self.assertIn(f"| 20 | – | – | 2: {(1.5 ** 0.5) * 100:.1f} % | 2: {(1.5 ** 0.5) * 100:.1f} % |", markdown)
+        self.assertIn("| 14 | 1: 50.0 % | – | – | 1: 50.0 % |", markdown)
+        self.assertIn("| 20 padded | 1: 200.0 % | – | – | 1: 200.0 % |", markdown)
+        self.assertIn("| 24 | 1: 2.50x | – | – | 1: 2.50x |", markdown)
+        self.assertIn("| track bf16 | why | 1 |", markdown)
 
 
 class RunTest(unittest.TestCase):
@@ -203,7 +229,7 @@ class RunTest(unittest.TestCase):
         self.binary = self.root / "fake_sgemm"
         self.log = self.root / "fake_sgemm.log"
         self.binary.write_text(FAKE_BINARY.format(python=sys.executable, columns=list(results_csv.COLUMNS),
-                                                  log=str(self.log)))
+                                                  log=str(self.log), tests=str(REPO_ROOT / "tests")))
         self.binary.chmod(self.binary.stat().st_mode | stat.S_IXUSR)
         self.results = self.root / "results"
         self.out_dir = self.results / results_csv.gpu_slug("Fixture GPU")
@@ -227,24 +253,23 @@ class RunTest(unittest.TestCase):
         self.assertTrue(skipped and any(p.n % 8 for p in ran))
         failing = next(p for p in ran if p.kind != "plain")
         result = self.run_draw("--count", str(count), "--max-flops", str(max_flops), "--timing-short", "graph",
-                               fail=f"10:{failing.m}:{failing.n}:{failing.k}")
+                               fail=f"fp32:{failing.m}:{failing.n}:{failing.k}")
         self.assertEqual(result.returncode, 1, result.stderr)
-        self.assertIn(f"{failing.name} stage 10 (launches): C[0][0] = 1", result.stderr)
+        self.assertIn(f"{failing.name} track fp32 (launches): C[0][0] = 1", result.stderr)
         calls = [call.split() for call in self.log.read_text().splitlines()]
         first_calls = [call for call in calls if call[-1] == "launches"]
         self.assertEqual(len(first_calls), 3 * len(ran))
-        self.assertEqual(first_calls[0][:7], ["20", "-m", str(ran[0].m), "-n", str(ran[0].n), "-k", str(ran[0].k)])
+        self.assertEqual([call[0] for call in first_calls[:3]], ["bf16", "fp32-tc", "fp32"])
+        self.assertEqual(first_calls[0][1:7], ["-m", str(ran[0].m), "-n", str(ran[0].n), "-k", str(ran[0].k)])
         self.assertEqual(first_calls[0][7:], ["--time-budget", "0.25", "--csv", first_calls[0][10], "--timing", "launches"])
 
         rows = draw_report.read_draw(self.out_dir / "draw_5.csv")
         by_status = {status: [r for r in rows if r["status"] == status] for status in draw_report.STATUSES}
         self.assertEqual(len(by_status["skipped"]), 3 * len(skipped))
-        refused = by_status["refused"]
-        self.assertEqual({(r["stage"], r["index"]) for r in refused},
-                         {(s, p.index) for p in ran for s in (20, 24) if p.n % 8 or (s == 20 and p.k % 8)})
-        self.assertTrue(all(r["reason"].startswith(f"stage {r['stage']} (fake) needs") and r["gpu"] == "Fixture GPU"
-                            for r in refused))
-        self.assertEqual([(r["problem"], r["stage"]) for r in by_status["failed"]], [(failing.name, 10)])
+        self.assertEqual(by_status["refused"], [])  # a track takes every shape
+        self.assertEqual([(r["problem"], r["stage"]) for r in by_status["failed"]], [(failing.name, "fp32")])
+        self.assertEqual({r["kernel"] for r in by_status["ok"] if r["stage"] == "bf16"}, {"20", "20 padded"})
+        self.assertTrue(all(r["kernel"] == "" for r in by_status["skipped"]))
         # Launches under 100 us (2MNK under 1e10 at the stand-in's 100 TFLOPS) were timed again by graphs.
         graph = [r for r in rows if r["timing"] == "graph"]
         short = [r for r in by_status["ok"] if r["timing"] == "launches" and r["median_ms"] < 0.1]
@@ -254,26 +279,52 @@ class RunTest(unittest.TestCase):
 
         markdown = (self.out_dir / "draw_5.md").read_text(encoding="utf-8")
         self.assertIn(f"{count} problems drawn from the seed", markdown)
-        self.assertIn("## Stage 24: FP32 on tensor cores, times cuBLAS SGEMM", markdown)
-        self.assertIn("| 20 | stage 20 (fake) needs N a multiple of 8 |", markdown)
-        self.assertIn(f"| {failing.name} | 10 | launches |", markdown)
+        self.assertIn("## Track fp32-tc (FP32 on tensor cores): times cuBLAS SGEMM (fp32 inputs)", markdown)
+        self.assertIn("The kernels track bf16 chose", markdown)
+        self.assertIn(f"| {failing.name} | track fp32 | launches |", markdown)
         self.assertIn("1.8 TB/s", markdown)
         self.assertIn("By CUDA graphs where the first timing's launch took under 100 us", markdown)
         for line in markdown.splitlines():
             if line.startswith("| M ≤ 256 |") and not line.endswith("| – |"):
                 self.assertRegex(line, r"\| \d+\.\d % \|$")
 
-        # --no-run rebuilds the same report; a part re-run keeps the other problems' rows.
+        # --no-run rebuilds the same report; a part re-run keeps the other problems' rows, and a stage
+        # asked for runs beside the tracks, its refusals rows.
         (self.out_dir / "draw_5.md").unlink()
         result = self.run_draw("--count", str(count), "--max-flops", str(max_flops), "--no-run")
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertEqual((self.out_dir / "draw_5.md").read_text(encoding="utf-8"), markdown)
         result = self.run_draw("--count", str(count), "--max-flops", str(max_flops), "--problems", "1-2",
-                               "--stages", "10")
+                               "--stages", "fp32")
         self.assertEqual(result.returncode, 0, result.stderr)
         again = draw_report.read_draw(self.out_dir / "draw_5.csv")
-        self.assertEqual(len(again), len(rows) - len([r for r in rows if r["index"] <= 2 and r["stage"] == 10]) + 2)
+        self.assertEqual(len(again), len(rows) - len([r for r in rows if r["index"] <= 2 and r["stage"] == "fp32"]) + 2)
         self.assertEqual([r["index"] for r in again], sorted(r["index"] for r in again))
+        result = self.run_draw("--count", str(count), "--max-flops", str(max_flops), "--stages", "20", "24")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        rows = draw_report.read_draw(self.out_dir / "draw_5.csv")
+        refused = [r for r in rows if r["status"] == "refused"]
+        self.assertEqual({(r["stage"], r["index"]) for r in refused},
+                         {(s, p.index) for p in ran for s in (20, 24) if p.n % 8 or (s == 20 and p.k % 8)})
+        self.assertTrue(all(r["reason"].startswith(f"stage {r['stage']} (fake) needs") and r["gpu"] == "Fixture GPU"
+                            for r in refused))
+        markdown = (self.out_dir / "draw_5.md").read_text(encoding="utf-8")
+        self.assertIn("## Stage 20 (`fake`): % of cuBLAS bf16 (bf16 inputs)", markdown)
+        self.assertIn("| stage 20 | stage 20 (fake) needs N a multiple of 8 |", markdown)
+        self.assertIn("each through stages 20 and 24, and tracks bf16, fp32-tc and fp32 against cuBLAS", markdown)
+
+    def test_no_run_rebuilds_a_draw_from_before_the_tracks(self):
+        rows = [row(1, 20, 16, 1.0, name="hopper_tuned"), row(1, 24, 16, 2.0, name="a_in_registers")]
+        problem = draw_problems.draw(5, 1)[0]
+        rows = [{**r, "problem": problem.name, "m": problem.m, "n": problem.n, "k": problem.k} for r in rows]
+        draw_report.write_draw(rows, self.out_dir / "draw_5.csv")
+        self.assertNotIn(",kernel,", (self.out_dir / "draw_5.csv").read_text())
+        result = self.run_draw("--count", "1", "--no-run")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        markdown = (self.out_dir / "draw_5.md").read_text(encoding="utf-8")
+        self.assertIn("each through stages 20 and 24 against cuBLAS", markdown)
+        self.assertIn("## Stage 24 (`a_in_registers`): times cuBLAS SGEMM (fp32 inputs)", markdown)
+        self.assertNotIn("track", markdown)
 
     def test_no_run_refuses_a_csv_the_generator_no_longer_draws(self):
         rows = [row(1, 20, 16, 1.0)]

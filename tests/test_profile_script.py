@@ -59,6 +59,19 @@ class ParseAndRow(unittest.TestCase):
             profile_stages.profile_row(1, "naive", 4096, profile_stages.parse_ncu_csv("==PROF== nothing\n"))
 
 
+class Listing(unittest.TestCase):
+    def test_stages_a_gpu_cannot_run_and_the_tracks_are_left_out(self):
+        listing = ("stage  name                   precision min arch shape            what it changes\n"
+                   "   10  tuned                  fp32      any      any              tiles tuned\n"
+                   "   20  hopper_tuned           bf16      sm_90a   any              tiles by shape\n"
+                   "       unavailable: needs sm_90a\n"
+                   "   24  a_in_registers         fp32      sm_90a   any              A in registers\n"
+                   "track  name                   precision          kernels\n"
+                   " fp32-tc  FP32 on tensor cores  fp32             22, 23, 24 or 10\n"
+                   "       unavailable: needs sm_90a\n")
+        self.assertEqual(profile_stages.stages_in_listing(listing), [(10, "tuned"), (24, "a_in_registers")])
+
+
 class Merge(unittest.TestCase):
     def test_rows_of_profiled_stages_are_replaced(self):
         def row(stage, registers):

@@ -171,6 +171,31 @@ class ReadRowsTest(unittest.TestCase):
                 results_csv.read_rows(path)
 
 
+    def test_tracks_and_kernels_are_read_where_written_and_empty_in_files_from_before(self):
+        self.assertEqual({row["kernel"] for row in fixture_rows()}, {""})
+        stage_row = dict(fixture_rows()[5], kernel="5")
+        track_row = dict(stage_row, stage="bf16", kernel="20 padded")
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "tracks.csv"
+            results_csv.write_rows_sorted([track_row, stage_row], path)
+            self.assertTrue(path.read_text().splitlines()[0].endswith(",data,kernel"))
+            read = results_csv.read_rows(path)
+            self.assertEqual([(row["stage"], row["kernel"]) for row in read], [(5, "5"), ("bf16", "20 padded")])
+            # Beside a row of a file from before the column, the kernel is written, empty.
+            results_csv.write_rows([fixture_rows()[0], track_row], path)
+            self.assertEqual([row["kernel"] for row in results_csv.read_rows(path)], ["", "20 padded"])
+        text = FIXTURE.read_text().replace(",seed\n", ",seed,sm_clock_mhz,cublas_sm_clock_mhz,"
+                                           "ceiling_sm_clock_mhz,data,kernel\n")
+        lines = text.splitlines()
+        good = "\n".join([lines[0], lines[1] + ",,,,uniform,0 padded"]) + "\n"
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "good.csv"
+            path.write_text(good)
+            self.assertEqual(results_csv.read_rows(path)[0]["kernel"], "0 padded")
+        assert_rejects(self, results_csv.read_rows, good.replace("0 padded", "padded"), r"bad\.csv:2: kernel")
+        assert_rejects(self, results_csv.read_rows, good.replace("\n0,cublas", "\nBF 16,cublas"), r"bad\.csv:2: stage")
+
+
 class GpuSlugTest(unittest.TestCase):
     def test_examples(self):
         examples = {
@@ -544,8 +569,8 @@ class WriteOutputsTest(unittest.TestCase):
 
     def test_results_csv_round_trips_sorted_by_size_then_stage(self):
         path = self.out_dir / "results.csv"
-        with open(path, newline="") as file:
-            self.assertEqual(tuple(next(csv.reader(file))), results_csv.COLUMNS)
+        with open(path, newline="") as file:  # no row names a kernel: the column is left out, as before it
+            self.assertEqual(tuple(next(csv.reader(file))), results_csv.COLUMNS_BEFORE_KERNEL)
         self.assertEqual(results_csv.read_rows(path),
                          sorted_by_size_then_stage(fixture_rows()))
 
@@ -642,6 +667,11 @@ class RegenerateResultsTest(unittest.TestCase):
         self.readme.write_text(README_TEMPLATE)
         self.results_dir = self.root / "results"
         self.out_dir = self.results_dir / "fixture-gpu"
+        # The chapters of the fixture's stages, whose figures a run rewrites: copies, never the repository's.
+        self.kernels = self.root / "kernels"
+        self.kernels.mkdir()
+        for path in sorted((REPO_ROOT / "kernels").glob("0[1-5]_*.cu")):
+            shutil.copyfile(path, self.kernels / path.name)
 
     def tearDown(self):
         self.tmp.cleanup()
@@ -650,7 +680,7 @@ class RegenerateResultsTest(unittest.TestCase):
         command = [sys.executable, str(REGENERATE), "--sizes", "1024", "4096", "--turns-sizes", "4096",
                    "--binary", str(self.binary),
                    "--results-dir", str(self.results_dir),
-                   "--readme", str(self.readme), *extra]
+                   "--readme", str(self.readme), "--kernels", str(self.kernels), *extra]
         # PYTHONUNBUFFERED would hide a missing flush, making the ordering
         # check of streamed output pass regardless.
         base_env = {key: value for key, value in os.environ.items()
@@ -728,15 +758,23 @@ class RegenerateResultsTest(unittest.TestCase):
         self.assertIn("| 5 | `2d_blocktiling` | fp32 | 25.1 | 52.4% | ✓ |", readme)
         self.assertIn("](../results/fixture-gpu/progression.png)", readme)
 
-        # The worklog is regenerated beside the README, with the same results.
+        # The chapters' figures are rewritten from the results, and the worklog regenerated beside the
+        # README from those chapters, with the same results.
+        chapter = (self.kernels / "05_2d_blocktiling.cu").read_text()
+        self.assertIn("// Measured by make results on the Fixture GPU: 25.1 TFLOPS at N = 4096 (52.4 % of cuBLAS "
+                      "SGEMM).\n", chapter)
+        self.assertIn(f"wrote {self.kernels / '05_2d_blocktiling.cu'}", out)
         worklog_text = (self.readme.parent / "WORKLOG.md").read_text(encoding="utf-8")
         self.assertIn("## Stage 5 — ", worklog_text)
-        self.assertIn("Measured: ", worklog_text)
+        self.assertIn("Measured by make results on the Fixture GPU: 25.1 TFLOPS at N = 4096", worklog_text)
+        self.assertIn("Of its ceiling: ", worklog_text)
 
-    def test_no_readme_leaves_readme_untouched(self):
+    def test_no_readme_leaves_readme_and_chapters_untouched(self):
+        chapters = {path.name: path.read_text() for path in self.kernels.iterdir()}
         result = self.regenerate("--no-readme")
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertEqual(self.readme.read_text(), README_TEMPLATE)
+        self.assertEqual({path.name: path.read_text() for path in self.kernels.iterdir()}, chapters)
         self.assertTrue((self.out_dir / "results.csv").exists())
 
     def test_failed_stage_is_reported_after_writing_outputs(self):

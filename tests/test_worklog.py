@@ -18,15 +18,38 @@ def results_dirs():
     return sorted(p for p in (REPO / "results").iterdir() if (p / "results.csv").exists())
 
 
+def worklog_source(test):
+    """The results folder WORKLOG.md was generated from, as its header names it."""
+    source = re.search(r" and (results/[^/]+)/;", (REPO / "WORKLOG.md").read_text())
+    test.assertIsNotNone(source, "WORKLOG.md does not name its results folder")
+    return REPO / source.group(1)
+
+
+# A chapter whose Measured paragraph opens with prose, then again with the generated sentence.
+CHAPTER = """// Stage 5 — A stage.
+//
+// The idea.
+//
+// Measured on the H100: 25.34 TFLOPS at N = 4096, a miss.
+// Why it missed.
+//
+// Shapes: any.
+#include <x>
+"""
+
+
 class GeneratedFilesMatchTheCsvs(unittest.TestCase):
     def test_worklog_regenerates_unchanged(self):
-        text = (REPO / "WORKLOG.md").read_text()
-        # The header names the results folder it was generated from.
-        source = re.search(r" and (results/[^/]+)/;", text)
-        self.assertIsNotNone(source, "WORKLOG.md does not name its results folder")
-        expected = worklog.worklog(REPO / "kernels", REPO / source.group(1))
-        self.assertEqual(text, expected,
+        expected = worklog.worklog(REPO / "kernels", worklog_source(self))
+        self.assertEqual((REPO / "WORKLOG.md").read_text(), expected,
                          "WORKLOG.md is stale: run python3 scripts/worklog.py")
+
+    def test_every_chapter_opens_its_measured_paragraph_with_the_results_figures(self):
+        for path, wanted in worklog.wanted_measured_sentences(REPO / "kernels", worklog_source(self)).items():
+            with self.subTest(chapter=path.name):
+                self.assertEqual(worklog.generated_sentence_in(path), wanted,
+                                 f"{path.name}: its figures are not results.csv's: run python3 scripts/worklog.py")
+                self.assertTrue(all(len(line) <= worklog.COMMENT_COLUMNS for line in wanted))
 
     def test_every_chapter_can_be_finished(self):
         for number, path in worklog.stage_files(REPO / "kernels").items():
@@ -78,6 +101,59 @@ class GeneratedFilesMatchTheCsvs(unittest.TestCase):
             blocks.append(results_outputs.readme_markdown(rows, results_dir, REPO))
         # The README shows the GPU whose results were regenerated last.
         self.assertTrue(any(block in readme_block for block in blocks), "README table is stale: run make results")
+
+
+class MeasuredSentence(unittest.TestCase):
+    ROW = {"tflops": 25.34, "ratio_to_cublas": 0.4912, "precision": "fp32"}
+
+    def test_the_figures_at_both_sizes_or_one_or_none(self):
+        gpu = "NVIDIA H100 80GB HBM3"
+        both = {4096: {5: self.ROW}, 8192: {5: dict(self.ROW, tflops=25.4, ratio_to_cublas=0.4923)}}
+        self.assertEqual(worklog.measured_sentence(5, both, gpu),
+                         "Measured by make results on the H100 80GB HBM3: 25.3 TFLOPS at N = 4096 (49.1 % of "
+                         "cuBLAS SGEMM), 25.4 at 8192 (49.2 %).")
+        self.assertEqual(worklog.measured_sentence(5, {4096: {5: dict(self.ROW, precision="bf16")}}, gpu),
+                         "Measured by make results on the H100 80GB HBM3: 25.3 TFLOPS at N = 4096 (49.1 % of "
+                         "cuBLAS bf16).")
+        self.assertEqual(worklog.measured_sentence(22, {8192: {22: dict(self.ROW, ratio_to_cublas=3.4251)}}, gpu),
+                         "Measured by make results on the H100 80GB HBM3: 25.3 TFLOPS at N = 8192 (3.43x cuBLAS SGEMM).")
+        self.assertEqual(worklog.measured_sentence(5, {}, gpu),
+                         "Measured by make results on the H100 80GB HBM3: no result at N = 4096 or 8192 yet.")
+
+    def test_written_into_the_chapter_then_replaced_and_a_stale_one_is_seen(self):
+        with tempfile.TemporaryDirectory() as scratch:
+            kernels, results = Path(scratch) / "kernels", Path(scratch) / "results"
+            kernels.mkdir()
+            results.mkdir()
+            chapter = kernels / "05_a_stage.cu"
+            chapter.write_text(CHAPTER)
+            fixture = (REPO / "tests" / "fixtures" / "results_sample.csv").read_text()
+            (results / "results.csv").write_text(fixture)
+            wanted = worklog.wanted_measured_sentences(kernels, results)[chapter]
+            self.assertEqual(wanted, ["// Measured by make results on the Fixture GPU: 25.1 TFLOPS at N = 4096 "
+                                      "(52.4 % of cuBLAS SGEMM)."])
+            self.assertEqual(worklog.generated_sentence_in(chapter), [])
+            self.assertEqual(worklog.refresh_measured_sentences(kernels, results), [chapter])
+            self.assertEqual(chapter.read_text(), CHAPTER.replace("// Measured on", wanted[0] + "\n// Measured on"))
+            self.assertEqual(worklog.measured_lines(chapter), 3)
+            # New figures replace the sentence, over as many lines as it now takes; the prose stays.
+            (results / "results.csv").write_text(fixture.replace(",25.072,", ",1234567.25,", 1)
+                                                 .replace("Fixture GPU", "Fixture GPU with a much longer name"))
+            self.assertNotEqual(worklog.generated_sentence_in(chapter),
+                                worklog.wanted_measured_sentences(kernels, results)[chapter])
+            self.assertEqual(worklog.refresh_measured_sentences(kernels, results), [chapter])
+            lines = chapter.read_text().splitlines()
+            self.assertEqual(lines[4:7], [
+                "// Measured by make results on the Fixture GPU with a much longer name: 1234567.2 TFLOPS at N = 4096",
+                "// (52.4 % of cuBLAS SGEMM).", "// Measured on the H100: 25.34 TFLOPS at N = 4096, a miss."])
+            self.assertEqual(worklog.refresh_measured_sentences(kernels, results), [])
+            # A sentence broken by hand is refused, not rewritten with the prose after it.
+            chapter.write_text("\n".join(lines[:5] + ["// (52.4 % of cuBLAS SGEMM)"] + lines[6:]) + "\n")
+            self.assertRaisesRegex(ValueError, r"05_a_stage.cu:5: the generated sentence is not in its form",
+                                   worklog.refresh_measured_sentences, kernels, results)
+            chapter.write_text(CHAPTER.replace("// Measured on the H100: 25.34 TFLOPS at N = 4096, a miss.\n", ""))
+            self.assertRaisesRegex(ValueError, "no Measured paragraph", worklog.refresh_measured_sentences,
+                                   kernels, results)
 
 
 class MovedCounters(unittest.TestCase):
