@@ -8,10 +8,11 @@ results/<gpu>/accuracy.csv and accuracy.md.
 For each problem (the square sizes, then the shapes M x N x K) and input kind (sgemm --data;
 by default every kind but exact): cuBLAS SGEMM on the CUDA cores, cuBLAS on tensor cores
 (TF32; FP32 emulated with three bf16 parts a value), stage 10 (the tuned CUDA-core stage)
-and stages 21-24 (FP32 split into bf16 or fp16 parts on tensor cores), each verified
-against the float64 reference and timed against cuBLAS SGEMM in the same process. The
-default shapes are where stages 23 and 24 run their own kernels: few rows of A (a layer at
-128 tokens) and a narrow C. A run replaces the rows of the problems and input kinds it
+and stages 21-24 (FP32 split into bf16 or fp16 parts on tensor cores), each on its own
+kernels, and the fp32-tc track (the kernel the dispatch chooses), each verified against the
+float64 reference and timed against cuBLAS SGEMM in the same process. The default shapes
+are where the track chooses stages 23 and 24: few rows of A (a layer at 128 tokens) and a
+narrow C. A run replaces the rows of the problems and input kinds it
 measured and keeps the others, so the table can be measured in parts (--sizes 1024 4096
 --shapes, with no shape, then --sizes 8192).
 """
@@ -39,7 +40,8 @@ DEFAULT_DATA = ["uniform", "wide", "graded", "outliers", "subnormal", "extremes"
 # and 8 methods x 8 kinds x 5 problems must fit in a few minutes.
 DEFAULT_TIME_BUDGET = 0.25
 DEFAULT_SHAPES = ["128x6144x4096", "4096x64x4096"]
-SPLIT_STAGES, SGEMM = ("stage 22 ", "stage 23 ", "stage 24 "), "cuBLAS SGEMM"
+# The methods of the summary: stages 22-24 and the fp32-tc track, which chooses among them.
+SPLIT_STAGES, SGEMM = ("stage 22 ", "stage 23 ", "stage 24 ", "track fp32-tc"), "cuBLAS SGEMM"
 
 
 def read_rows(path):
@@ -57,10 +59,12 @@ def problems_in_order(rows):
 
 
 def split_stages_summary(rows, kinds):
-    """Stages 22-24 beside cuBLAS SGEMM on the same inputs: speed, and each error over SGEMM's."""
+    """Stages 22-24 and the fp32-tc track beside cuBLAS SGEMM on the same inputs: speed, and each
+    error over SGEMM's."""
     by_key = {(r["size"], r["data"], r["method"]): r for r in rows}
     methods = [m for m in dict.fromkeys(r["method"] for r in rows) if m.startswith(SPLIT_STAGES)]
-    lines = ["| problem | data | stage | × SGEMM | normwise error / SGEMM's | worst element / SGEMM's | wrong class |",
+    lines = ["| problem | data | stage or track | × SGEMM | normwise error / SGEMM's | worst element / SGEMM's | "
+             "wrong class |",
              "| ---: | :--- | :--- | ---: | ---: | ---: | ---: |"]
     for problem in problems_in_order(rows):
         for kind in kinds:
@@ -97,8 +101,9 @@ def accuracy_markdown(rows):
     summary = split_stages_summary(rows, kinds)
     if summary:
         lines += ["The FP32 tensor-core stages beside cuBLAS SGEMM on the same inputs (below 1.00: more accurate "
-                  "than SGEMM). Stage 24 takes a narrow C itself and hands the rest to stage 23, which takes few "
-                  "rows of A or a small C and hands the rest to stage 22:", "", *summary, "", "Every method:", ""]
+                  "than SGEMM). Each stage runs its own kernels on every problem; the fp32-tc track runs the one "
+                  "dispatch/fp32_tc.cpp chooses for the problem (stage 24's for a narrow C, 23's for few rows of A "
+                  "or a small C, 22's for the rest):", "", *summary, "", "Every method:", ""]
     lines += ["| problem | data | method | TFLOPS | × SGEMM | normwise error | worst element | wrong class | "
               "FP32 budget |",
               "| ---: | :--- | :--- | ---: | ---: | ---: | ---: | ---: | :---: |"]

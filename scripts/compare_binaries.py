@@ -8,11 +8,13 @@ with the new one's first, and so on.
     python3 scripts/compare_binaries.py --old OLD --new NEW
         [--suite [--groups square layer skinny k-heavy]] [--draw SEED --count N]
         [--old-stages bf16 fp32-tc fp32] [--new-stages bf16 fp32-tc fp32]
-        [--time-budget 0.25] [--timing launches] [--gpus 0,1,2,3] [--out build/compare]
+        [--problems FIRST-LAST] [--time-budget 0.25] [--timing launches] [--gpus 0,1,2,3]
+        [--out build/compare] [--rows CSV ...]
 
 The problems are the shape suite's (scripts/shapes.py, --groups for some of them) and/or a
 random draw's (scripts/draw_problems.py: the first N of SEED, without those its guard
-skips). With --gpus the problems are dealt over the GPUs, one worker a GPU with
+skips); --problems takes a part of that list (numbered from 1), so that a long comparison
+can run in parts. With --gpus the problems are dealt over the GPUs, one worker a GPU with
 CUDA_VISIBLE_DEVICES set to it; each worker still alternates old and new on its own.
 
 Writes OUT/compare.csv (a row a run: the binary's columns, empty where it wrote no row, then
@@ -20,7 +22,9 @@ the problem, its source, the pair, which binary, and what became of the run) and
 OUT/compare.md: per pair and band of M (the draw's bands), the geomean ratio to cuBLAS of
 each binary over the problems both ran, the difference in points, the problems that moved
 most, and the runs that did not run; then prints the short table last. A binary writing
-the CSV of before the kernel column (an old one) is read as such. Exits non-zero if a run
+the CSV of before the kernel column (an old one) is read as such. --rows runs nothing: it
+writes OUT/compare.csv and compare.md of the rows of compare.csv files written before (the
+parts of a comparison run with --problems). Exits non-zero if a run
 failed verification or a binary failed; a refusal is a row.
 
     # before and after the tracks: the old binary's best stages against the new tracks
@@ -38,9 +42,9 @@ from typing import NamedTuple
 
 import draw_problems
 import results_csv
-from shapes import GROUPS, suite
-from stage_runs import (TRACK_NAMES, exit_status, executable, geomean, ratio_text, repo_path, run_argument, run_label,
-                        run_problem)
+from shape_suite import GROUPS, suite
+from stage_runs import (TRACK_NAMES, exit_status, executable, geomean, problem_range, ratio_text, repo_path,
+                        run_argument, run_label, run_problem)
 
 # After the binary's own columns: the problem (its name, where it came from), the pair of runs
 # ("stage 20 vs track bf16"), the binary (old or new), what became of the run and why.
@@ -63,13 +67,15 @@ class Problem(NamedTuple):
 def parse_args(argv):
     parser = argparse.ArgumentParser(description="Alternate an old and a new sgemm binary problem by problem and "
                                                  "compare their ratios to cuBLAS")
-    parser.add_argument("--old", required=True, help="the old sgemm binary")
-    parser.add_argument("--new", required=True, help="the new sgemm binary")
+    parser.add_argument("--old", help="the old sgemm binary")
+    parser.add_argument("--new", help="the new sgemm binary")
     parser.add_argument("--suite", action="store_true", help="the shape suite's problems")
     parser.add_argument("--groups", nargs="+", choices=GROUPS, default=list(GROUPS),
                         help="with --suite: which groups of shapes (default: all)")
     parser.add_argument("--draw", type=int, metavar="SEED", help="a random draw's problems, from this seed")
     parser.add_argument("--count", type=int, default=150, help="with --draw: problems drawn (default 150)")
+    parser.add_argument("--problems", type=problem_range, metavar="FIRST-LAST",
+                        help="only these of the problems (numbered from 1: the suite's, then the draw's)")
     parser.add_argument("--old-stages", nargs="+", type=run_argument, default=list(TRACK_NAMES), metavar="RUN",
                         help="the old binary's tracks or stages (default: the three tracks)")
     parser.add_argument("--new-stages", nargs="+", type=run_argument, default=list(TRACK_NAMES), metavar="RUN",
@@ -80,7 +86,13 @@ def parse_args(argv):
                         help="how each run and cuBLAS take turns, passed to sgemm (default launches)")
     parser.add_argument("--gpus", help="GPUs to deal the problems over, e.g. 0,1,2,3 (default: the one visible)")
     parser.add_argument("--out", default="build/compare", help="where compare.csv and compare.md go (default build/compare)")
+    parser.add_argument("--rows", nargs="+", metavar="CSV",
+                        help="run nothing: write OUT/compare.* of these compare.csv files' rows, in order")
     args = parser.parse_args(argv)
+    if args.rows:
+        return args
+    if not args.old or not args.new:
+        parser.error("give both binaries: --old and --new")
     if not args.suite and args.draw is None:
         parser.error("choose the problems: --suite and/or --draw SEED")
     if len(args.old_stages) != len(args.new_stages):
@@ -103,6 +115,8 @@ def problems_of(args):
             print(f"draw {args.draw}: {len(drawn) - len(kept)} of {len(drawn)} problems skipped by its guard "
                   f"({draw_problems.guard_rule()})", flush=True)
         problems += [Problem(p.name, f"draw {args.draw}", p.m, p.n, p.k) for p in kept]
+    if args.problems:
+        problems = [problem for number, problem in enumerate(problems, start=1) if number in args.problems]
     return problems
 
 
@@ -220,15 +234,24 @@ def short_table(rows):
     return "\n".join(lines)
 
 
+def read_compare(path):
+    """The rows of a compare.csv (results_csv.read_runs)."""
+    return results_csv.read_runs(path, COMPARE_COLUMNS)
+
+
 def main(argv=None):
     args = parse_args(argv)
-    binaries = {"old": executable(args.old), "new": executable(args.new)}
-    problems = problems_of(args)
-    with tempfile.TemporaryDirectory(prefix="sgemm-compare-") as scratch:
-        rows = run_comparison(binaries, problems, args, Path(scratch))
-    order = {(problem.source, problem.name): index for index, problem in enumerate(problems)}
-    pairs = {pair_name(*runs): index for index, runs in enumerate(zip(args.old_stages, args.new_stages))}
-    rows.sort(key=lambda row: (order[(row["source"], row["problem"])], pairs[row["pair"]], BINARIES.index(row["binary"])))
+    if args.rows:
+        rows = [row for path in args.rows for row in read_compare(repo_path(path))]
+    else:
+        binaries = {"old": executable(args.old), "new": executable(args.new)}
+        problems = problems_of(args)
+        with tempfile.TemporaryDirectory(prefix="sgemm-compare-") as scratch:
+            rows = run_comparison(binaries, problems, args, Path(scratch))
+        order = {(problem.source, problem.name): index for index, problem in enumerate(problems)}
+        pairs = {pair_name(*runs): index for index, runs in enumerate(zip(args.old_stages, args.new_stages))}
+        rows.sort(key=lambda row: (order[(row["source"], row["problem"])], pairs[row["pair"]],
+                                   BINARIES.index(row["binary"])))
     out_dir = repo_path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
     results_csv.write_rows(rows, out_dir / CSV_NAME, COMPARE_COLUMNS)

@@ -28,24 +28,8 @@ def blank_row(**fields):
 
 
 def read_draw(path):
-    """The rows of a draw_<seed>.csv, the binary's columns typed as results_csv types them,
-    empty ones None (a run that was refused or skipped has only its problem's); the kernel
-    "" where the file, written before the column, lacks it."""
-    with open(path, newline="", encoding="utf-8") as file:
-        reader = csv.DictReader(file)
-        results_csv.check_header(path, tuple(reader.fieldnames or ()), DRAW_COLUMNS)
-        return [{column: _typed(column, raw.get(column, "")) for column in results_csv.COLUMNS + DRAW_COLUMNS}
-                for raw in reader]
-
-
-def _typed(column, text):
-    if column in ("reason", "kernel"):
-        return text
-    if text == "":
-        return None
-    if column == "index":
-        return int(text)
-    return results_csv.parse_field(column, text)
+    """The rows of a draw_<seed>.csv (results_csv.read_runs)."""
+    return results_csv.read_runs(path, DRAW_COLUMNS, int_columns=("index",))
 
 
 def write_draw(rows, path):

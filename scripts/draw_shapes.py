@@ -28,8 +28,8 @@ from pathlib import Path
 import draw_problems
 import draw_report
 import results_csv
-from stage_runs import (PRECISIONS, TRACK_NAMES, executable, exit_status, repo_path, results_folder, run_argument,
-                        run_label, run_problem)
+from stage_runs import (PRECISIONS, TRACK_NAMES, executable, exit_status, problem_range, repo_path, results_folder,
+                        run_argument, run_label, run_problem)
 
 
 def parse_args(argv):
@@ -38,7 +38,7 @@ def parse_args(argv):
     parser.add_argument("--count", type=int, default=150, help="problems drawn (default 150)")
     parser.add_argument("--stages", nargs="+", type=run_argument, default=list(TRACK_NAMES), metavar="RUN",
                         help="tracks (bf16, fp32-tc, fp32) or stage numbers to run (default: the three tracks)")
-    parser.add_argument("--problems", metavar="FIRST-LAST",
+    parser.add_argument("--problems", type=problem_range, metavar="FIRST-LAST",
                         help="run only these problems of the draw (numbered from 1, as printed)")
     parser.add_argument("--binary", default="sgemm", help="sgemm executable (default: ./sgemm)")
     parser.add_argument("--results-dir", default="results", help="outputs go to RESULTS_DIR/<gpu-slug>/")
@@ -57,14 +57,8 @@ def parse_args(argv):
     args = parser.parse_args(argv)
     if args.count < 1:
         parser.error("--count must be at least 1")
-    if args.problems:
-        first, _, last = args.problems.partition("-")
-        try:
-            args.problems = range(int(first), int(last or first) + 1)
-        except ValueError:
-            parser.error(f"--problems takes FIRST-LAST, got {args.problems!r}")
-        if not args.problems or args.problems[0] < 1 or args.problems[-1] > args.count:
-            parser.error(f"--problems must lie within 1-{args.count}")
+    if args.problems and args.problems[-1] > args.count:
+        parser.error(f"--problems must lie within 1-{args.count}")
     return args
 
 

@@ -7,7 +7,7 @@ opens with, in kernels/NN_*.cu: scripts/worklog.py) and WORKLOG.md.
     python3 scripts/regenerate_results.py [--sizes 1024 2048 4096 8192]
         [--turns-sizes 4096 8192] [--stages S ...] [--binary ./sgemm] [--results-dir results]
         [--readme README.md] [--kernels kernels] [--no-readme]
-        [--ceilings-only | --no-run [--gpu SLUG]] [--extra-args ARG ...]
+        [--ceilings-only | --no-run [--gpu SLUG] | --rows CSV ...] [--extra-args ARG ...]
 
 Every stage runs launch by launch with cuBLAS at each of --sizes (results.csv), then
 again in turns (--timing blocks) at each of --turns-sizes (results_in_turns.csv, whose
@@ -20,7 +20,10 @@ plain run at the default sizes keeps those rows.
 
 --ceilings-only measures the ceilings but runs no stage; --no-run runs nothing and
 rebuilds everything from the CSVs already in results/<gpu>/ (no GPU needed). Both
-rebuild from the results.csv there. Relative paths are resolved against the repository
+rebuild from the results.csv there. --rows runs nothing either, but first merges the rows
+of CSVs that `sgemm ... --csv` wrote elsewhere (a GPU machine without matplotlib), each by
+its timing: launch by launch into results.csv, in turns (--timing blocks) into
+results_in_turns.csv. Relative paths are resolved against the repository
 root, so this runs from any directory. --no-readme leaves the README, the chapters and
 WORKLOG.md as they are. Exits non-zero if any stage failed verification or the binary
 failed, after writing whatever results it did collect.
@@ -73,6 +76,9 @@ def parse_args(argv):
                             "from the results.csv already in RESULTS_DIR/<gpu-slug>/")
     modes.add_argument("--no-run", action="store_true",
                        help="run nothing: rebuild from the CSVs already in RESULTS_DIR/<gpu-slug>/")
+    modes.add_argument("--rows", nargs="+", metavar="CSV",
+                       help="run nothing: merge these CSVs' rows (sgemm --csv, run elsewhere) into the results, "
+                            "then rebuild")
     parser.add_argument("--gpu", metavar="SLUG",
                         help="with --no-run: the folder under RESULTS_DIR (default: the only one "
                              "with a results.csv)")
@@ -106,6 +112,16 @@ def merged(new_rows, old_path):
     """new_rows, after the rows of old_path (if it exists) of other stages or sizes."""
     old_rows = results_csv.read_rows(old_path) if old_path.exists() else []
     return results_csv.merged(new_rows, old_rows, key=lambda row: (row["stage"], row["m"], row["n"], row["k"]))
+
+
+def rows_run_elsewhere(paths):
+    """(runs, runs in turns) as run_sizes returns them, of the rows of CSVs written elsewhere."""
+    runs, turns_runs = [], []
+    for path in paths:
+        rows = results_csv.read_rows(repo_path(path))
+        runs.append((path, 0, [row for row in rows if row["timing"] != "blocks"]))
+        turns_runs.append((f"{path} in turns", 0, [row for row in rows if row["timing"] == "blocks"]))
+    return runs, turns_runs
 
 
 def measure_ceilings(binary, scratch_dir):
@@ -144,17 +160,20 @@ def display(path):
 
 def main(argv=None):
     args = parse_args(argv)
-    binary = repo_path(args.binary) if args.no_run else executable(args.binary)
+    binary = repo_path(args.binary) if args.no_run or args.rows else executable(args.binary)
     results_dir = repo_path(args.results_dir)
 
     written = []
     with tempfile.TemporaryDirectory(prefix="sgemm-results-") as scratch:
-        ceilings_exit_code, ceilings = (0, None) if args.no_run else measure_ceilings(binary, Path(scratch))
-        measuring = not (args.no_run or args.ceilings_only)
+        running = not (args.no_run or args.rows)
+        ceilings_exit_code, ceilings = measure_ceilings(binary, Path(scratch)) if running else (0, None)
+        measuring = running and not args.ceilings_only
         runs = run_sizes(binary, args.sizes, args.extra_args, Path(scratch),
                          stages=args.stages) if measuring else []
         turns_runs = run_sizes(binary, args.turns_sizes, ["--timing", "blocks"], Path(scratch),
                                "blocks", stages=args.stages) if measuring else []
+        if args.rows:
+            runs, turns_runs = rows_run_elsewhere(args.rows)
         rows = [row for _, _, size_rows in runs for row in size_rows]
         turns_rows = [row for _, _, size_rows in turns_runs for row in size_rows]
         if runs and not rows:

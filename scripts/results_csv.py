@@ -150,6 +150,27 @@ def parse_field(column, text):
     return text
 
 
+def read_runs(path, extra_columns, int_columns=()):
+    """The rows of a CSV of runs (a draw's, a comparison's): the binary's columns, typed as
+    parse_field types them, then extra_columns as text (int_columns of them as ints); an
+    empty field None (a run that was refused, failed or skipped has only its problem's),
+    the kernel "" where the file, written before the column, lacks it."""
+    def typed(column, text):
+        if column in ("reason", "kernel"):
+            return text
+        if text == "":
+            return None
+        if column in int_columns:
+            return int(text)
+        return parse_field(column, text) if column in COLUMNS else text
+
+    with open(path, newline="", encoding="utf-8") as file:
+        reader = csv.DictReader(file)
+        check_header(path, tuple(reader.fieldnames or ()), extra_columns)
+        return [{column: typed(column, raw.get(column, "")) for column in COLUMNS + tuple(extra_columns)}
+                for raw in reader]
+
+
 def blank_row(extra_columns=(), **fields):
     """A row of the binary's columns and extra_columns, those not in `fields` empty (None):
     what a script records of a run the binary wrote no row for (refused, failed, skipped)."""

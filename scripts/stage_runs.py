@@ -64,6 +64,19 @@ def run_argument(text):
     return run
 
 
+def problem_range(text):
+    """argparse's type for --problems FIRST-LAST (or one number): the problems' numbers,
+    counted from 1."""
+    first, _, last = text.partition("-")
+    try:
+        numbers = range(int(first), int(last or first) + 1)
+    except ValueError:
+        numbers = None
+    if not numbers or numbers[0] < 1:
+        raise argparse.ArgumentTypeError(f"takes FIRST-LAST, counted from 1; got {text!r}")
+    return numbers
+
+
 def run_label(run):
     """How a report names a run: "track bf16", "stage 20"."""
     return f"track {run}" if isinstance(run, str) else f"stage {run}"

@@ -27,6 +27,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from shape_suite import suite
+
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
 from results_csv import TIMINGS, gpu_slug, read_typed, single_timing  # noqa: E402
@@ -139,8 +141,7 @@ def shapes_markdown(stage, rows, shape_names):
 
 
 def suite_shapes(names):
-    """(name, m, n, k) for each name of the suite (scripts/shapes.py), or of a group's shapes."""
-    from shapes import suite  # the suite's list; shapes.py wants matplotlib, which only this needs
+    """(name, m, n, k) for each name of the suite (scripts/shape_suite.py), or of a group's shapes."""
     known = suite()
     chosen = []
     for name in names:

@@ -44,11 +44,13 @@ class AccuracyMarkdown(unittest.TestCase):
                               row(4096, "special", "stage 22 split_fp16", 148.0, 2.9, 2.0e-7, 5.0e-8,
                                   wrong_class=3, non_finite=900),
                               row(4096, "special", "stage 24 a_in_registers", 149.0, 2.9, 1.0e-7, 4.0e-7,
-                                  non_finite=900)]
+                                  non_finite=900),
+                              row(4096, "special", "track fp32-tc", 150.0, 2.95, 2.0e-7, 5.0e-8, non_finite=900)]
         markdown = accuracy.accuracy_markdown(rows)
         self.assertIn("| 4096 | uniform | 22 | 2.90 | 0.20 | 0.20 | 0 of 0 |", markdown)
         self.assertIn("| 4096 | special | 22 | 2.90 | 0.20 | 0.12 | 3 of 900 |", markdown)
         self.assertIn("| 4096 | special | 24 | 2.90 | 0.10 | 1.00 | 0 of 900 |", markdown)
+        self.assertIn("| 4096 | special | fp32-tc | 2.95 | 0.20 | 0.12 | 0 of 900 |", markdown)
         self.assertNotIn("| 1024 | uniform | 21 |", markdown)  # stage 21 is not in the summary
         self.assertIn("special, uniform, with about eight each of NaN", markdown)
 

@@ -19,7 +19,7 @@ sys.path.insert(0, str(REPO_ROOT / "scripts"))
 import compare_binaries  # noqa: E402
 import draw_problems  # noqa: E402
 import results_csv  # noqa: E402
-import shapes  # noqa: E402
+import shape_suite  # noqa: E402
 
 # Mimics `sgemm <run> -m M -n N -k K --time-budget T --csv FILE --timing METHOD`, as the OLD
 # binary (stages only; the CSV of before the kernel column; stage 20 refuses N off 8; ratio
@@ -86,7 +86,7 @@ class CompareTest(unittest.TestCase):
         result = self.compare("--suite", "--groups", "skinny", "--draw", str(SEED), "--count", str(COUNT),
                               "--old-stages", "20", "10", "--new-stages", "bf16", "fp32", "--gpus", "0,1")
         self.assertEqual(result.returncode, 0, result.stderr)
-        suite = [(name, m, n, k) for name, group, m, n, k in shapes.suite() if group == "skinny"]
+        suite = [(name, m, n, k) for name, group, m, n, k in shape_suite.suite() if group == "skinny"]
         drawn = [(p.name, p.m, p.n, p.k) for p in draw_problems.draw(SEED, COUNT) if not draw_problems.skip_reason(p)]
         problems = suite + drawn
         calls = [line.split() for line in self.log.read_text().splitlines()]
@@ -135,6 +135,34 @@ class CompareTest(unittest.TestCase):
         self.assertTrue(last[0].startswith("pair"))
         self.assertEqual(last[2].split(), ["stage", "10", "vs", "track", "fp32", str(len(problems)), "80.0", "%",
                                            f"{new * 100:.1f}", "%", f"{(new - 0.8) * 100:+.1f}"])
+
+    def test_a_part_of_the_problems_runs_alone(self):
+        result = self.compare("--suite", "--groups", "skinny", "--draw", str(SEED), "--count", str(COUNT),
+                              "--old-stages", "10", "--new-stages", "fp32", "--problems", "2-4")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        suite = [(m, n, k) for _, group, m, n, k in shape_suite.suite() if group == "skinny"]
+        drawn = [(p.m, p.n, p.k) for p in draw_problems.draw(SEED, COUNT) if not draw_problems.skip_reason(p)]
+        calls = [line.split() for line in self.log.read_text().splitlines()]
+        self.assertEqual([(int(call[4]), int(call[6]), int(call[8])) for call in calls[::2]], (suite + drawn)[1:4])
+        self.assertIn("counted from 1", self.compare("--suite", "--problems", "0-2").stderr)
+
+    def test_parts_run_apart_make_one_report(self):
+        arguments = ("--suite", "--groups", "skinny", "--old-stages", "10", "--new-stages", "fp32")
+        whole = self.root / "whole"
+        self.assertEqual(self.compare(*arguments, "--out", str(whole)).returncode, 0)
+        parts = []
+        for part in ("1-2", "3-3"):
+            out = self.root / part
+            self.assertEqual(self.compare(*arguments, "--problems", part, "--out", str(out)).returncode, 0)
+            parts.append(str(out / compare_binaries.CSV_NAME))
+        joined = self.root / "joined"
+        command = [sys.executable, str(REPO_ROOT / "scripts" / "compare_binaries.py"), "--rows", *parts,
+                   "--out", str(joined)]
+        result = subprocess.run(command, capture_output=True, text=True, timeout=60)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual((joined / compare_binaries.CSV_NAME).read_text(),
+                         (whole / compare_binaries.CSV_NAME).read_text())
+        self.assertEqual(result.stdout.splitlines()[-2:], self.compare(*arguments, "--out", str(whole)).stdout.splitlines()[-2:])
 
     def test_a_failed_verification_fails_the_run_and_the_stage_lists_must_pair(self):
         result = self.compare("--suite", "--groups", "skinny", "--new-stages", "fp32", "--old-stages", "10",

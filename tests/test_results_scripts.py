@@ -814,6 +814,26 @@ class RegenerateResultsTest(unittest.TestCase):
         worklog_text = (self.readme.parent / "WORKLOG.md").read_text()
         self.assertIn("[The roofline](../results/fixture-gpu/roofline.png)", worklog_text)
 
+    def test_rows_run_elsewhere_are_merged_by_their_timing_without_the_binary(self):
+        self.place_committed((FIXTURE, "results.csv"), (CEILINGS_FIXTURE, "ceilings.csv"))
+        self.binary.unlink()
+        rows = results_csv.read_rows(FIXTURE)
+        stage = rows[0]["stage"]
+        measured = [{**row, "tflops": 321.5} for row in rows if row["stage"] == stage]
+        in_turns = [{**row, "timing": "blocks"} for row in measured]
+        elsewhere = self.root / "elsewhere.csv"
+        results_csv.write_rows(measured + in_turns, elsewhere)
+        result = self.regenerate("--rows", str(elsewhere))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertFalse(self.argv_log.exists())
+        after = results_csv.read_rows(self.out_dir / "results.csv")
+        self.assertEqual(len(after), len(rows))
+        self.assertEqual({row["tflops"] for row in after if row["stage"] == stage}, {321.5})
+        self.assertEqual([row for row in after if row["stage"] != stage],
+                         [row for row in rows if row["stage"] != stage])
+        turns = results_csv.read_rows(self.out_dir / "results_in_turns.csv")
+        self.assertEqual({row["stage"] for row in turns}, {stage})
+
     def test_no_run_asks_which_gpu_when_there_are_several(self):
         self.place_committed((FIXTURE, "results.csv"))
         other = self.results_dir / "other-gpu"
