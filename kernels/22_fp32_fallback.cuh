@@ -26,6 +26,7 @@
 #include "common/epilogue.cuh"
 #include "common/gemm_problem.hpp"
 #include "common/launch.cuh"
+#include "common/workspace.cuh"
 
 namespace sgemm {
 
@@ -45,11 +46,6 @@ struct Flagged {
     __device__ void keep_row(int row, int m) const { row_order[m - 1 - atomicAdd(&counts[1], 1)] = row; }
     __device__ void flag_column(int column) const { flagged_columns[atomicAdd(&counts[2], 1)] = column; }
 };
-
-// C = alpha A B + beta C on the rows and columns `flagged` lists, after the split's kernels
-// (defined in 22_split_fp16.cu).
-void launch_fp32_fallback(const GemmProblem& problem, const float* a, const float* b, float* c, const Flagged& flagged,
-                          cudaStream_t stream);
 
 using FallbackTiles = TunedConfig;
 constexpr int kMostKTilesPerPart = 32;  // of FallbackTiles::kBlockK = 8 values
@@ -269,6 +265,36 @@ inline int fallback_blocks(const GemmShape& shape, int slots, bool whole_elsewhe
         whole_elsewhere ? 0 : tiles * fallback_k_parts(tiles, ceil_div(shape.k, FallbackTiles::kBlockK), slots);
     const int partial_tiles = (ceil_div(shape.m, kBlockM) + 1) * ceil_div(shape.n, kBlockN);  // a part each
     return std::max({whole_units, partial_tiles, kMostUnitsPerSlot * slots});
+}
+
+// C = alpha A B + beta C on the rows and columns `flagged` lists, after a split's kernels
+// (stages 22, 23 and 24).
+inline void launch_fp32_fallback(const GemmProblem& problem, const float* a, const float* b, float* c,
+                                 const Flagged& flagged, cudaStream_t stream) {
+    using T = FallbackTiles;
+    const GemmShape& s = problem.shape;
+    static const int slots = std::max(resident_blocks(fp32_fallback_kernel<T>, T::kThreads, kFallbackSharedBytes), 1);
+    const bool whole_on_stage_10 = whole_problem_on_stage_10(s, slots);
+    if (whole_on_stage_10) {
+        const WholeProblemGate gate{flagged, s.m, s.n};
+        if (s.m % T::kBlockM == 0 && s.n % T::kBlockN == 0 && s.k % T::kBlockK == 0)
+            launch_tuned_kernel<T, EdgeTests::kNone, false>(problem, a, b, c, kTunedGroupRows, stream, KSplit{1, nullptr}, gate);
+        else
+            launch_tuned_kernel<T, EdgeTests::kPerFloat, false>(problem, a, b, c, kTunedGroupRows, stream, KSplit{1, nullptr}, gate);
+    }
+    // The partial sums of kMostUnitsPerSlot units a slot, then a count for each tile of
+    // either pass (the row pass's tiles and the column pass's cover C and one more row of
+    // tiles), zero between launches.
+    static GrowingWorkspace workspace("the FP32 fallback's partial sums", /*zeroed=*/true);
+    WorkspaceLayout layout;
+    const auto partials =
+        layout.add<float>(static_cast<std::size_t>(kMostUnitsPerSlot) * slots * kFallbackValues * T::kThreads);
+    const auto arrivals =
+        layout.add<int>(static_cast<std::size_t>(ceil_div(s.m, T::kBlockM) + 1) * (ceil_div(s.n, T::kBlockN) + 1));
+    void* const base = workspace.at_least(layout.bytes());
+    const int blocks = fallback_blocks(s, slots, whole_on_stage_10);
+    fp32_fallback_kernel<T><<<blocks, T::kThreads, kFallbackSharedBytes, stream>>>(
+        problem, a, b, c, flagged, slots, whole_on_stage_10, FallbackWorkspace{partials.in(base), arrivals.in(base)});
 }
 
 }  // namespace sgemm

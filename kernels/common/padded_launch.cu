@@ -13,8 +13,6 @@ namespace {
 
 int round_up(int value, int multiple) { return (value + multiple - 1) / multiple * multiple; }
 
-std::size_t aligned(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
-
 void check(cudaError_t status, const char* what) {
     if (status != cudaSuccess)
         throw std::runtime_error(std::string("padded launch: ") + what + ": " + cudaGetErrorString(status));
@@ -46,22 +44,23 @@ void launch_padded_as(const GemmProblem& problem, const Input* a, const Input* b
     // A's rows are off where K is; B's where K adds rows or N is off; C's where M or N is.
     const bool pad_a = padded.m != m || padded.k != k;
     const bool pad_b = padded.k != k || padded.n != n;
-    const std::size_t a_bytes = pad_a ? aligned(input_bytes * padded.m * padded.k) : 0;
-    const std::size_t b_bytes = pad_b ? aligned(input_bytes * padded.k * padded.n) : 0;
     const bool pad_c = padded.m != m || padded.n != n;
-    const std::size_t c_bytes = pad_c ? aligned(sizeof(float) * padded.m * padded.n) : 0;
     static GrowingWorkspace workspace("the padded operands of a shape off a launcher's multiples");
-    auto* const base = static_cast<std::uint8_t*>(workspace.at_least(a_bytes + b_bytes + c_bytes));
+    WorkspaceLayout layout;
+    const auto padded_a = layout.add<Input>(pad_a ? static_cast<std::size_t>(padded.m) * padded.k : 0);
+    const auto padded_b = layout.add<Input>(pad_b ? static_cast<std::size_t>(padded.k) * padded.n : 0);
+    const auto padded_c_array = layout.add<float>(pad_c ? static_cast<std::size_t>(padded.m) * padded.n : 0);
+    void* const base = workspace.at_least(layout.bytes());
     if (pad_a) {
-        copy_padded(base, input_bytes * padded.k, padded.m, a, input_bytes * k, input_bytes * k, m, stream);
-        a = reinterpret_cast<const Input*>(base);
+        copy_padded(padded_a.in(base), input_bytes * padded.k, padded.m, a, input_bytes * k, input_bytes * k, m, stream);
+        a = padded_a.in(base);
     }
     if (pad_b) {
-        copy_padded(base + a_bytes, input_bytes * padded.n, padded.k, b, input_bytes * n, input_bytes * n, k, stream);
-        b = reinterpret_cast<const Input*>(base + a_bytes);
+        copy_padded(padded_b.in(base), input_bytes * padded.n, padded.k, b, input_bytes * n, input_bytes * n, k, stream);
+        b = padded_b.in(base);
     }
     if (!pad_c) return launch(GemmProblem{padded, problem.alpha, problem.beta}, a, b, c, stream);
-    float* const padded_c = reinterpret_cast<float*>(base + a_bytes + b_bytes);
+    float* const padded_c = padded_c_array.in(base);
     if (problem.beta != 0.0f)  // C is read: its values in, the padding's are dropped below
         check(cudaMemcpy2DAsync(padded_c, sizeof(float) * padded.n, c, sizeof(float) * n, sizeof(float) * n, m,
                                 cudaMemcpyDeviceToDevice, stream),
