@@ -98,7 +98,7 @@ struct ClusterOf {
 };
 
 // What the kernel does to its sums on their way to C (its Epilogue): nothing, here. A
-// later chapter's epilogue may change them (stage 21 undoes a scaling of the operands):
+// later chapter's epilogue may change them (undo a scaling of the operands, say):
 //   on_accumulators(acc, shape, first_row, first_column): a consumer's part of a tile, in
 //     registers, before write_c_part stores it;
 //   on_pair(pair, row, column): two values of C side by side, before a share of a stream-K
