@@ -24,7 +24,8 @@ each binary over the problems both ran, the difference in points, the problems t
 most, and the runs that did not run; then prints the short table last. A binary writing
 the CSV of before the kernel column (an old one) is read as such. --rows runs nothing: it
 writes OUT/compare.csv and compare.md of the rows of compare.csv files written before (the
-parts of a comparison run with --problems). Exits non-zero if a run
+parts of a comparison run with --problems). OUT/compare.csv is written again after every run, so
+that a comparison cut off (by a time limit, say) keeps what it measured for --rows to report. Exits non-zero if a run
 failed verification or a binary failed; a refusal is a row.
 
     # before and after the tracks: the old binary's best stages against the new tracks
@@ -124,8 +125,9 @@ def pair_name(old_run, new_run):
     return f"{run_label(old_run)} vs {run_label(new_run)}"
 
 
-def run_worker(binaries, problems, args, gpu, scratch, rows, lock):
-    """Every pair on each of `problems`, the old binary then the new, on `gpu`; appends to `rows`."""
+def run_worker(binaries, problems, args, gpu, scratch, rows, lock, so_far):
+    """Every pair on each of `problems`, the old binary then the new, on `gpu`; appends to `rows`
+    and writes them all to `so_far` after each run."""
     env = {**os.environ, "CUDA_VISIBLE_DEVICES": gpu} if gpu is not None else None
     where = f"[gpu {gpu}] " if gpu is not None else ""
     for number, problem in enumerate(problems, start=1):
@@ -143,13 +145,15 @@ def run_worker(binaries, problems, args, gpu, scratch, rows, lock):
                                             **fields)
                 with lock:
                     rows.append(row)
+                    results_csv.write_rows(rows, so_far, COMPARE_COLUMNS)
 
 
-def run_comparison(binaries, problems, args, scratch):
-    """The problems dealt over args.gpus, one worker thread a GPU; [rows], in the order run."""
+def run_comparison(binaries, problems, args, scratch, so_far):
+    """The problems dealt over args.gpus, one worker thread a GPU; [rows], in the order run. The
+    rows so far are in `so_far` after every run, so that a comparison cut off keeps them."""
     rows, lock = [], threading.Lock()
     workers = [threading.Thread(target=run_worker, args=(binaries, problems[index::len(args.gpus)], args, gpu,
-                                                         scratch, rows, lock))
+                                                         scratch, rows, lock, so_far))
                for index, gpu in enumerate(args.gpus)]
     for worker in workers:
         worker.start()
@@ -241,19 +245,19 @@ def read_compare(path):
 
 def main(argv=None):
     args = parse_args(argv)
+    out_dir = repo_path(args.out)
+    out_dir.mkdir(parents=True, exist_ok=True)
     if args.rows:
         rows = [row for path in args.rows for row in read_compare(repo_path(path))]
     else:
         binaries = {"old": executable(args.old), "new": executable(args.new)}
         problems = problems_of(args)
         with tempfile.TemporaryDirectory(prefix="sgemm-compare-") as scratch:
-            rows = run_comparison(binaries, problems, args, Path(scratch))
+            rows = run_comparison(binaries, problems, args, Path(scratch), out_dir / CSV_NAME)
         order = {(problem.source, problem.name): index for index, problem in enumerate(problems)}
         pairs = {pair_name(*runs): index for index, runs in enumerate(zip(args.old_stages, args.new_stages))}
         rows.sort(key=lambda row: (order[(row["source"], row["problem"])], pairs[row["pair"]],
                                    BINARIES.index(row["binary"])))
-    out_dir = repo_path(args.out)
-    out_dir.mkdir(parents=True, exist_ok=True)
     results_csv.write_rows(rows, out_dir / CSV_NAME, COMPARE_COLUMNS)
     words = " ".join(argv if argv is not None else sys.argv[1:])
     (out_dir / TABLE_NAME).write_text(compare_markdown(rows, words), encoding="utf-8")

@@ -24,8 +24,9 @@ import shape_suite  # noqa: E402
 # Mimics `sgemm <run> -m M -n N -k K --time-budget T --csv FILE --timing METHOD`, as the OLD
 # binary (stages only; the CSV of before the kernel column; stage 20 refuses N off 8; ratio
 # to cuBLAS 0.8) or the NEW one (tracks too; a kernel column, bf16's 20 or 20 padded, fp32's
-# 10; ratio 0.9, 1.2 where M is 16, a failed verification on FAKE_FAIL's "run:m"). Logs its
-# kind, argv and CUDA_VISIBLE_DEVICES.
+# 10; ratio 0.9, 1.2 where M is 16, a failed verification on FAKE_FAIL's "run:m"; on
+# FAKE_CUT_OFF's "kind:m" it kills the comparison, as a time limit would). Logs its kind, argv
+# and CUDA_VISIBLE_DEVICES.
 FAKE_BINARY = textwrap.dedent("""\
     #!{python}
     import os, sys
@@ -44,6 +45,8 @@ FAKE_BINARY = textwrap.dedent("""\
         sys.exit(2)
     stage = {{"bf16": "20", "fp32": "10"}}.get(run, run)
     failed = os.environ.get("FAKE_FAIL") == f"{{run}}:{{m}}" and kind == "new"
+    if os.environ.get("FAKE_CUT_OFF") == f"{{kind}}:{{m}}":  # a time limit ends the comparison here
+        os.kill(os.getppid(), 9)
     row = dict.fromkeys(columns, "")
     row.update(stage=run, name="fake", precision="bf16" if stage == "20" else "fp32", m=m, n=n, k=k, alpha=1.0,
                beta=0.0, median_ms=1, tflops=100, cublas_median_ms=1, cublas_tflops=100,
@@ -75,12 +78,13 @@ class CompareTest(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
-    def compare(self, *arguments, fail=""):
+    def compare(self, *arguments, fail="", cut_off=""):
         command = [sys.executable, str(REPO_ROOT / "scripts" / "compare_binaries.py"), "--old",
                    str(self.root / "old_sgemm"), "--new", str(self.root / "new_sgemm"), "--out", str(self.out),
                    *arguments]
         return subprocess.run(command, capture_output=True, text=True, timeout=300,
-                              env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "FAKE_FAIL": fail})
+                              env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "FAKE_FAIL": fail,
+                                   "FAKE_CUT_OFF": cut_off})
 
     def test_old_and_new_take_turns_on_every_problem_dealt_over_the_gpus(self):
         result = self.compare("--suite", "--groups", "skinny", "--draw", str(SEED), "--count", str(COUNT),
@@ -163,6 +167,16 @@ class CompareTest(unittest.TestCase):
         self.assertEqual((joined / compare_binaries.CSV_NAME).read_text(),
                          (whole / compare_binaries.CSV_NAME).read_text())
         self.assertEqual(result.stdout.splitlines()[-2:], self.compare(*arguments, "--out", str(whole)).stdout.splitlines()[-2:])
+
+    def test_a_comparison_cut_off_keeps_the_runs_it_made(self):
+        skinny = [(m, n, k) for _, group, m, n, k in shape_suite.suite() if group == "skinny"]
+        result = self.compare("--suite", "--groups", "skinny", "--old-stages", "10", "--new-stages", "fp32",
+                              cut_off=f"new:{skinny[1][0]}")
+        self.assertEqual(result.returncode, -9)
+        with open(self.out / compare_binaries.CSV_NAME, newline="") as file:
+            kept = [(row["problem"], row["binary"]) for row in csv.DictReader(file)]
+        first = next(name for name, group, *_ in shape_suite.suite() if group == "skinny")
+        self.assertEqual(kept, [(first, "old"), (first, "new"), (kept[2][0], "old")])
 
     def test_a_failed_verification_fails_the_run_and_the_stage_lists_must_pair(self):
         result = self.compare("--suite", "--groups", "skinny", "--new-stages", "fp32", "--old-stages", "10",
