@@ -105,6 +105,30 @@ TunedTiles tuned_tiles_for(const GemmShape& shape, int sms) {
     return TunedTiles::kNarrow;
 }
 
+template <class Config>
+constexpr HopperTile tile_of() {
+    return HopperTile{Config::kBlockM, Config::kBlockN, Config::kClusterM};
+}
+
+HopperTile hopper_tuned_tile(const GemmShape& shape, int sms) {
+    using namespace tuned_tiles;
+    switch (tuned_tiles_for(shape, sms)) {
+        case TunedTiles::kWide:
+            return tile_of<Wide>();
+        case TunedTiles::kMedium:
+            return tile_of<Medium>();
+        case TunedTiles::kMediumOneRow:
+            return tile_of<MediumOneRow>();
+        case TunedTiles::kNarrow:
+            return tile_of<Narrow>();
+        case TunedTiles::kFewRows:
+            return tile_of<FewRows>();
+        case TunedTiles::kFewRowsWide:
+            return tile_of<FewRowsWide>();
+    }
+    return tile_of<Wide>();
+}
+
 void launch_hopper_tuned(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b, float* c,
                          cudaStream_t stream) {
     launch_in_tuned_tiles(problem, a, b, c, stream);

@@ -121,6 +121,32 @@ def _table(run, rows, dram_tbps):
     return lines
 
 
+# The layer GEMMs of few tokens whose weights dominate the bytes: what the DRAM bound is
+# quoted for (issue 57's bar).
+FEW_TOKENS = 64
+LARGE_WEIGHTS_BYTES = 16e6
+
+
+def _large_weights_line(run, rows, dram_tbps):
+    """For bf16 runs: the DRAM bound's median and 25th percentile share over the layer GEMMs
+    of M <= FEW_TOKENS whose bf16 weights (K x N) are LARGE_WEIGHTS_BYTES or more, by the
+    first timing and by graphs where short."""
+    def members(method_rows):
+        return [row for row in method_rows if row["status"] == "ok" and row["kind"] != "plain"
+                and row["m"] <= FEW_TOKENS and 2 * row["k"] * row["n"] >= LARGE_WEIGHTS_BYTES]
+    first, graph = members(by_method(rows, run)), members(by_method(rows, run, True))
+    if not dram_tbps or not first or not first[0]["precision"].startswith("bf16"):
+        return []
+    def shares(chosen):
+        values = [dram_share(row, dram_tbps) for row in chosen]
+        cublas = [dram_share({**row, "median_ms": row["cublas_median_ms"]}, dram_tbps) for row in chosen]
+        return (f"{percentile(values, 0.5) * 100:.1f} % (25th percentile {percentile(values, 0.25) * 100:.1f} %; "
+                f"cuBLAS {percentile(cublas, 0.5) * 100:.1f} %, {percentile(cublas, 0.25) * 100:.1f} %)")
+    return ["", f"Layer GEMMs of M ≤ {FEW_TOKENS} whose weights are {LARGE_WEIGHTS_BYTES / 1e6:.0f} MB or more "
+                f"({len(first)} problems): the median share of the DRAM bound {shares(first)}; by graphs where "
+                f"short, {shares(graph)}."]
+
+
 def _kernels_table(run, rows):
     """For a track: each kernel it chose, and in each band of M the problems it ran and their geomean."""
     chosen = kernels_chosen([row for row in rows if row["status"] == "ok"], run)
@@ -179,6 +205,7 @@ def draw_markdown(rows, seed, count, dram_tbps=None, max_flops=draw_problems.MAX
                       f"({again} problem{'s' if again != 1 else ''} timed again with `--timing graph`), "
                       "the first timing elsewhere:", "",
                       *_table(run, by_method(rows, run, True), dram_tbps)]
+        lines += _large_weights_line(run, [row for row in rows if row["stage"] == run], dram_tbps)
         lines += _kernels_table(run, by_method(rows, run))
     lines += _left_out(rows, runs)
     return "\n".join(lines) + "\n"

@@ -3,7 +3,7 @@
 #
 #   scripts/sanitize.sh [BINARY] [hopper | hostile]      (make sanitize: ./sgemm, everything)
 #
-# Everything: the Hopper stages (15-24) under memcheck and synccheck, stages 21-24 on the
+# Everything: the Hopper stages (15-25) under memcheck and synccheck, stages 21-24 on the
 # input kinds that break numerical code under memcheck, then every stage under memcheck and
 # stages 0-14 under racecheck. `hopper` runs only the first, `hostile` only the second.
 # What each run is for, and why racecheck leaves out the Hopper stages and some problems:
@@ -18,7 +18,7 @@ runs=("all 256" "all -m 127 -n 129 -k 67" "all -m 128 -n 384 -k 24 --beta 0.5" "
       "14 -m 2048 -n 2048 -k 67 --beta 0.5" "14 -m 2099 -n 2041 -k 2039 --beta 0.5")
 memcheck_only_runs=("14 -m 2176 -n 2048 -k 2048 --beta 0.5" "14 -m 2100 -n 2040 -k 2040 --beta 0.5")
 hopper_runs=()
-for stage in 15 16 17 18 19 20 21 22 23 24; do
+for stage in 15 16 17 18 19 20 21 22 23 24 25; do
   hopper_runs+=("$stage -m 200 -n 264 -k 136 --beta 0.5" "$stage -m 256 -n 512 -k 128")
 done
 hopper_runs+=("20 -m 2304 -n 2048 -k 1024 --beta 0.5" "20 -m 1100 -n 1024 -k 3000 --beta 0.5"
@@ -33,7 +33,10 @@ hopper_runs+=("20 -m 2304 -n 2048 -k 1024 --beta 0.5" "20 -m 1100 -n 1024 -k 300
               "22 -m 7 -n 264 -k 520 --beta 0.5" "24 -m 1024 -n 1024 -k 520 --beta 0.5"
               "bf16 -m 127 -n 129 -k 67 --beta 0.5" "bf16 -m 1000 -n 1001 -k 999 --beta 0.5"
               "fp32-tc -m 300 -n 41 -k 300 --beta 0.5" "fp32-tc -m 20000 -n 128 -k 1001 --beta 0.5"
-              "fp32-tc -m 20000 -n 41 -k 2048 --beta 0.5")
+              "fp32-tc -m 20000 -n 41 -k 2048 --beta 0.5"
+              "25 -m 1 -n 1032 -k 4096 --beta 0.5" "25 -m 9 -n 200 -k 3000 --beta 0.5"
+              "25 -m 300 -n 520 -k 200 --beta 0.5" "25 -m 2048 -n 2048 -k 64"
+              "bf16 -m 6 -n 1920 -k 1920 --beta 0.5" "bf16 -m 7 -n 1001 -k 999 --beta 0.5")
 hostile_runs=()
 for data in graded outliers subnormal extremes special; do
   hostile_runs+=("21 -m 200 -n 264 -k 520 --beta 0.5 --data $data")

@@ -2,6 +2,7 @@
 // on, and the measured crossovers behind them, on an H100's 132 SMs.
 #include <gtest/gtest.h>
 
+#include "25_few_tokens.hpp"
 #include "dispatch/bf16.hpp"
 #include "dispatch/fp32.hpp"
 #include "dispatch/fp32_tc.hpp"
@@ -21,18 +22,48 @@ TEST(Fp32Track, StageTensOnEveryShape) {
     }
 }
 
-TEST(Bf16Track, StageTwentyWhereTmaTakesTheRowsElsePaddedOrStageFourteen) {
-    const auto choose = [](GemmShape shape) { return choose_bf16_kernel(shape, true); };
+// An H100's: what the bf16 track's choice depends on. What it holds of stage 25's kernels
+// (one CTA an SM; clusters within a GPC): the occupancy calculator's answer there for
+// clusters of 1-8.
+constexpr ResidentCtas kH100FewTokens{0, 132, 132, 117, 120, 110, 102, 105, 120};
+const Bf16Gpu kH100{true, kSms, kH100FewTokens};
+
+TEST(Bf16Track, TheKernelTheModelPredictsFasterElsePaddedOrStageFourteen) {
+    const auto choose = [](GemmShape shape) { return choose_bf16_kernel(shape, kH100); };
+    // Large squares: stage 20's tiles; a few tokens on a large weight: stage 25's.
     EXPECT_EQ(choose({4096, 4096, 4096}).stage, 20);
-    EXPECT_FALSE(choose({4096, 4096, 4096}).padded);
-    EXPECT_EQ(choose({1000, 1000, 1000}).stage, 20);  // M is free
+    EXPECT_EQ(choose({8192, 8192, 8192}).stage, 20);
+    EXPECT_EQ(choose({8, 8192, 8192}).stage, 25);
+    EXPECT_FALSE(choose({8, 8192, 8192}).padded);
+    // Off the multiples of 8: padded, for the kernel predicted faster on the padded shape.
     EXPECT_EQ(choose({4000, 4001, 4000}).stage, 20);  // 667 FLOPs a copied byte: padded
     EXPECT_TRUE(choose({4000, 4001, 4000}).padded);
     EXPECT_EQ(choose({3788, 30, 19}).stage, 14);       // small: the copies outlast the math
     EXPECT_EQ(choose({127, 29, 15964}).stage, 14);     // 12 FLOPs a copied byte
     EXPECT_FALSE(choose({127, 29, 15964}).padded);
     // Without Hopper's instructions, stage 14's kernel takes every shape.
-    EXPECT_EQ(choose_bf16_kernel({4096, 4096, 4096}, false).stage, 14);
+    EXPECT_EQ(choose_bf16_kernel({4096, 4096, 4096}, Bf16Gpu{}).stage, 14);
+}
+
+TEST(Bf16Track, ItWeighsTheModelsPredictions) {
+    for (const GemmShape shape : {GemmShape{8, 8192, 8192}, GemmShape{4096, 4096, 4096}, GemmShape{200, 3000, 5000}}) {
+        const std::vector<Bf16Candidate> candidates = bf16_candidates(shape, kH100);
+        ASSERT_EQ(candidates.size(), 2u);
+        const Bf16Candidate& faster =
+            candidates[0].predicted_seconds <= candidates[1].predicted_seconds ? candidates[0] : candidates[1];
+        EXPECT_EQ(choose_bf16_kernel(shape, kH100).stage, faster.stage);
+        for (const Bf16Candidate& candidate : candidates) EXPECT_GT(candidate.predicted_seconds, 0.0);
+    }
+}
+
+// Stage 25's terms follow its plan: B read once a token tile, a wave of split K steps.
+TEST(Bf16Cost, StageTwentyFiveReadsTheWeightsOnceATokenTile) {
+    const CostTerms one_tile = stage25_terms({8, 4096, 4096}, kH100FewTokens);
+    EXPECT_DOUBLE_EQ(one_tile.dram_bytes, 2.0 * (8.0 * 4096 + 4096.0 * 4096) + 4.0 * 8 * 4096);
+    EXPECT_DOUBLE_EQ(one_tile.split_bytes, 2.0 * 4 * 64 * 8);  // 64 tiles of 64 columns, 2 splits
+    EXPECT_DOUBLE_EQ(one_tile.sm_steps, 32);                    // 64 K steps over 2
+    const CostTerms two_tiles = stage25_terms({200, 4096, 4096}, kH100FewTokens);
+    EXPECT_GT(two_tiles.dram_bytes, 2 * 2.0 * 4096 * 4096);
 }
 
 TEST(Fp32TcTrack, EachKernelWhereItWasMeasuredAhead) {
@@ -117,7 +148,7 @@ TEST(Tracks, ChooseAStageOfTheirPrecision) {
         EXPECT_EQ(track.number, kTrackNumber);
         EXPECT_EQ(find_track(track.name), &track);
         for (const GemmShape shape : {GemmShape{1, 1, 1}, GemmShape{4096, 4096, 4096}, GemmShape{1500, 41, 516}}) {
-            const KernelChoice choice = track.precision == Precision::bf16 ? choose_bf16_kernel(shape, true)
+            const KernelChoice choice = track.precision == Precision::bf16 ? choose_bf16_kernel(shape, kH100)
                                         : track.name == "fp32"            ? choose_fp32_kernel(shape)
                                                                            : choose_fp32_tc_kernel(shape, kSms);
             const Stage* const stage = find_stage(choice.stage);
@@ -130,6 +161,36 @@ TEST(Tracks, ChooseAStageOfTheirPrecision) {
 }
 
 // The bytes the padded copies move: each operand off the multiples read and written padded.
+TEST(FewTokensPlan, TheSmallestTokenTileThatHoldsM) {
+    EXPECT_EQ(few_tokens_tile_tokens(1), 8);
+    EXPECT_EQ(few_tokens_tile_tokens(8), 8);
+    EXPECT_EQ(few_tokens_tile_tokens(9), 16);
+    EXPECT_EQ(few_tokens_tile_tokens(64), 64);
+    EXPECT_EQ(few_tokens_tile_tokens(65), 128);
+    EXPECT_EQ(few_tokens_tile_tokens(5000), 128);
+}
+
+TEST(FewTokensPlan, KSplitUntilTheSmsAreBusy) {
+    const auto plan = [](GemmShape shape) { return few_tokens_plan(shape, kH100FewTokens); };
+    // 32 tiles of 128 columns by 4 splits would be 128 CTAs, more than clusters of 4 hold
+    // (120): 64 tiles of 64 columns by 2, 32 K tiles each.
+    const FewTokensPlan square = plan({6, 4096, 4096});
+    EXPECT_EQ(square.tokens, 8);
+    EXPECT_EQ(square.columns, 64);
+    EXPECT_EQ(square.splits, 2);
+    // 1920 columns: 15 tiles of 128 by 8 splits (120 CTAs, 4 K tiles each).
+    const FewTokensPlan small = plan({6, 1920, 1920});
+    EXPECT_EQ(small.columns, 128);
+    EXPECT_EQ(small.splits, 8);
+    // Never more splits than K has tiles of 64.
+    EXPECT_EQ(plan({6, 128, 128}).splits, 2);
+    EXPECT_EQ(plan({6, 128, 64}).splits, 1);
+    // A C of many tiles fills the GPU without a split.
+    const FewTokensPlan wide = plan({16, 131072, 4096});
+    EXPECT_EQ(wide.splits, 1);
+    EXPECT_EQ(wide.columns, 128);
+}
+
 TEST(PaddingCost, CopyBytesCountTheOperandsOffTheMultiples) {
     const GemmShape multiples{1, 8, 8};
     const long long a = 2LL * (127 * 67 + 127 * 72), b = 2LL * (67 * 129 + 72 * 136), c = 4LL * (127 * 129 + 127 * 136);

@@ -201,6 +201,20 @@ class ReportTest(unittest.TestCase):
         share = (share + draw_report.dram_share(rows[2], 1.8) * 100) / 2
         self.assertIn(f"| {share:.1f} % |", markdown)
 
+    def test_the_dram_bound_of_the_layers_of_few_tokens_on_large_weights(self):
+        # Layer GEMMs of 64 tokens or fewer on weights of 16 MB or more count; a plain
+        # problem, 65 tokens, or 8 MB of weights do not.
+        def layer(index, m, n, share, timing="launches", kind="mlp_up"):
+            shaped = {**row(index, "bf16", m, 1.0, timing=timing, n=n, k=4096), "kind": kind}
+            seconds = draw_report.dram_bytes(shaped) / 2e12 / share
+            return {**shaped, "median_ms": seconds * 1e3, "cublas_median_ms": seconds * 1e3 / 0.9}
+        rows = [layer(1, 8, 4096, 0.5), layer(1, 8, 4096, 0.8, "graph"), layer(2, 64, 2048, 0.7),
+                layer(3, 65, 4096, 0.1), layer(4, 8, 1024, 0.1), layer(5, 8, 4096, 0.1, kind="plain")]
+        markdown = draw_report.draw_markdown(rows, 3, 5, dram_tbps=2.0)
+        self.assertIn("Layer GEMMs of M ≤ 64 whose weights are 16 MB or more (2 problems): the median share of "
+                      "the DRAM bound 60.0 % (25th percentile 55.0 %; cuBLAS 54.0 %, 49.5 %); by graphs where "
+                      "short, 75.0 % (25th percentile 72.5 %; cuBLAS 67.5 %, 65.2 %).", markdown)
+
     def test_a_track_reports_the_kernels_it_chose(self):
         rows = [row(1, "bf16", 16, 0.5, kernel="14"), row(2, "bf16", 100, 2.0, kernel="20 padded"),
                 row(3, "bf16", 5000, 1.0, kernel="20"), row(4, "bf16", 6000, 1.5, kernel="20"),

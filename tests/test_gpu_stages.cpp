@@ -170,6 +170,19 @@ std::vector<Case> all_cases() {
                 cases.push_back({id, shape, scalar(rng), scalar(rng),
                                  fmt::format("{}_{}", label, to_string(hostile)), hostile});
         }
+        // Stage 25's token tiles (8, 16, 64 and 128 tokens: M = 1, 9, 64, 100), columns off its
+        // 128- and 64-column tiles, K shorter than a tile and K split over clusters of 2-8 CTAs
+        // (25_few_tokens.cu's plan on an H100), a C of more than one token tile; every kind.
+        if (stage.number == 25)
+            for (const auto& [label, shape] : {std::pair<std::string, GemmShape>{"one_token_split", {1, 1032, 4096}},
+                                               {"tokens9_odd_columns_split", {9, 200, 3000}},
+                                               {"tokens64_short_k", {64, 136, 8}},
+                                               {"tokens100_two_splits", {100, 4096, 1000}},
+                                               {"token_tiles", {300, 520, 200}}})
+                for (const InputData kind : {InputData::uniform, InputData::graded, InputData::outliers,
+                                             InputData::subnormal, InputData::extremes, InputData::special})
+                    cases.push_back({id, shape, scalar(rng), scalar(rng),
+                                     fmt::format("{}_{}", label, to_string(kind)), kind});
         // Rows off 16 bytes, few tiles, K in hundreds: stage 14 splits every tile along K and
         // stores C through shared memory (the bf16 track gives it such a shape), stage 10 stores
         // C through shared memory (the fp32-tc track gives it such a shape); every kind.
@@ -225,7 +238,7 @@ std::vector<Case> all_cases() {
                                          InputData::subnormal, InputData::extremes, InputData::special})
                 cases.push_back({id, GemmShape{20000, 128, 1001}, scalar(rng), scalar(rng),
                                  fmt::format("short_k_parts_{}", to_string(kind)), kind});
-        // C written in bf16 (stages 19 and 20, the bf16 track): an odd shape, the whole-tile one, a C of few
+        // C written in bf16 (stages 19, 20 and 25, the bf16 track): an odd shape, the whole-tile one, a C of few
         // tiles and a long K (stage 20's shares of a stack), and the kinds with C an input.
         if (stage.launch_bf16_c != nullptr) {
             for (const auto& [label, shape] : {std::pair<std::string, GemmShape>{"bf16_c_odd", {200, 264, 136}},

@@ -30,6 +30,31 @@ __device__ __forceinline__ void cluster_sync() {
 #endif
 }
 
+// mapa.shared::cluster.u32: the address in the cluster's shared window of what lies at
+// `local` (this CTA's shared memory) in the shared memory of CTA `cta_rank`.
+__device__ __forceinline__ unsigned cluster_shared_address(const void* local, unsigned cta_rank) {
+    unsigned address = 0;
+#if __CUDA_ARCH__ >= 900
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n"
+                 : "=r"(address)
+                 : "r"(static_cast<unsigned>(__cvta_generic_to_shared(local))), "r"(cta_rank));
+#endif
+    return address;
+}
+
+// ld.shared::cluster.v4.f32: four floats from another CTA's shared memory (distributed
+// shared memory), at an address from cluster_shared_address, 16-byte aligned.
+__device__ __forceinline__ float4 load_float4_from_cluster(unsigned address) {
+    float4 value{};
+#if __CUDA_ARCH__ >= 900
+    asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+                 : "=f"(value.x), "=f"(value.y), "=f"(value.z), "=f"(value.w)
+                 : "r"(address)
+                 : "memory");
+#endif
+    return value;
+}
+
 // A launch of `blocks` CTAs in clusters of `cluster_size` along x (blocks a multiple of
 // it), with `shared_bytes` of dynamic shared memory; `cluster` must outlive it.
 inline cudaLaunchConfig_t cluster_launch_config(cudaLaunchAttribute& cluster, int blocks, int threads,

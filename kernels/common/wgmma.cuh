@@ -97,7 +97,8 @@ __device__ __forceinline__ void wgmma_fence_accumulators(float (&d)[kCount]) {
     for (int i = 0; i < kCount; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 
-// d += A * B for one m64nNk16 step: A 64x16, K-major; B 16xN, K-major (stored N x 16,
+// d += A * B for one m64nNk16 step: A 64x16, K-major (stored 64 x 16, kAMnMajor = false)
+// or MN-major (stored 16 x 64, kAMnMajor = true); B 16xN, K-major (stored N x 16,
 // kBMnMajor = false) or MN-major (stored 16 x N, row-major, kBMnMajor = true: wgmma
 // transposes 16-bit operands as it reads them); both of the 16-bit type Input,
 // __nv_bfloat16 (.bf16) or __half (.f16). d is the warpgroup's 64xN FP32 tile, N/2
@@ -106,9 +107,8 @@ __device__ __forceinline__ void wgmma_fence_accumulators(float (&d)[kCount]) {
 // of mma.cuh, once per 8 columns). With accumulate false the instruction overwrites d
 // (d = A * B) instead of adding to it. The instruction is
 //   wgmma.mma_async.sync.aligned.m64nNk16.f32.{bf16,f16}.{bf16,f16} d, a-desc, b-desc,
-//       scale-d, 1, 1, 0, tB
-// with scale-d = accumulate, no negation, A not transposed, B transposed (tB = 1) when
-// MN-major.
+//       scale-d, 1, 1, tA, tB
+// with scale-d = accumulate, no negation, A or B transposed (tA, tB = 1) when MN-major.
 template <int N>
 struct Wgmma;
 
@@ -124,6 +124,7 @@ __device__ __forceinline__ AccumulatorPosition wgmma_accumulator_position(int th
     return AccumulatorPosition{16 * warp + lane / 4 + 8 * half, 8 * j + 2 * (lane % 4)};
 }
 
+#define SGEMM_WGMMA_D4(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3])
 #define SGEMM_WGMMA_D8(i)                                                                              \
     "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
         "+f"(d[i + 6]), "+f"(d[i + 7])
@@ -131,10 +132,10 @@ __device__ __forceinline__ AccumulatorPosition wgmma_accumulator_position(int th
     SGEMM_WGMMA_D8(i), SGEMM_WGMMA_D8(i + 8), SGEMM_WGMMA_D8(i + 16), SGEMM_WGMMA_D8(i + 24)
 
 // The instruction for N columns (REGISTERS: "%0, ..., %(N/2 - 1)"), input type TYPE.
-#define SGEMM_WGMMA_ASM(N, TYPE, REGISTERS, A, B, ACCUMULATE, TRANSPOSE)                                 \
+#define SGEMM_WGMMA_ASM(N, TYPE, REGISTERS, A, B, ACCUMULATE, TRANSPOSE_A, TRANSPOSE_B)                    \
     "{\n.reg .pred accumulate;\nsetp.ne.b32 accumulate, " ACCUMULATE ", 0;\n"                          \
     "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TYPE "." TYPE " {" REGISTERS "}, " A ", " B      \
-    ", accumulate, 1, 1, 0, " TRANSPOSE ";\n}\n"
+    ", accumulate, 1, 1, " TRANSPOSE_A ", " TRANSPOSE_B ";\n}\n"
 
 template <class Input>
 constexpr bool kIsF16 = std::is_same_v<Input, __half>;
@@ -148,36 +149,49 @@ constexpr bool kIsF16 = std::is_same_v<Input, __half>;
 
 // Wgmma<N>: one instruction for .f16 and for .bf16 inputs. REGISTERS lists the N/2
 // accumulators' operands %0 .. %(N/2 - 1), the outputs (...) bind them to d, and A, B,
-// ACCUMULATE and TRANSPOSE number the operands that follow (the descriptors, scale-d, tB).
-#define SGEMM_WGMMA_SPECIALIZATION(N, REGISTERS, A, B, ACCUMULATE, TRANSPOSE, ...)                        \
+// ACCUMULATE, TRANSPOSE_B and TRANSPOSE_A number the operands that follow (the
+// descriptors, scale-d, tB, tA).
+#define SGEMM_WGMMA_SPECIALIZATION(N, REGISTERS, A, B, ACCUMULATE, TRANSPOSE_B, TRANSPOSE_A, ...)           \
     template <>                                                                                        \
     struct Wgmma<N> {                                                                                  \
-        template <class Input, bool kBMnMajor>                                                         \
+        template <class Input, bool kBMnMajor, bool kAMnMajor>                                         \
         __device__ __forceinline__ static void mma(float (&d)[N / 2], std::uint64_t a, std::uint64_t b, \
                                                    bool accumulate) {                                  \
             SGEMM_ON_SM90A(                                                                            \
                 if constexpr (kIsF16<Input>) asm volatile(                                             \
-                    SGEMM_WGMMA_ASM(N, "f16", REGISTERS, A, B, ACCUMULATE, TRANSPOSE)                  \
+                    SGEMM_WGMMA_ASM(N, "f16", REGISTERS, A, B, ACCUMULATE, TRANSPOSE_A, TRANSPOSE_B)   \
                     : __VA_ARGS__                                                                      \
-                    : "l"(a), "l"(b), "r"(int{accumulate}), "n"(kBMnMajor ? 1 : 0));                   \
+                    : "l"(a), "l"(b), "r"(int{accumulate}), "n"(kBMnMajor ? 1 : 0), "n"(kAMnMajor ? 1 : 0)); \
                 else asm volatile(                                                                     \
-                    SGEMM_WGMMA_ASM(N, "bf16", REGISTERS, A, B, ACCUMULATE, TRANSPOSE)                 \
+                    SGEMM_WGMMA_ASM(N, "bf16", REGISTERS, A, B, ACCUMULATE, TRANSPOSE_A, TRANSPOSE_B)  \
                     : __VA_ARGS__                                                                      \
-                    : "l"(a), "l"(b), "r"(int{accumulate}), "n"(kBMnMajor ? 1 : 0));)                  \
+                    : "l"(a), "l"(b), "r"(int{accumulate}), "n"(kBMnMajor ? 1 : 0), "n"(kAMnMajor ? 1 : 0));) \
         }                                                                                              \
     };
+
+SGEMM_WGMMA_SPECIALIZATION(8,
+    "%0, %1, %2, %3",
+    "%4", "%5", "%6", "%7", "%8", SGEMM_WGMMA_D4(0))
+
+SGEMM_WGMMA_SPECIALIZATION(16,
+    "%0, %1, %2, %3, %4, %5, %6, %7",
+    "%8", "%9", "%10", "%11", "%12", SGEMM_WGMMA_D8(0))
+
+SGEMM_WGMMA_SPECIALIZATION(32,
+    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15",
+    "%16", "%17", "%18", "%19", "%20", SGEMM_WGMMA_D8(0), SGEMM_WGMMA_D8(8))
 
 SGEMM_WGMMA_SPECIALIZATION(64,
     "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
     "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31",
-    "%32", "%33", "%34", "%35", SGEMM_WGMMA_D32(0))
+    "%32", "%33", "%34", "%35", "%36", SGEMM_WGMMA_D32(0))
 
 SGEMM_WGMMA_SPECIALIZATION(128,
     "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
     "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
     "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
     "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63",
-    "%64", "%65", "%66", "%67", SGEMM_WGMMA_D32(0), SGEMM_WGMMA_D32(32))
+    "%64", "%65", "%66", "%67", "%68", SGEMM_WGMMA_D32(0), SGEMM_WGMMA_D32(32))
 
 SGEMM_WGMMA_SPECIALIZATION(256,
     "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
@@ -188,7 +202,7 @@ SGEMM_WGMMA_SPECIALIZATION(256,
     "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
     "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
     "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127",
-    "%128", "%129", "%130", "%131", SGEMM_WGMMA_D32(0), SGEMM_WGMMA_D32(32), SGEMM_WGMMA_D32(64),
+    "%128", "%129", "%130", "%131", "%132", SGEMM_WGMMA_D32(0), SGEMM_WGMMA_D32(32), SGEMM_WGMMA_D32(64),
     SGEMM_WGMMA_D32(96))
 
 #undef SGEMM_WGMMA_SPECIALIZATION
@@ -196,11 +210,12 @@ SGEMM_WGMMA_SPECIALIZATION(256,
 #undef SGEMM_WGMMA_ASM
 #undef SGEMM_WGMMA_D32
 #undef SGEMM_WGMMA_D8
+#undef SGEMM_WGMMA_D4
 
-template <int N, bool kBMnMajor, class Input = __nv_bfloat16>
+template <int N, bool kBMnMajor, class Input = __nv_bfloat16, bool kAMnMajor = false>
 __device__ __forceinline__ void wgmma_m64k16(float (&d)[N / 2], std::uint64_t a_descriptor, std::uint64_t b_descriptor,
                                              bool accumulate = true) {
-    Wgmma<N>::template mma<Input, kBMnMajor>(d, a_descriptor, b_descriptor, accumulate);
+    Wgmma<N>::template mma<Input, kBMnMajor, kAMnMajor>(d, a_descriptor, b_descriptor, accumulate);
 }
 
 // The same step with A in registers (the "RS" form, stage 23), for fp16 inputs and

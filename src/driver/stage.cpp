@@ -124,7 +124,7 @@ std::optional<std::string> shape_refusal(const Stage& stage, const GemmShape& sh
 std::optional<std::string> c_output_refusal(const Stage& stage, COutput output, const GemmShape& shape) {
     if (output == COutput::fp32) return std::nullopt;
     if (stage.launch_bf16_c == nullptr)
-        return fmt::format("{} writes FP32 C only; --c-type bf16 is for stages 19 and 20 and the bf16 track",
+        return fmt::format("{} writes FP32 C only; --c-type bf16 is for stages 19, 20 and 25 and the bf16 track",
                            describe(stage));
     if (shape.n % 8 != 0 || shape.k % 8 != 0)
         return fmt::format("{} writes bf16 C where N and K are multiples of 8; got M={} N={} K={}",

@@ -30,6 +30,7 @@
 #include "22_split_fp16.hpp"
 #include "23_split_in_registers.hpp"
 #include "24_a_in_registers.hpp"
+#include "25_few_tokens.hpp"
 #include "dispatch/bf16.hpp"
 #include "dispatch/fp32.hpp"
 #include "dispatch/fp32_tc.hpp"
@@ -50,7 +51,7 @@ constexpr bool kSm90a = true;
 
 // The tracks' choices on the GPU at hand.
 KernelChoice fp32_here(const GemmShape& shape) { return choose_fp32_kernel(shape); }
-KernelChoice bf16_here(const GemmShape& shape) { return choose_bf16_kernel(shape, hopper_kernels_run_here()); }
+KernelChoice bf16_here(const GemmShape& shape) { return choose_bf16_kernel(shape, bf16_gpu_here()); }
 KernelChoice fp32_tc_here(const GemmShape& shape) { return choose_fp32_tc_kernel(shape, sm_count_here()); }
 
 // clang-format off
@@ -80,11 +81,12 @@ constexpr Stage kStages[] = {
     {22, "split_fp16",          Precision::fp32, 90, kFp32TmaRows, "FP32 on tensor cores: rows and columns scaled, two fp16 parts, sums in registers", launch_split_fp16, nullptr, kSm90a},
     {23, "split_in_registers",  Precision::fp32, 90, kFp32TmaRows, "FP32 on tensor cores: B read once as FP32 and split in registers", launch_split_in_registers, nullptr, kSm90a},
     {24, "a_in_registers",      Precision::fp32, 90, kFp32TmaRowsOfA, "FP32 on tensor cores: A read once as FP32 and split in registers", launch_a_in_registers, nullptr, kSm90a},
+    {25, "few_tokens",          Precision::bf16, 90, kTmaRows,     "few tokens: A and B swapped so the tokens are wgmma's N, K split over a cluster", nullptr, launch_few_tokens, kSm90a, launch_few_tokens_bf16_c},
 };
 
 constexpr Stage kTracks[] = {
     {kTrackNumber, "fp32",    Precision::fp32, 80, kAnyShape, "FP32 on CUDA cores: stage 10's kernel", launch_fp32_track, nullptr, false, nullptr, fp32_here},
-    {kTrackNumber, "bf16",    Precision::bf16, 80, kAnyShape, "bf16 in, FP32 sums: stage 20's kernel, padded, or stage 14's where padding costs more than it buys", nullptr, launch_bf16_track, false, launch_bf16_track_bf16_c, bf16_here},
+    {kTrackNumber, "bf16",    Precision::bf16, 80, kAnyShape, "bf16 in, FP32 sums: stage 20's or 25's kernel as a cost model predicts faster, padded, or stage 14's where padding costs more than it buys", nullptr, launch_bf16_track, false, launch_bf16_track_bf16_c, bf16_here},
     {kTrackNumber, "fp32-tc", Precision::fp32, 90, kAnyShape, "FP32 on tensor cores, SGEMM's accuracy: stage 24's, 23's or 22's kernels, or stage 10's where the split does not pay", launch_fp32_tc_track, nullptr, kSm90a, nullptr, fp32_tc_here},
 };
 // clang-format on

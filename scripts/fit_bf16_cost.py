@@ -1,0 +1,235 @@
+#!/usr/bin/env python3
+"""Fit the bf16 track's cost model (dispatch/bf16_cost.hpp) on measured times, or say how
+well the fitted model predicts the times of other problems.
+
+    python3 scripts/fit_bf16_cost.py --terms terms.csv --times rows.csv ... [--timing graph]
+        [--fitted-on "the draw of seed 5"] [--header dispatch/bf16_cost_fit.hpp]
+        [--report results/<gpu>/bf16_cost_fit.md]
+    python3 scripts/fit_bf16_cost.py --evaluate --terms terms.csv --times rows.csv ... --report FILE
+    python3 scripts/fit_bf16_cost.py --prior --ceilings results/<gpu>/ceilings.csv
+
+--terms: what sgemm_model wrote for the problems (each kernel's terms); --times: rows that
+./sgemm wrote running stages 20 and 25 on the same problems (with --timing TIMING where a
+problem has several, else the one it has). Each kernel's five constants are fitted by least
+squares on the logarithm of its time, so a 5 us problem weighs as much as a 5 ms one. The
+header holds the constants and what they were fitted on; the report, each problem's
+predicted and measured times, the model's error, and how often the kernel it predicts
+faster was the faster one, with what its wrong choices cost. --evaluate fits nothing: it
+reads the constants from the header and reports on the problems given (a draw the model was
+not fitted on). --prior writes the constants the fit starts from, from the GPU's measured
+ceilings: the header a first build needs before any problem has been timed.
+"""
+import argparse
+import csv
+import math
+import re
+import statistics
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from stage_runs import repo_path  # noqa: E402
+
+STAGES = (20, 25)
+CONSTANTS = ("fixed_seconds", "dram_bytes_per_second", "load_bytes_per_second", "macs_per_second",
+             "split_bytes_per_second")
+TERMS = ("dram_bytes", "sm_steps", "step_bytes", "step_macs", "split_bytes")
+HEADER = Path("dispatch/bf16_cost_fit.hpp")
+
+
+def predicted(terms, constants):
+    """The model of dispatch/bf16_cost.cpp (predicted_seconds), in seconds."""
+    fixed, dram, load, macs, split = constants
+    step = max(terms["step_bytes"] / load, terms["step_macs"] / macs)
+    return fixed + max(terms["dram_bytes"] / dram, terms["sm_steps"] * step) + terms["split_bytes"] / split
+
+
+def prior(ceilings_path, sms=132):
+    """Constants from the GPU's ceilings: DRAM at its measured bandwidth, an SM's MMA at its
+    share of the wgmma ceiling, an SM's loads at three times its share of DRAM (L2 hits), the
+    partial sums it adds at its share of L2's bandwidth, and a few microseconds to launch."""
+    with open(ceilings_path) as file:
+        values = {row["ceiling"]: float(row["value"]) for row in csv.DictReader(file)}
+    dram, l2 = values["dram"] * 1e12, values["l2"] * 1e12
+    return {stage: (4e-6, dram, 3 * dram / sms, values["wgmma_bf16"] * 1e12 / 2 / sms, l2 / sms)
+            for stage in STAGES}
+
+
+def read_terms(path):
+    terms = {}
+    with open(path) as file:
+        for row in csv.DictReader(file):
+            key = (int(row["kernel"]), int(row["m"]), int(row["n"]), int(row["k"]))
+            terms[key] = {name: float(row[name]) for name in TERMS}
+    return terms
+
+
+def read_times(paths, timing):
+    """(seconds, ratio to cuBLAS) by (stage, m, n, k): the row of the timing asked for where
+    a problem has several, else its only one."""
+    times = {}
+    for path in paths:
+        with open(path) as file:
+            for row in csv.DictReader(file):
+                if row["stage"] not in ("20", "25") or not row["median_ms"] or row.get("verified") == "false":
+                    continue
+                key = (int(row["stage"]), int(row["m"]), int(row["n"]), int(row["k"]))
+                if key not in times or row["timing"] == timing:
+                    times[key] = (float(row["median_ms"]) * 1e-3, float(row["ratio_to_cublas"]))
+    return times
+
+
+BANDS = (("M ≤ 64", lambda m: m <= 64), ("64 < M ≤ 256", lambda m: 64 < m <= 256),
+         ("256 < M < 1024", lambda m: 256 < m < 1024), ("M ≥ 1024", lambda m: m >= 1024),
+         ("all", lambda m: True))
+
+
+def geomean(values):
+    return math.exp(statistics.fmean(math.log(x) for x in values))
+
+
+def fit(samples, start, iterations=500):
+    """Least squares on log time over the five constants, each fitted as its logarithm, by
+    Levenberg-Marquardt (numpy only: it comes with matplotlib, which the scripts need)."""
+    import numpy
+
+    def residuals(log_constants):
+        constants = numpy.exp(log_constants)
+        return numpy.array([math.log(predicted(terms, constants) / seconds) for terms, seconds in samples])
+
+    x = numpy.log(numpy.array(start, dtype=float))
+    r = residuals(x)
+    damping = 1e-3
+    for _ in range(iterations):
+        jacobian = numpy.empty((len(r), len(x)))
+        for i in range(len(x)):
+            step = numpy.zeros_like(x)
+            step[i] = 1e-6
+            jacobian[:, i] = (residuals(x + step) - r) / 1e-6
+        normal = jacobian.T @ jacobian
+        gradient = jacobian.T @ r
+        while True:
+            delta = numpy.linalg.solve(normal + damping * numpy.diag(numpy.diag(normal) + 1e-12), -gradient)
+            candidate = residuals(x + delta)
+            if candidate @ candidate < r @ r:
+                x, r, damping = x + delta, candidate, damping / 3
+                break
+            damping *= 3
+            if damping > 1e12:
+                return tuple(float(v) for v in numpy.exp(x))
+        if numpy.max(numpy.abs(delta)) < 1e-9:
+            break
+    return tuple(float(v) for v in numpy.exp(x))
+
+
+def read_header(path):
+    text = Path(path).read_text()
+    constants = {}
+    for stage in STAGES:
+        match = re.search(rf"kStage{stage}Cost\{{([^}}]*)\}}", text)
+        constants[stage] = tuple(float(x) for x in match.group(1).split(","))
+    return constants
+
+
+def write_header(path, constants, fitted_on):
+    lines = [
+        "// Generated by scripts/fit_bf16_cost.py: the bf16 track's cost model's constants",
+        "// (bf16_cost.hpp), one set a kernel, in the order of CostConstants:",
+        "// " + ", ".join(CONSTANTS) + ".",
+        f"// {fitted_on}",
+        "#pragma once",
+        "",
+        '#include "dispatch/bf16_cost.hpp"',
+        "",
+        "namespace sgemm {",
+        "",
+    ]
+    for stage in STAGES:
+        values = ", ".join(f"{x:.6g}" for x in constants[stage])
+        lines.append(f"constexpr CostConstants kStage{stage}Cost{{{values}}};")
+    lines += ["", "}  // namespace sgemm", ""]
+    Path(path).write_text("\n".join(lines))
+
+
+def report(terms, times, constants, title):
+    """Markdown: by band of M, each kernel's and the model's choice's geomean ratio to
+    cuBLAS; the model's error and its choices; then each problem's predicted and measured
+    times."""
+    problems = sorted({key[1:] for key in times if all((stage, *key[1:]) in times for stage in STAGES)
+                       and all((stage, *key[1:]) in terms for stage in STAGES)})
+    rows, errors, losses = [], [], []
+    chosen_ratio, faster_ratio = {}, {}
+    for m, n, k in problems:
+        cells, guess, truth = [], {}, {}
+        for stage in STAGES:
+            guess[stage] = predicted(terms[(stage, m, n, k)], constants[stage])
+            truth[stage] = times[(stage, m, n, k)][0]
+            errors.append(guess[stage] / truth[stage] - 1)
+            cells.append(f"{guess[stage] * 1e6:.1f} / {truth[stage] * 1e6:.1f}")
+        chosen, faster = min(STAGES, key=guess.get), min(STAGES, key=truth.get)
+        chosen_ratio[(m, n, k)] = times[(chosen, m, n, k)][1]
+        faster_ratio[(m, n, k)] = times[(faster, m, n, k)][1]
+        losses.append(truth[chosen] / truth[faster] - 1)
+        rows.append(f"| {m} | {n} | {k} | {cells[0]} | {cells[1]} | {chosen} | {faster} | {100 * losses[-1]:.1f} % |")
+    absolute = sorted(abs(e) for e in errors)
+    right = sum(loss == 0 for loss in losses)
+    lines = [f"# {title}", "",
+             f"{len(problems)} problems, each timed on both kernels. The model's error, predicted over measured time "
+             f"less one, over both kernels: median |error| {100 * statistics.median(absolute):.1f} %, 90th percentile "
+             f"{100 * absolute[int(0.9 * (len(absolute) - 1))]:.1f} %. It chose the faster kernel on {right} of "
+             f"{len(problems)}; its wrong choices cost a geomean "
+             f"{100 * (geomean([1 + x for x in losses]) - 1):.2f} % over all problems, at most "
+             f"{100 * max(losses):.1f} %.", "",
+             "Geomean % of cuBLAS by band of M: each kernel on every problem, the kernel the model chose, and the "
+             "faster of the two:", "",
+             "| band | problems | stage 20 | stage 25 | the model's choice | the faster |", "|:--|--:|--:|--:|--:|--:|"]
+    for band, member in BANDS:
+        inside = [p for p in problems if member(p[0])]
+        if inside:
+            cells = [f"{100 * geomean([times[(stage, *p)][1] for p in inside]):.1f} %" for stage in STAGES]
+            cells += [f"{100 * geomean([ratios[p] for p in inside]):.1f} %" for ratios in (chosen_ratio, faster_ratio)]
+            lines.append(f"| {band} | {len(inside)} | " + " | ".join(cells) + " |")
+    lines += ["", "| M | N | K | stage 20 predicted / measured (us) | stage 25 predicted / measured (us) | chosen "
+              "| faster | lost |", "|--:|--:|--:|--:|--:|:-:|:-:|--:|", *rows]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description="Fit or evaluate the bf16 track's cost model")
+    parser.add_argument("--terms", help="sgemm_model's CSV for the problems")
+    parser.add_argument("--times", nargs="+", default=[], help="./sgemm CSVs of stages 20 and 25 on them")
+    parser.add_argument("--timing", default="graph", help="the timing to use where a problem has several")
+    parser.add_argument("--header", default=str(HEADER), help=f"the constants' header (default {HEADER})")
+    parser.add_argument("--report", help="write the report here")
+    parser.add_argument("--fitted-on", default="", help="what the problems were, for the header's comment")
+    parser.add_argument("--evaluate", action="store_true", help="fit nothing: report the header's model on these")
+    parser.add_argument("--prior", action="store_true", help="write the fit's starting constants to the header")
+    parser.add_argument("--ceilings", help="with --prior: the GPU's ceilings.csv")
+    args = parser.parse_args(argv)
+    header = repo_path(args.header)
+    if args.prior:
+        write_header(header, prior(args.ceilings), "Not fitted: the fit's starting point, from the GPU's ceilings "
+                     f"({Path(args.ceilings).name}).")
+        return 0
+    terms, times = read_terms(args.terms), read_times(args.times, args.timing)
+    if args.evaluate:
+        constants = read_header(header)
+        title = "The bf16 cost model on problems it was not fitted on"
+    else:
+        start = read_header(header)
+        constants = {}
+        for stage in STAGES:
+            samples = [(terms[key], seconds) for key, (seconds, _) in times.items() if key[0] == stage and key in terms]
+            constants[stage] = fit(samples, start[stage])
+        counted = len({key[1:] for key in times})
+        write_header(header, constants, f"Fitted on {counted} problems: {args.fitted_on}.")
+        title = f"The bf16 cost model's fit: {args.fitted_on}"
+    text = report(terms, times, constants, title)
+    if args.report:
+        Path(args.report).write_text(text)
+    print(text.split("\n")[2])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

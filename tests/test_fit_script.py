@@ -1,0 +1,106 @@
+"""scripts/fit_bf16_cost.py: the model's form is dispatch/bf16_cost.cpp's; the fit recovers
+the constants that made a set of times; the header it writes reads back; the report counts
+the choices right and the bands' geomeans; --evaluate reads the header and fits nothing."""
+import csv
+import math
+import random
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO_ROOT / "scripts"))
+import fit_bf16_cost  # noqa: E402
+
+CONSTANTS = (3e-6, 2.5e12, 5e10, 2.5e12, 4e10)
+
+
+def terms(dram_bytes=0.0, sm_steps=0.0, step_bytes=0.0, step_macs=0.0, split_bytes=0.0):
+    return dict(dram_bytes=dram_bytes, sm_steps=sm_steps, step_bytes=step_bytes, step_macs=step_macs,
+                split_bytes=split_bytes)
+
+
+def random_terms(rng):
+    """Terms of a made-up problem where any of the limits may bind."""
+    step_bytes = rng.choice((9216, 24576, 49152))
+    return terms(dram_bytes=10 ** rng.uniform(5, 9), sm_steps=10 ** rng.uniform(0, 3), step_bytes=step_bytes,
+                 step_macs=step_bytes * 10 ** rng.uniform(0.5, 2.5), split_bytes=rng.choice((0, 1e5, 1e6)))
+
+
+class ModelTest(unittest.TestCase):
+    def test_the_fixed_part_the_longer_limit_and_the_split(self):
+        # DRAM: 1e9 / 2.5e12 = 400 us; the SMs: 100 steps of max(24576 / 5e10, 5e6 / 2.5e12) = 2 us.
+        self.assertAlmostEqual(fit_bf16_cost.predicted(terms(1e9, 100, 24576, 5e6, 4e6), CONSTANTS),
+                               3e-6 + 400e-6 + 100e-6, places=12)
+        self.assertAlmostEqual(fit_bf16_cost.predicted(terms(1e6, 1000, 24576, 5e6), CONSTANTS),
+                               3e-6 + 1000 * 2e-6, places=12)
+        self.assertAlmostEqual(fit_bf16_cost.predicted(terms(1e6, 1000, 245760, 5e6), CONSTANTS),
+                               3e-6 + 1000 * 245760 / 5e10, places=12)
+
+    def test_the_fit_recovers_the_constants_that_made_the_times(self):
+        rng = random.Random(3)
+        samples = [(t, fit_bf16_cost.predicted(t, CONSTANTS)) for t in (random_terms(rng) for _ in range(80))]
+        fitted = fit_bf16_cost.fit(samples, tuple(2 * c for c in CONSTANTS))
+        for got, wanted in zip(fitted, CONSTANTS):
+            self.assertAlmostEqual(got / wanted, 1.0, places=3)
+
+    def test_the_header_reads_back(self):
+        constants = {20: CONSTANTS, 25: tuple(c * 1.5 for c in CONSTANTS)}
+        with tempfile.TemporaryDirectory() as tmp:
+            header = Path(tmp) / "fit.hpp"
+            fit_bf16_cost.write_header(header, constants, "Fitted on nothing.")
+            text = header.read_text()
+            read = fit_bf16_cost.read_header(header)
+        self.assertIn("// Fitted on nothing.", text)
+        self.assertIn("constexpr CostConstants kStage25Cost{", text)
+        for stage in (20, 25):
+            for got, wanted in zip(read[stage], constants[stage]):
+                self.assertAlmostEqual(got / wanted, 1.0, places=5)
+
+
+class ReportTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = Path(self.tmp.name)
+        # Two problems: on the first stage 25 is predicted and measured faster; on the
+        # second stage 20 is predicted faster, but stage 25 ran 25 % faster.
+        self.terms_path, self.times_path = self.dir / "terms.csv", self.dir / "times.csv"
+        rows = {(20, 8, 4096, 4096): (terms(1e8, 10, 24576, 1e6), 50e-6, 0.7),
+                (25, 8, 4096, 4096): (terms(3e7, 10, 24576, 1e6), 15e-6, 0.95),
+                (20, 2048, 2048, 2048): (terms(3e7, 10, 24576, 1e6), 16e-6, 0.8),
+                (25, 2048, 2048, 2048): (terms(1e8, 10, 24576, 1e6), 12.8e-6, 1.0)}
+        with open(self.terms_path, "w", newline="") as out:
+            writer = csv.writer(out)
+            writer.writerow(["m", "n", "k", "kernel", *fit_bf16_cost.TERMS, "predicted_us", "chosen"])
+            for (stage, m, n, k), (t, _, _) in rows.items():
+                writer.writerow([m, n, k, stage, *(t[name] for name in fit_bf16_cost.TERMS), 0, 0])
+        with open(self.times_path, "w", newline="") as out:
+            writer = csv.writer(out)
+            writer.writerow(["stage", "m", "n", "k", "median_ms", "ratio_to_cublas", "timing", "verified"])
+            for (stage, m, n, k), (_, seconds, ratio) in rows.items():
+                writer.writerow([stage, m, n, k, seconds * 1e3, ratio, "graph", ""])
+            writer.writerow([20, 8, 4096, 4096, 1.0, 0.01, "launches", ""])  # the graph's row counts
+        self.header = self.dir / "fit.hpp"
+        fit_bf16_cost.write_header(self.header, {20: CONSTANTS, 25: CONSTANTS}, "Made up.")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_evaluate_counts_the_choices_and_the_bands(self):
+        report = self.dir / "report.md"
+        fit_bf16_cost.main(["--evaluate", "--terms", str(self.terms_path), "--times", str(self.times_path),
+                            "--header", str(self.header), "--report", str(report)])
+        text = report.read_text()
+        self.assertIn("2 problems, each timed on both kernels.", text)
+        self.assertIn("It chose the faster kernel on 1 of 2; its wrong choices cost a geomean "
+                      f"{100 * (math.sqrt(1.25) - 1):.2f} % over all problems, at most 25.0 %.", text)
+        self.assertIn("| M ≤ 64 | 1 | 70.0 % | 95.0 % | 95.0 % | 95.0 % |", text)
+        self.assertIn("| M ≥ 1024 | 1 | 80.0 % | 100.0 % | 80.0 % | 100.0 % |", text)
+        self.assertIn("| 2048 | 2048 | 2048 |", text)
+        self.assertIn("| 20 | 25 | 25.0 % |", text)
+        self.assertIn("Made up.", self.header.read_text())  # nothing fitted
+
+
+if __name__ == "__main__":
+    unittest.main()
