@@ -1,9 +1,11 @@
 // The bf16 track: of the Hopper kernels, the one the cost model (bf16_cost.hpp) predicts
 // fastest for the shape: stage 20's (tiles of 64-128 rows, persistent, stream-K) or stage
-// 25's (the tokens as wgmma's N, K split over a cluster). TMA reads rows that start 16-byte
-// aligned, so off K and N multiples of 8 the chosen kernel runs on zero-padded copies,
-// unless the copies would cost more than the math they buy, where stage 14's kernel, which
-// loads any shape itself, runs the problem as it is (padding_cost.hpp: fitted on the draw of
+// 25's (the tokens as wgmma's N, K split over a cluster). Off K and N multiples of 8, where
+// TMA cannot read the rows (they start off 16 bytes), stage 25 loads them itself, at the
+// model's constants for that (kStage25ByHandCost); where stage 20 is predicted faster (on
+// the shape rounded up, copies left out), it runs on zero-padded copies, unless the copies
+// would cost more than the math they buy, where stage 14's kernel, which loads any shape
+// itself, runs the problem as it is (padding_cost.hpp: fitted on the draw of
 // seed 1 on an H200, 73.9 -> 80.6 % of cuBLAS over its 74 problems off the multiples; on
 // seed 2's 41, 74.4 -> 82.5 %: docs/notes/20_hopper_tuned.md). Without Hopper's
 // instructions, stage 14's kernel runs everything.
@@ -59,25 +61,28 @@ Bf16Gpu bf16_gpu_here() {
 }
 
 std::vector<Bf16Candidate> bf16_candidates(const GemmShape& shape, const Bf16Gpu& gpu) {
-    const CostTerms stage20 = stage20_terms(shape, gpu.sms), stage25 = stage25_terms(shape, gpu.few_tokens);
+    const bool as_is = takes_as_is(shape, kTmaMultiples);
+    const CostTerms stage20 = stage20_terms(as_is ? shape : rounded_up(shape, kTmaMultiples), gpu.sms);
+    const CostTerms stage25 = stage25_terms(shape, gpu.few_tokens);
     return {Bf16Candidate{20, stage20, predicted_seconds(stage20, kStage20Cost)},
-            Bf16Candidate{25, stage25, predicted_seconds(stage25, kStage25Cost)}};
+            Bf16Candidate{25, stage25, predicted_seconds(stage25, as_is ? kStage25Cost : kStage25ByHandCost)}};
 }
 
 KernelChoice choose_bf16_kernel(const GemmShape& shape, const Bf16Gpu& gpu) {
     if (!gpu.hopper) return KernelChoice{14};
-    if (takes_as_is(shape, kTmaMultiples)) return KernelChoice{fastest_hopper_stage(shape, gpu)};
+    const int fastest = fastest_hopper_stage(shape, gpu);
+    if (takes_as_is(shape, kTmaMultiples) || fastest == 25) return KernelChoice{fastest};
     if (copies_outweigh_math(shape, kTmaMultiples, sizeof(__nv_bfloat16), kFlopsPerCopiedByte)) return KernelChoice{14};
-    return KernelChoice{fastest_hopper_stage(rounded_up(shape, kTmaMultiples), gpu), true};
+    return KernelChoice{20, true};
 }
 
 void launch_bf16_track(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b, float* c,
                        cudaStream_t stream) {
     const KernelChoice choice = choose_bf16_kernel(problem.shape, bf16_gpu_here());
     if (choice.stage == 14) return launch_multistage(problem, a, b, c, stream);
-    const auto launch = choice.stage == 25 ? launch_few_tokens : launch_hopper_tuned;
-    if (choice.padded) return launch_padded(problem, a, b, c, stream, kTmaMultiples, launch);
-    launch(problem, a, b, c, stream);
+    if (choice.stage == 25) return launch_few_tokens(problem, a, b, c, stream);
+    if (choice.padded) return launch_padded(problem, a, b, c, stream, kTmaMultiples, launch_hopper_tuned);
+    launch_hopper_tuned(problem, a, b, c, stream);
 }
 
 void launch_bf16_track_bf16_c(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b,

@@ -26,8 +26,9 @@ struct Bf16Candidate {
     double predicted_seconds;
 };
 
-// The Hopper kernels the track weighs for a shape TMA reads as it is: stage 20's and
-// stage 25's, in that order.
+// The Hopper kernels the track weighs for a shape, in this order: stage 20's (off the
+// multiples of 8, on the shape rounded up to them, its copies left out) and stage 25's
+// (off the multiples, loading those rows by hand).
 std::vector<Bf16Candidate> bf16_candidates(const GemmShape& shape, const Bf16Gpu& gpu);
 
 KernelChoice choose_bf16_kernel(const GemmShape& shape, const Bf16Gpu& gpu);

@@ -7,13 +7,16 @@
 // bandwidth whatever M is. Stage 20 puts the tokens in wgmma's M, which is 64 or 128
 // rows: at 6 tokens most of each A tile is zeros, and a 4096-wide C has 32 tiles of 128
 // columns for 132 SMs, so stage 20 shares each tile out by K over four clusters and adds
-// 64 x 128 FP32 partial sums through global memory. Two changes:
+// 64 x 128 FP32 partial sums through global memory. Three changes:
 //   - Swap the operands: C^T = B^T A^T. wgmma's M (the 64 rows of an m64 block) is now
 //     64 columns of C, read from B's slabs as MN-major (tA = 1: wgmma transposes 16-bit
 //     operands as it reads them), and wgmma's N, any multiple of 8 from 8 to 256, holds
 //     the tokens: a 6-token C computes 8 columns, not 64 rows. A's box is 8-128 rows of 64
 //     values of K, K-major, as B's was in the other order. The accumulators hold a block
 //     of C^T, so the epilogue stores each value at C[token][column].
+//   - Rows TMA cannot read (K or N off a multiple of 8: rows that start off 16 bytes) are
+//     loaded by the producer warpgroup's own threads into the same swizzled tiles
+//     (common/swizzled_rows.cuh), so that no shape needs zero-padded copies.
 //   - Split K over the CTAs of a cluster (up to 8): the CTAs of a cluster compute the same
 //     tile of C over consecutive ranges of K, leave their sums in their own shared memory,
 //     and after a cluster barrier each adds up a share of the tile from all of them
@@ -25,24 +28,25 @@
 //
 // What changed since stage 17: the operands' roles and the tiles (a tile is 64 or 128
 // columns of C by 8-128 tokens, each consumer warpgroup one m64 block of columns); the
-// ring as deep as 200 KB holds; the split of K and its sums in the cluster; C stored from
-// registers, one value at a time (a token's columns lie 8 to a warp's 32-byte segment).
+// ring as deep as 200 KB holds; rows off 16 bytes loaded by hand; the split of K and its
+// sums in the cluster; C stored from registers, one value at a time.
 //
 // Prediction: on the layer GEMMs of M <= 64, from stage 20's 70 % to 85 % or more of the
 // DRAM bound where the weights are 16 MB or more; where they are a few MB (a launch of a
-// few us), from a third of cuBLAS's speed to about cuBLAS's.
+// few us), from a third of cuBLAS's speed to about cuBLAS's. Rows loaded by hand keep one
+// stage's loads in flight a thread, about half of TMA's rate: still ahead of stage 14's
+// kernel and of padded copies where few tokens meet large weights.
 //
 // Measured by make results on the H100 80GB HBM3: 530.2 TFLOPS at N = 4096 (79.0 % of cuBLAS bf16),
 // 345.1 at 8192 (47.5 %).
 // Squares are not what it is for. At M <= 64 the prediction held: stage 20 at 66.7 % of
 // cuBLAS, stage 25 at 90.1 % over the draw of seed 5 (bf16_cost_fit.md); on seed 7's layer
 // GEMMs of 16 MB of weights and more, a median 91.5 % of the DRAM bound by graphs (cuBLAS
-// 92.5 %; draw_7.md). Past 64 tokens stage 20's tiles are mostly ahead; the bf16 track's
-// cost model (dispatch/bf16_cost.hpp) chooses. docs/notes/25_few_tokens.md has the rest.
+// 92.5 %; draw_7.md). Rows by hand missed it: 56.0 % against stage 14's 68.4 % on seed 5's
+// 28 problems off the multiples, behind at a long K (bf16_cost_byhand_fit.md, the notes).
 //
-// Shapes: any; built for M <= 128, where wgmma's N holds the tokens. K and N multiples of
-// 8 as they are; off them (TMA's rows start 16-byte aligned), on zero-padded copies timed
-// with the stage. C in FP32 or bf16. sm_90a.
+// Shapes: any, as they are; built for M <= 128, where wgmma's N holds the tokens. C in FP32,
+// or in bf16 where K and N are multiples of 8. sm_90a.
 #include "25_few_tokens.hpp"
 
 #include <cuda.h>
@@ -57,6 +61,7 @@
 #include "common/hopper_tiles.cuh"
 #include "common/launch.cuh"
 #include "common/mbarrier.cuh"
+#include "common/swizzled_rows.cuh"
 #include "common/sync.cuh"
 #include "common/tma.cuh"
 #include "common/wgmma.cuh"
@@ -123,18 +128,34 @@ __device__ __forceinline__ SwappedPosition swapped_position(int thread, int inde
     return SwappedPosition{at.row, at.column + index % 2};
 }
 
+// Which operands TMA loads: those whose rows start 16-byte aligned (K, N multiples of 8).
+// The producer warpgroup loads the others itself (swizzled_rows.cuh).
+struct OperandLoads {
+    bool tokens_by_tma;
+    bool weights_by_tma;
+};
+
 template <class Config, class COut>
 __global__ void __launch_bounds__(Config::kThreads, 1)
     few_tokens_kernel(const __grid_constant__ CUtensorMap tokens_map, const __grid_constant__ CUtensorMap weights_map,
-                      COut* c, GemmProblem problem, int splits) {
+                      const __nv_bfloat16* a, const __nv_bfloat16* b, COut* c, GemmProblem problem, int splits,
+                      OperandLoads loads) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     constexpr int kStages = Config::kStages, kTokens = Config::kTokens, kConsumers = Config::kConsumers;
     auto& shared = shared_memory_as<typename Config::SharedMemory>();
     typename Config::Stage* const ring = shared.ring;
     std::uint64_t* const full = shared.full;
     std::uint64_t* const empty = shared.empty;
-
-    init_ring_barriers(full, empty, kStages, kConsumers);
+    // A stage is full once the copy engine's bytes have landed and, where the producer
+    // loads an operand itself, its threads are done: two arrivals then.
+    const bool by_hand = !loads.tokens_by_tma || !loads.weights_by_tma;
+    if (threadIdx.x == 0) {
+        for (int stage = 0; stage < kStages; ++stage) {
+            mbarrier_init(&full[stage], by_hand ? 2 : 1);
+            mbarrier_init(&empty[stage], kConsumers);
+        }
+        fence_mbarrier_init();
+    }
     __syncthreads();
 
     // A cluster's CTAs (consecutive blocks) share a tile; each takes an even range of its K.
@@ -146,15 +167,37 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
     const int warpgroup = threadIdx.x / 128;
     WarpgroupAccumulators<1, kTokens> acc;
     if (warpgroup == 0) {
-        if (threadIdx.x == 0) {
+        const unsigned tma_bytes = (loads.weights_by_tma ? Config::kWeightBytes : 0) +
+                                   (loads.tokens_by_tma ? Config::kTokenBytes : 0);
+        if (by_hand || threadIdx.x == 0) {
             for (int kt = k_begin; kt < k_end; ++kt) {
                 const int passed = kt - k_begin, stage = passed % kStages;
                 mbarrier_wait(&empty[stage], (passed / kStages % 2) ^ 1);  // parity 1 first: free
-                mbarrier_arrive_expect_tx(&full[stage], Config::kStageBytes);
-                for (int slab = 0; slab < kConsumers; ++slab)
-                    tma_load_2d(Config::weights(ring, stage) + slab * kBSlabBytes, &weights_map, first_column + 64 * slab,
-                                kt * Config::kBlockK, &full[stage]);
-                tma_load_2d(Config::tokens(ring, stage), &tokens_map, kt * Config::kBlockK, first_token, &full[stage]);
+                if (threadIdx.x == 0) {
+                    if (tma_bytes == 0) mbarrier_arrive(&full[stage]);
+                    else mbarrier_arrive_expect_tx(&full[stage], tma_bytes);
+                    if (loads.weights_by_tma)
+                        for (int slab = 0; slab < kConsumers; ++slab)
+                            tma_load_2d(Config::weights(ring, stage) + slab * kBSlabBytes, &weights_map,
+                                        first_column + 64 * slab, kt * Config::kBlockK, &full[stage]);
+                    if (loads.tokens_by_tma)
+                        tma_load_2d(Config::tokens(ring, stage), &tokens_map, kt * Config::kBlockK, first_token,
+                                    &full[stage]);
+                }
+                if (by_hand) {
+                    const GemmShape& shape = problem.shape;
+                    if (!loads.weights_by_tma)
+                        for (int slab = 0; slab < kConsumers; ++slab)
+                            load_swizzled_rows<Config::kBlockK>(Config::weights(ring, stage) + slab * kBSlabBytes, b,
+                                                                shape.k, shape.n, kt * Config::kBlockK,
+                                                                first_column + 64 * slab, threadIdx.x);
+                    if (!loads.tokens_by_tma)
+                        load_swizzled_rows<kTokens>(Config::tokens(ring, stage), a, shape.m, shape.k, first_token,
+                                                    kt * Config::kBlockK, threadIdx.x);
+                    fence_shared_for_wgmma();
+                    named_barrier_sync(2, 128);
+                    if (threadIdx.x == 0) mbarrier_arrive(&full[stage]);
+                }
             }
         }
         __syncwarp();
@@ -232,13 +275,17 @@ void launch_planned(const GemmProblem& problem, const __nv_bfloat16* a, const __
                     cudaStream_t stream) {
     using Config = FewTokensConfig<Columns, Tokens>;
     const GemmShape& shape = problem.shape;
-    const CUtensorMap tokens_map = make_bf16_tensor_map(a, shape.m, shape.k, Tokens, Config::kBlockK);
-    const CUtensorMap weights_map = make_bf16_tensor_map(b, shape.k, shape.n, Config::kBlockK, 64);
+    // TMA takes the operands whose rows start 16-byte aligned; the kernel loads the others.
+    const OperandLoads loads{shape.k % 8 == 0, shape.n % 8 == 0};
+    const CUtensorMap tokens_map =
+        loads.tokens_by_tma ? make_bf16_tensor_map(a, shape.m, shape.k, Tokens, Config::kBlockK) : CUtensorMap{};
+    const CUtensorMap weights_map =
+        loads.weights_by_tma ? make_bf16_tensor_map(b, shape.k, shape.n, Config::kBlockK, 64) : CUtensorMap{};
     const auto kernel = few_tokens_kernel<Config, COut>;
     cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Config::kSharedBytes);
     const int tiles = ceil_div(shape.m, Tokens) * ceil_div(shape.n, Columns);
     launch_with_cluster(kernel, tiles * splits, Config::kThreads, splits, Config::kSharedBytes, stream, tokens_map,
-                        weights_map, c, problem, splits);
+                        weights_map, a, b, c, problem, splits, loads);
 }
 
 // Stage 25's kernel for a token tile, planned for the shape and launched.

@@ -36,6 +36,8 @@ hopper_runs+=("20 -m 2304 -n 2048 -k 1024 --beta 0.5" "20 -m 1100 -n 1024 -k 300
               "fp32-tc -m 20000 -n 41 -k 2048 --beta 0.5"
               "25 -m 1 -n 1032 -k 4096 --beta 0.5" "25 -m 9 -n 200 -k 3000 --beta 0.5"
               "25 -m 300 -n 520 -k 200 --beta 0.5" "25 -m 2048 -n 2048 -k 64"
+              "25 -m 5 -n 1001 -k 999 --beta 0.5 --data special" "25 -m 33 -n 1000 -k 999"
+              "25 -m 300 -n 1003 -k 200 --beta 0.5"
               "bf16 -m 6 -n 1920 -k 1920 --beta 0.5" "bf16 -m 7 -n 1001 -k 999 --beta 0.5")
 hostile_runs=()
 for data in graded outliers subnormal extremes special; do

@@ -35,12 +35,16 @@ TEST(Bf16Track, TheKernelTheModelPredictsFasterElsePaddedOrStageFourteen) {
     EXPECT_EQ(choose({8192, 8192, 8192}).stage, 20);
     EXPECT_EQ(choose({8, 8192, 8192}).stage, 25);
     EXPECT_FALSE(choose({8, 8192, 8192}).padded);
-    // Off the multiples of 8: padded, for the kernel predicted faster on the padded shape.
+    // Off the multiples of 8: stage 25 as it is, loading such rows by hand, where the model
+    // predicts it faster so than stage 20 on the shape rounded up; else stage 20 padded, or
+    // stage 14.
+    EXPECT_EQ(choose({7, 1001, 999}).stage, 25);
+    EXPECT_FALSE(choose({7, 1001, 999}).padded);
+    EXPECT_EQ(choose({127, 29, 15964}).stage, 14);  // 12 FLOPs a copied byte; by hand, a long K
+    EXPECT_FALSE(choose({127, 29, 15964}).padded);
     EXPECT_EQ(choose({4000, 4001, 4000}).stage, 20);  // 667 FLOPs a copied byte: padded
     EXPECT_TRUE(choose({4000, 4001, 4000}).padded);
     EXPECT_EQ(choose({3788, 30, 19}).stage, 14);       // small: the copies outlast the math
-    EXPECT_EQ(choose({127, 29, 15964}).stage, 14);     // 12 FLOPs a copied byte
-    EXPECT_FALSE(choose({127, 29, 15964}).padded);
     // Without Hopper's instructions, stage 14's kernel takes every shape.
     EXPECT_EQ(choose_bf16_kernel({4096, 4096, 4096}, Bf16Gpu{}).stage, 14);
 }

@@ -46,16 +46,17 @@ class ModelTest(unittest.TestCase):
             self.assertAlmostEqual(got / wanted, 1.0, places=3)
 
     def test_the_header_reads_back(self):
-        constants = {20: CONSTANTS, 25: tuple(c * 1.5 for c in CONSTANTS)}
+        constants = {name: tuple(c * (1 + i) for c in CONSTANTS) for i, name in enumerate(fit_bf16_cost.SETS)}
+        fitted_on = {name: f"Fitted on {name}'s problems." for name in fit_bf16_cost.SETS}
         with tempfile.TemporaryDirectory() as tmp:
             header = Path(tmp) / "fit.hpp"
-            fit_bf16_cost.write_header(header, constants, "Fitted on nothing.")
+            fit_bf16_cost.write_header(header, constants, fitted_on)
             text = header.read_text()
-            read = fit_bf16_cost.read_header(header)
-        self.assertIn("// Fitted on nothing.", text)
-        self.assertIn("constexpr CostConstants kStage25Cost{", text)
-        for stage in (20, 25):
-            for got, wanted in zip(read[stage], constants[stage]):
+            read, read_on = fit_bf16_cost.read_header(header), fit_bf16_cost.read_fitted_on(header)
+        self.assertIn("// Fitted on kStage25ByHandCost's problems.\nconstexpr CostConstants kStage25ByHandCost{", text)
+        self.assertEqual(read_on, fitted_on)
+        for name in fit_bf16_cost.SETS:
+            for got, wanted in zip(read[name], constants[name]):
                 self.assertAlmostEqual(got / wanted, 1.0, places=5)
 
 
@@ -82,7 +83,8 @@ class ReportTest(unittest.TestCase):
                 writer.writerow([stage, m, n, k, seconds * 1e3, ratio, "graph", ""])
             writer.writerow([20, 8, 4096, 4096, 1.0, 0.01, "launches", ""])  # the graph's row counts
         self.header = self.dir / "fit.hpp"
-        fit_bf16_cost.write_header(self.header, {20: CONSTANTS, 25: CONSTANTS}, "Made up.")
+        fit_bf16_cost.write_header(self.header, dict.fromkeys(fit_bf16_cost.SETS, CONSTANTS),
+                                   dict.fromkeys(fit_bf16_cost.SETS, "Made up."))
 
     def tearDown(self):
         self.tmp.cleanup()
@@ -100,6 +102,32 @@ class ReportTest(unittest.TestCase):
         self.assertIn("| 2048 | 2048 | 2048 |", text)
         self.assertIn("| 20 | 25 | 25.0 % |", text)
         self.assertIn("Made up.", self.header.read_text())  # nothing fitted
+
+    def test_by_hand_fits_only_stage_25s_set_for_rows_loaded_by_hand(self):
+        report = self.dir / "by_hand.md"
+        fit_bf16_cost.main(["--by-hand", "--terms", str(self.terms_path), "--times", str(self.times_path),
+                            "--header", str(self.header), "--report", str(report), "--fitted-on", "two problems"])
+        constants, fitted_on = fit_bf16_cost.read_header(self.header), fit_bf16_cost.read_fitted_on(self.header)
+        self.assertEqual(constants["kStage20Cost"], constants["kStage25Cost"])
+        self.assertNotEqual(constants["kStage25ByHandCost"], constants["kStage25Cost"])
+        self.assertEqual(fitted_on["kStage25Cost"], "Made up.")
+        self.assertIn("two problems", fitted_on["kStage25ByHandCost"])
+        text = report.read_text()
+        self.assertIn("2 problems.", text)
+        # With the other kernels' rows on the same problems: their geomeans beside it.
+        compare = self.dir / "others.csv"
+        with open(compare, "w", newline="") as out:
+            writer = csv.writer(out)
+            writer.writerow(["stage", "m", "n", "k", "median_ms", "ratio_to_cublas", "verified", "kernel"])
+            writer.writerow([14, 8, 4096, 4096, 0.1, 0.5, "true", "14"])
+            writer.writerow([14, 2048, 2048, 2048, 0.1, 2.0, "true", "14"])
+        fit_bf16_cost.main(["--by-hand", "--terms", str(self.terms_path), "--times", str(self.times_path),
+                            "--header", str(self.header), "--report", str(report), "--compare", str(compare)])
+        text = report.read_text()
+        self.assertIn("| K | problems | 25 by hand | 14 |", text)
+        self.assertIn(f"| all | 2 | {100 * math.sqrt(0.95):.1f} % | 100.0 % |", text)
+        self.assertIn("| 300 < K < 5000 | 2 |", text)
+        self.assertIn(f"Stage 25's geomean ratio to cuBLAS over them: {100 * math.sqrt(0.95):.1f} %.", text)
 
 
 if __name__ == "__main__":

@@ -172,13 +172,17 @@ std::vector<Case> all_cases() {
         }
         // Stage 25's token tiles (8, 16, 64 and 128 tokens: M = 1, 9, 64, 100), columns off its
         // 128- and 64-column tiles, K shorter than a tile and K split over clusters of 2-8 CTAs
-        // (25_few_tokens.cu's plan on an H100), a C of more than one token tile; every kind.
+        // (25_few_tokens.cu's plan on an H100), a C of more than one token tile; rows of A, of
+        // B and of both off 16 bytes, which its producer loads itself; every kind.
         if (stage.number == 25)
             for (const auto& [label, shape] : {std::pair<std::string, GemmShape>{"one_token_split", {1, 1032, 4096}},
                                                {"tokens9_odd_columns_split", {9, 200, 3000}},
                                                {"tokens64_short_k", {64, 136, 8}},
                                                {"tokens100_two_splits", {100, 4096, 1000}},
-                                               {"token_tiles", {300, 520, 200}}})
+                                               {"token_tiles", {300, 520, 200}},
+                                               {"rows_of_a_by_hand", {33, 1000, 999}},
+                                               {"rows_of_b_by_hand", {9, 1003, 1024}},
+                                               {"rows_by_hand", {5, 1001, 999}}})
                 for (const InputData kind : {InputData::uniform, InputData::graded, InputData::outliers,
                                              InputData::subnormal, InputData::extremes, InputData::special})
                     cases.push_back({id, shape, scalar(rng), scalar(rng),

@@ -81,7 +81,7 @@ constexpr Stage kStages[] = {
     {22, "split_fp16",          Precision::fp32, 90, kFp32TmaRows, "FP32 on tensor cores: rows and columns scaled, two fp16 parts, sums in registers", launch_split_fp16, nullptr, kSm90a},
     {23, "split_in_registers",  Precision::fp32, 90, kFp32TmaRows, "FP32 on tensor cores: B read once as FP32 and split in registers", launch_split_in_registers, nullptr, kSm90a},
     {24, "a_in_registers",      Precision::fp32, 90, kFp32TmaRowsOfA, "FP32 on tensor cores: A read once as FP32 and split in registers", launch_a_in_registers, nullptr, kSm90a},
-    {25, "few_tokens",          Precision::bf16, 90, kTmaRows,     "few tokens: A and B swapped so the tokens are wgmma's N, K split over a cluster", nullptr, launch_few_tokens, kSm90a, launch_few_tokens_bf16_c},
+    {25, "few_tokens",          Precision::bf16, 90, kAnyShape,    "few tokens: A and B swapped so the tokens are wgmma's N, K split over a cluster; rows off 16 bytes loaded by hand", nullptr, launch_few_tokens, kSm90a, launch_few_tokens_bf16_c},
 };
 
 constexpr Stage kTracks[] = {
