@@ -67,7 +67,9 @@
 #include "common/wgmma.cuh"
 
 namespace sgemm {
-namespace {
+// Named, not anonymous: a build for an older GPU compiles the kernel's body out, and would
+// warn of every helper it leaves unused.
+namespace few_tokens {
 
 // A CTA's tile: Columns columns of C (one m64 block of wgmma's M for each consumer
 // warpgroup) by Tokens rows of C (wgmma's N), over a range of K tiles of 64.
@@ -315,15 +317,15 @@ void launch_few_tokens_into(const GemmProblem& problem, const __nv_bfloat16* a, 
     }
 }
 
-}  // namespace
+}  // namespace few_tokens
 
 // Every configuration holds one CTA an SM (FewTokensConfig), so one kernel's answer is
 // every one's: asked once a process, of the occupancy calculator, for clusters of 1-8
 // (a cluster must fit in one GPC).
 const ResidentCtas& few_tokens_resident_ctas() {
     static const ResidentCtas resident = [] {
-        using Config = FewTokensConfig<128, 8>;
-        const auto kernel = few_tokens_kernel<Config, float>;
+        using Config = few_tokens::FewTokensConfig<128, 8>;
+        const auto kernel = few_tokens::few_tokens_kernel<Config, float>;
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Config::kSharedBytes);
         ResidentCtas ctas{};
         for (int splits = 1; splits <= kMaxFewTokensSplits; ++splits)
@@ -366,12 +368,12 @@ FewTokensPlan few_tokens_plan(const GemmShape& shape, const ResidentCtas& reside
 
 void launch_few_tokens(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b, float* c,
                        cudaStream_t stream) {
-    launch_few_tokens_into(problem, a, b, c, stream);
+    few_tokens::launch_few_tokens_into(problem, a, b, c, stream);
 }
 
 void launch_few_tokens_bf16_c(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b,
                               __nv_bfloat16* c, cudaStream_t stream) {
-    launch_few_tokens_into(problem, a, b, c, stream);
+    few_tokens::launch_few_tokens_into(problem, a, b, c, stream);
 }
 
 }  // namespace sgemm
