@@ -17,7 +17,7 @@ struct KernelChoice {
 
 // What the choices depend on in the GPU at hand, read once.
 int sm_count_here();
-// An sm_90a build on an sm_90 GPU: the Hopper stages (15-24) can run.
+// An sm_90a build on an sm_90 GPU: the Hopper stages (15-25) can run.
 bool hopper_kernels_run_here();
 
 }  // namespace sgemm
