@@ -33,19 +33,25 @@ std::string slurp(const std::filesystem::path& path) {
     return text.str();
 }
 
-// The binary under test: SGEMM_BINARY in the environment (to run a build copied to
-// another machine), else the one this test was built with.
-std::string binary_path() {
-    const char* from_environment = std::getenv("SGEMM_BINARY");
-    return from_environment != nullptr ? from_environment : SGEMM_BINARY;
+// The binaries under test: SGEMM_BINARY and SGEMM_MODEL_BINARY in the environment (to run a
+// build copied to another machine), else the ones this test was built with.
+std::string binary_path(const char* variable = "SGEMM_BINARY", const char* built = SGEMM_BINARY) {
+    const char* from_environment = std::getenv(variable);
+    return from_environment != nullptr ? from_environment : built;
 }
 
-ProcessResult run_sgemm(const std::string& arguments, const std::string& environment = "") {
+std::string model_binary_path() { return binary_path("SGEMM_MODEL_BINARY", SGEMM_MODEL_BINARY); }
+
+ProcessResult run_binary(const std::string& binary, const std::string& arguments, const std::string& environment) {
     const ScratchFile out("sgemm_cli_out"), err("sgemm_cli_err");
-    const std::string command = environment + " timeout 120 " + binary_path() + " " + arguments + " >" +
+    const std::string command = environment + " timeout 120 " + binary + " " + arguments + " >" +
                                 out.path().string() + " 2>" + err.path().string() + " </dev/null";
     const int status = std::system(command.c_str());
     return ProcessResult{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out.path()), slurp(err.path())};
+}
+
+ProcessResult run_sgemm(const std::string& arguments, const std::string& environment = "") {
+    return run_binary(binary_path(), arguments, environment);
 }
 
 int count_lines(const std::string& text) {
@@ -87,6 +93,31 @@ TEST(Binary, ListPrintsEveryStage) {
     EXPECT_GT(tracks, result.out.find("a_in_registers"));
     for (const char* track : {"\n   fp32  ", "\n   bf16  ", "\nfp32-tc  "})
         EXPECT_NE(result.out.find(track, tracks), std::string::npos) << track << result.out;
+}
+
+// sgemm_model on a GPU it is told of (--gpu-as, an H100's answers), with no GPU asked: the
+// terms and predictions of stages 20 and 25 for each shape, and the track's choice.
+TEST(ModelTool, ModelsAGpuItIsToldOf) {
+    const ScratchFile csv("sgemm_model.csv");
+    const ProcessResult result = run_binary(model_binary_path(),
+                                            "--gpu-as 132 132 132 117 120 110 102 105 120 --shapes 8x8192x8192 "
+                                            "4096x4096x4096 --csv " + csv.path().string(), "");
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_NE(result.out.find("132 132 117 120 110 102 105 120"), std::string::npos) << result.out;
+    const std::string rows = slurp(csv.path());
+    EXPECT_EQ(count_lines(rows), 5) << rows;
+    EXPECT_EQ(rows.rfind("m,n,k,kernel,dram_bytes,sm_steps,step_bytes,step_macs,split_bytes,predicted_us,chosen\n", 0), 0u);
+    EXPECT_NE(rows.find("\n8,8192,8192,25,"), std::string::npos) << rows;
+    // The choice: stage 25 for 8 tokens, stage 20 for the square.
+    const auto chosen = [&](const std::string& start) {
+        const std::size_t row = rows.find("\n" + start);
+        return rows.substr(rows.find('\n', row + 1) - 1, 1);
+    };
+    EXPECT_EQ(chosen("8,8192,8192,25,"), "1");
+    EXPECT_EQ(chosen("8,8192,8192,20,"), "0");
+    EXPECT_EQ(chosen("4096,4096,4096,20,"), "1");
+    const ProcessResult short_list = run_binary(model_binary_path(), "--gpu-as 132 132 --shapes 8x8x8 --csv x.csv", "");
+    EXPECT_NE(short_list.exit_code, 0);
 }
 
 TEST(Binary, UnknownStage) { expect_one_line_error(run_sgemm("42 128"), 2, "unknown stage or track '42'"); }
