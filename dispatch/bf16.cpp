@@ -27,11 +27,6 @@ namespace {
 constexpr GemmShape kTmaMultiples{1, 8, 8};
 constexpr double kFlopsPerCopiedByte = 80.0;
 
-GemmShape rounded_up(const GemmShape& shape, const GemmShape& multiples) {
-    const auto up = [](int x, int multiple) { return (x + multiple - 1) / multiple * multiple; };
-    return GemmShape{up(shape.m, multiples.m), up(shape.n, multiples.n), up(shape.k, multiples.k)};
-}
-
 int fastest_hopper_stage(const GemmShape& shape, const Bf16Gpu& gpu) {
     const std::vector<Bf16Candidate> candidates = bf16_candidates(shape, gpu);
     return std::min_element(candidates.begin(), candidates.end(),
@@ -62,7 +57,7 @@ Bf16Gpu bf16_gpu_here() {
 
 std::vector<Bf16Candidate> bf16_candidates(const GemmShape& shape, const Bf16Gpu& gpu) {
     const bool as_is = takes_as_is(shape, kTmaMultiples);
-    const CostTerms stage20 = stage20_terms(as_is ? shape : rounded_up(shape, kTmaMultiples), gpu.sms);
+    const CostTerms stage20 = stage20_terms(as_is ? shape : padded_shape(shape, kTmaMultiples), gpu.sms);
     const CostTerms stage25 = stage25_terms(shape, gpu.few_tokens);
     return {Bf16Candidate{20, stage20, predicted_seconds(stage20, kStage20Cost)},
             Bf16Candidate{25, stage25, predicted_seconds(stage25, as_is ? kStage25Cost : kStage25ByHandCost)}};

@@ -29,11 +29,11 @@ int few_tokens_tile_tokens(int m);
 // The plan for a shape on a GPU that holds `resident` (25_few_tokens.cu).
 FewTokensPlan few_tokens_plan(const GemmShape& shape, const ResidentCtas& resident);
 
-// K and N multiples of 8 (TMA's rows start 16-byte aligned).
+// Any shape: rows off 16 bytes (K or N off a multiple of 8) are loaded without TMA.
 void launch_few_tokens(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b, float* c,
                        cudaStream_t stream);
 
-// The same writing C in bf16 (sgemm --c-type bf16).
+// The same writing C in bf16 (sgemm --c-type bf16; the driver asks K and N multiples of 8).
 void launch_few_tokens_bf16_c(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b,
                               __nv_bfloat16* c, cudaStream_t stream);
 

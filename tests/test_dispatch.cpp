@@ -36,7 +36,7 @@ TEST(Bf16Track, TheKernelTheModelPredictsFasterElsePaddedOrStageFourteen) {
     EXPECT_EQ(choose({8, 8192, 8192}).stage, 25);
     EXPECT_FALSE(choose({8, 8192, 8192}).padded);
     // Off the multiples of 8: stage 25 as it is, loading such rows by hand, where the model
-    // predicts it faster so than stage 20 on the shape rounded up; else stage 20 padded, or
+    // predicts it faster than stage 20 on the shape rounded up; else stage 20 padded, or
     // stage 14.
     EXPECT_EQ(choose({7, 1001, 999}).stage, 25);
     EXPECT_FALSE(choose({7, 1001, 999}).padded);
