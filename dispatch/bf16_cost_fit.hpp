@@ -11,7 +11,7 @@ namespace sgemm {
 constexpr CostConstants kStage20Cost{2.60263e-06, 2.22558e+12, 4.27935e+10, 2.31072e+12, 1.04574e+11};
 // Fitted on 145 problems: the 145 problems of the draw of seed 5 (N and K rounded up to multiples of 8), stages 20 and 25 timed on the H100 80GB HBM3 (results/h100-80gb-hbm3/bf16_cost_fit.md).
 constexpr CostConstants kStage25Cost{3.65794e-06, 2.84355e+12, 1.07344e+11, 3.67888e+12, 3.16431e+10};
-// Stage 25 loading rows by hand: fitted on 28 problems: the 28 problems of M <= 256 off the multiples of 8 of the draw of seed 5, timed on the H100 80GB HBM3 (results/h100-80gb-hbm3/bf16_cost_byhand_fit.md).
-constexpr CostConstants kStage25ByHandCost{2.21724e-06, 8.83596e+11, 6.19559e+09, 3.67888e+12, 2.07706e+10};
+// Stage 25 loading rows by hand: fitted on 75 problems: the 75 problems off the multiples of 8 of the draw of seed 5, timed on the H100 80GB HBM3 (results/h100-80gb-hbm3/bf16_cost_byhand_fit.md).
+constexpr CostConstants kStage25ByHandCost{3.53849e-06, 9.71272e+11, 1.02311e+10, 3.67888e+12, 3.42109e+10};
 
 }  // namespace sgemm

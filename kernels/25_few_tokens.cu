@@ -15,7 +15,8 @@
 //     values of K, K-major, as B's was in the other order. The accumulators hold a block
 //     of C^T, so the epilogue stores each value at C[token][column].
 //   - Rows TMA cannot read (K or N off a multiple of 8: rows that start off 16 bytes) are
-//     loaded by the producer warpgroup's own threads into the same swizzled tiles
+//     copied by the producer warpgroup's cp.async, as they lie, into staging rows up to
+//     eight stages ahead, then shifted into the same swizzled tiles
 //     (common/swizzled_rows.cuh), so that no shape needs zero-padded copies.
 //   - Split K over the CTAs of a cluster (up to 8): the CTAs of a cluster compute the same
 //     tile of C over consecutive ranges of K, leave their sums in their own shared memory,
@@ -33,17 +34,17 @@
 //
 // Prediction: on the layer GEMMs of M <= 64, from stage 20's 70 % to 85 % or more of the
 // DRAM bound where the weights are 16 MB or more; where they are a few MB (a launch of a
-// few us), from a third of cuBLAS's speed to about cuBLAS's. Rows loaded by hand keep one
-// stage's loads in flight a thread, about half of TMA's rate: still ahead of stage 14's
-// kernel and of padded copies where few tokens meet large weights.
+// few us), from a third of cuBLAS's speed to about cuBLAS's. Rows by hand: with several
+// stages of copies in flight, near stage 14's kernel, which loads any shape itself.
 //
 // Measured by make results on the H100 80GB HBM3: 530.2 TFLOPS at N = 4096 (79.0 % of cuBLAS bf16),
 // 345.1 at 8192 (47.5 %).
 // Squares are not what it is for. At M <= 64 the prediction held: stage 20 at 66.7 % of
 // cuBLAS, stage 25 at 90.1 % over the draw of seed 5 (bf16_cost_fit.md); on seed 7's layer
 // GEMMs of 16 MB of weights and more, a median 91.5 % of the DRAM bound by graphs (cuBLAS
-// 92.5 %; draw_7.md). Rows by hand missed it: 56.0 % against stage 14's 68.4 % on seed 5's
-// 28 problems off the multiples, behind at a long K (bf16_cost_byhand_fit.md, the notes).
+// 92.5 %; draw_7.md). Rows by hand missed it: 60.9 % against stage 14's 69.9 % on seed 5's
+// 75 problems off the multiples (49.6 % one stage a thread), behind at a long K: the
+// copies and shifts are instructions (bf16_cost_byhand_fit.md, the notes).
 //
 // Shapes: any, as they are; built for M <= 128, where wgmma's N holds the tokens. C in FP32,
 // or in bf16 where K and N are multiples of 8. sm_90a.
@@ -91,6 +92,18 @@ struct FewTokensConfig {
         return reinterpret_cast<std::uint8_t*>(ring) + stage * kStageBytes;
     }
     __device__ static std::uint8_t* tokens(Stage* ring, int stage) { return weights(ring, stage) + kWeightBytes; }
+    // Where the producer loads an operand itself (swizzled_rows.cuh), the ring holds
+    // kHandStages stages of tiles and, after them, kStagedStages stages of rows as they lie
+    // in memory (both operands' rows, 144 bytes each): the copies in flight.
+    static constexpr int kHandStages = 2;
+    static constexpr int kStagedBytes = (kConsumers * kBlockK + Tokens) * kStagedRowBytes;
+    static constexpr int kStagedStages = std::min(8, (kStages - kHandStages) * kStageBytes / kStagedBytes);
+    __device__ static std::uint8_t* staged_weights(Stage* ring, int slot) {
+        return weights(ring, kHandStages) + slot * kStagedBytes;
+    }
+    __device__ static std::uint8_t* staged_tokens(Stage* ring, int slot) {
+        return staged_weights(ring, slot) + kConsumers * kBlockK * kStagedRowBytes;
+    }
     // The ring, then reused for the split's partial sums: [consumer][register][thread].
     static constexpr int kPartialValues = kConsumers * (Tokens / 2) * 128;
     struct SharedMemory {
@@ -101,6 +114,7 @@ struct FewTokensConfig {
     static_assert(Columns % 64 == 0 && Tokens % 8 == 0 && Tokens <= 256, "m64 blocks; wgmma's N");
     static_assert(sizeof(Stage) == kStageBytes, "a stage is its tiles");
     static_assert(kPartialValues * 4 <= kStages * kStageBytes, "the partial sums fit in the ring");
+    static_assert(kStagedStages >= 2, "rows loaded by hand: a stage's copies in flight while one is swizzled");
     static_assert(kSharedBytes <= 227 * 1024, "an H100 block has at most 227 KB of shared memory");
     static_assert(kSharedBytes > 227 * 1024 / 2, "one CTA an SM, whatever the tile (few_tokens_resident_ctas)");
 };
@@ -149,10 +163,12 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
     std::uint64_t* const full = shared.full;
     std::uint64_t* const empty = shared.empty;
     // A stage is full once the copy engine's bytes have landed and, where the producer
-    // loads an operand itself, its threads are done: two arrivals then.
+    // loads an operand itself, its threads are done: two arrivals then, and a shallower
+    // ring of tiles, the rest of it holding the copies in flight.
     const bool by_hand = !loads.tokens_by_tma || !loads.weights_by_tma;
+    const int stages = by_hand ? Config::kHandStages : kStages;
     if (threadIdx.x == 0) {
-        for (int stage = 0; stage < kStages; ++stage) {
+        for (int stage = 0; stage < stages; ++stage) {
             mbarrier_init(&full[stage], by_hand ? 2 : 1);
             mbarrier_init(&empty[stage], kConsumers);
         }
@@ -169,12 +185,33 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
     const int warpgroup = threadIdx.x / 128;
     WarpgroupAccumulators<1, kTokens> acc;
     if (warpgroup == 0) {
+        const GemmShape& shape = problem.shape;
         const unsigned tma_bytes = (loads.weights_by_tma ? Config::kWeightBytes : 0) +
                                    (loads.tokens_by_tma ? Config::kTokenBytes : 0);
+        // Rows by hand, step 1 (swizzled_rows.cuh): K tile kt's copies into its staging slot,
+        // a group of every thread's copies (an empty one past the range, so that the count
+        // of groups in flight stays the same).
+        const auto stage_k_tile = [&](int kt) {
+            if (kt < k_end) {
+                const int slot = (kt - k_begin) % Config::kStagedStages;
+                if (!loads.weights_by_tma)
+                    for (int slab = 0; slab < kConsumers; ++slab)
+                        stage_rows<Config::kBlockK>(Config::staged_weights(ring, slot) + slab * 64 * kStagedRowBytes,
+                                                    b, shape.k, shape.n, kt * Config::kBlockK,
+                                                    first_column + 64 * slab, threadIdx.x);
+                if (!loads.tokens_by_tma)
+                    stage_rows<kTokens>(Config::staged_tokens(ring, slot), a, shape.m, shape.k, first_token,
+                                        kt * Config::kBlockK, threadIdx.x);
+            }
+            cp_async_commit();
+        };
+        if (by_hand)
+            for (int ahead = 0; ahead < Config::kStagedStages - 1; ++ahead) stage_k_tile(k_begin + ahead);
         if (by_hand || threadIdx.x == 0) {
             for (int kt = k_begin; kt < k_end; ++kt) {
-                const int passed = kt - k_begin, stage = passed % kStages;
-                mbarrier_wait(&empty[stage], (passed / kStages % 2) ^ 1);  // parity 1 first: free
+                const int passed = kt - k_begin, stage = passed % stages;
+                if (by_hand) stage_k_tile(kt + Config::kStagedStages - 1);
+                mbarrier_wait(&empty[stage], (passed / stages % 2) ^ 1);  // parity 1 first: free
                 if (threadIdx.x == 0) {
                     if (tma_bytes == 0) mbarrier_arrive(&full[stage]);
                     else mbarrier_arrive_expect_tx(&full[stage], tma_bytes);
@@ -187,15 +224,20 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
                                     &full[stage]);
                 }
                 if (by_hand) {
-                    const GemmShape& shape = problem.shape;
+                    // Step 2, once every thread's copies of K tile kt have landed; then the
+                    // tiles are handed to wgmma (fence.proxy.async, a barrier, an arrival).
+                    cp_async_wait<Config::kStagedStages - 1>();
+                    named_barrier_sync(2, 128);
+                    const int slot = passed % Config::kStagedStages;
                     if (!loads.weights_by_tma)
                         for (int slab = 0; slab < kConsumers; ++slab)
-                            load_swizzled_rows<Config::kBlockK>(Config::weights(ring, stage) + slab * kBSlabBytes, b,
-                                                                shape.k, shape.n, kt * Config::kBlockK,
-                                                                first_column + 64 * slab, threadIdx.x);
+                            swizzle_staged_rows<Config::kBlockK>(
+                                Config::weights(ring, stage) + slab * kBSlabBytes,
+                                Config::staged_weights(ring, slot) + slab * 64 * kStagedRowBytes, shape.n,
+                                kt * Config::kBlockK, first_column + 64 * slab, threadIdx.x);
                     if (!loads.tokens_by_tma)
-                        load_swizzled_rows<kTokens>(Config::tokens(ring, stage), a, shape.m, shape.k, first_token,
-                                                    kt * Config::kBlockK, threadIdx.x);
+                        swizzle_staged_rows<kTokens>(Config::tokens(ring, stage), Config::staged_tokens(ring, slot),
+                                                     shape.k, first_token, kt * Config::kBlockK, threadIdx.x);
                     fence_shared_for_wgmma();
                     named_barrier_sync(2, 128);
                     if (threadIdx.x == 0) mbarrier_arrive(&full[stage]);
@@ -209,8 +251,8 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
         const int consumer = warpgroup - 1;
         const bool signals = threadIdx.x % 128 == 0;
         for (int kt = k_begin; kt < k_end; ++kt) {
-            const int passed = kt - k_begin, stage = passed % kStages;
-            mbarrier_wait(&full[stage], passed / kStages % 2);
+            const int passed = kt - k_begin, stage = passed % stages;
+            mbarrier_wait(&full[stage], passed / stages % 2);
             wgmma_fence();
 #pragma unroll
             for (int step = 0; step < 4; ++step)
@@ -219,7 +261,7 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
                     a_step_descriptor(Config::tokens(ring, stage), 0, step), kt > k_begin || step > 0);
             wgmma_commit_group();
             wgmma_wait_group<1>();
-            if (kt > k_begin && signals) mbarrier_arrive(&empty[(passed - 1) % kStages]);
+            if (kt > k_begin && signals) mbarrier_arrive(&empty[(passed - 1) % stages]);
         }
         warpgroup_finish<1, kTokens>(acc);
     }

@@ -26,6 +26,14 @@ __device__ __forceinline__ void cp_async_16_or_zero(unsigned shared, const void*
 #endif
 }
 
+// The first `bytes` (0-16) of a 16-byte aligned chunk, the rest of the 16 zeros: only those
+// bytes are read (none where bytes = 0; the address must still be a valid one).
+__device__ __forceinline__ void cp_async_16_partial(unsigned shared, const void* global, int bytes) {
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(shared), "l"(global), "r"(bytes));
+#endif
+}
+
 // 4 bytes, or 4 zero bytes when !valid (the source is then not read, but must still be
 // a valid address); any float can be placed anywhere, so a copy can also transpose.
 __device__ __forceinline__ void cp_async_4_or_zero(void* shared, const void* global, bool valid) {
