@@ -17,21 +17,19 @@ __device__ __forceinline__ void cp_async_16(void* shared, const void* global) {
 #endif
 }
 
-// 16 bytes to a shared-memory address (as from shared_address), or 16 zero bytes when
-// !valid: then nothing is read, so a loop can run its copies without a branch.
-__device__ __forceinline__ void cp_async_16_or_zero(unsigned shared, const void* global, bool valid) {
-#if __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(shared), "l"(global),
-                 "r"(valid ? 16 : 0));
-#endif
-}
-
-// The first `bytes` (0-16) of a 16-byte aligned chunk, the rest of the 16 zeros: only those
-// bytes are read (none where bytes = 0; the address must still be a valid one).
+// The first `bytes` (0-16) of a 16-byte aligned chunk to a shared-memory address (as from
+// shared_address), the rest of the 16 zeros: only those bytes are used (none where bytes =
+// 0; the address must still be a valid one, and compute-sanitizer checks all 16 bytes).
 __device__ __forceinline__ void cp_async_16_partial(unsigned shared, const void* global, int bytes) {
 #if __CUDA_ARCH__ >= 800
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(shared), "l"(global), "r"(bytes));
 #endif
+}
+
+// 16 bytes, or 16 zero bytes when !valid: then nothing is read, so a loop can run its
+// copies without a branch.
+__device__ __forceinline__ void cp_async_16_or_zero(unsigned shared, const void* global, bool valid) {
+    cp_async_16_partial(shared, global, valid ? 16 : 0);
 }
 
 // 4 bytes, or 4 zero bytes when !valid (the source is then not read, but must still be

@@ -9,8 +9,8 @@
 //      the bytes of the row's values (and, in the first chunk, the end of the row before)
 //      are read: cp.async's src-size stops each chunk there and zero-fills the rest, so
 //      values past the matrix's width or height are zeros. A chunk that runs past the
-//      matrix's end (cp.async reads its 16 bytes whatever the src-size) is read by plain
-//      loads.
+//      matrix's end is read by plain loads (compute-sanitizer holds a cp.async to all 16
+//      bytes of its chunk, whatever the src-size).
 //   2. swizzle_staged_rows: once every thread's copies of the stage have landed
 //      (cp.async.wait_group, then a barrier), each thread takes 16-byte chunks of the tile:
 //      the two staged chunks a chunk straddles, shifted by the row's misalignment (prmt),
@@ -71,9 +71,9 @@ __device__ __forceinline__ void stage_rows_checked(std::uint8_t* staged, const _
 // Step 1: rows first_row .. first_row + kRows - 1 and the 64 columns from first_column of a
 // height x width matrix, as they lie in memory, into `staged` (kRows x 144 bytes), by the
 // 128 threads of a warpgroup (`thread` = 0..127). The caller commits the group. Only a tile
-// that holds the matrix's last row tests each chunk against the matrix's end: a test in
-// every tile's copies cost stage 25 a tenth of its speed off the multiples of 8 (58.4 %
-// of cuBLAS against 60.9 % hoisted, over draw 5's 75 such problems; docs/notes).
+// that holds the matrix's last row tests each chunk against the matrix's end: the test in
+// every tile's copies cost stage 25 2.5 points off the multiples of 8 (58.4 % of cuBLAS
+// against 60.9 % hoisted, over draw 5's 75 such problems; docs/notes).
 template <int kRows>
 __device__ __forceinline__ void stage_rows(std::uint8_t* staged, const __nv_bfloat16* matrix, int height, int width,
                                            int first_row, int first_column, int thread) {
