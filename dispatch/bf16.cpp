@@ -1,14 +1,11 @@
-// The bf16 track: of the Hopper kernels, the one the cost model (bf16_cost.hpp) predicts
-// fastest for the shape: stage 20's (tiles of 64-128 rows, persistent, stream-K) or stage
-// 25's (the tokens as wgmma's N, K split over a cluster). Off K and N multiples of 8, where
-// TMA cannot read the rows (they start off 16 bytes), stage 25 loads them itself, at the
-// model's constants for that (kStage25ByHandCost); where stage 20 is predicted faster (on
-// the shape rounded up, copies left out), it runs on zero-padded copies, unless the copies
-// would cost more than the math they buy, where stage 14's kernel, which loads any shape
-// itself, runs the problem as it is (padding_cost.hpp: fitted on the draw of
-// seed 1 on an H200, 73.9 -> 80.6 % of cuBLAS over its 74 problems off the multiples; on
-// seed 2's 41, 74.4 -> 82.5 %: docs/notes/20_hopper_tuned.md). Without Hopper's
-// instructions, stage 14's kernel runs everything.
+// The bf16 track: of the kernels it weighs for a shape, the one the cost model
+// (bf16_cost.hpp) predicts fastest: stage 20's (tiles of 64-128 rows, persistent, stream-K)
+// or stage 25's (the tokens as wgmma's N, K split over a cluster). Off K and N multiples of
+// 8, where TMA cannot read the rows (they start off 16 bytes), it weighs three: stage 25
+// loading them itself (kStage25ByHandCost), stage 14's kernel, which loads any shape itself
+// (kStage14Cost), and stage 20 on zero-padded copies, predicted on the shape rounded up
+// with the copies' bytes (kStage20PaddedCost). Without Hopper's instructions, stage 14's
+// kernel runs everything.
 #include "dispatch/bf16.hpp"
 
 #include <algorithm>
@@ -19,16 +16,13 @@
 #include "25_few_tokens.hpp"
 #include "common/padded_launch.cuh"
 #include "dispatch/bf16_cost_fit.hpp"
-#include "dispatch/padding_cost.hpp"
 
 namespace sgemm {
 namespace {
 
 constexpr GemmShape kTmaMultiples{1, 8, 8};
-constexpr double kFlopsPerCopiedByte = 80.0;
 
-int fastest_hopper_stage(const GemmShape& shape, const Bf16Gpu& gpu) {
-    const std::vector<Bf16Candidate> candidates = bf16_candidates(shape, gpu);
+int fastest_stage(const std::vector<Bf16Candidate>& candidates) {
     return std::min_element(candidates.begin(), candidates.end(),
                             [](const Bf16Candidate& x, const Bf16Candidate& y) {
                                 return x.predicted_seconds < y.predicted_seconds;
@@ -57,18 +51,22 @@ Bf16Gpu bf16_gpu_here() {
 
 std::vector<Bf16Candidate> bf16_candidates(const GemmShape& shape, const Bf16Gpu& gpu) {
     const bool as_is = takes_as_is(shape, kTmaMultiples);
-    const CostTerms stage20 = stage20_terms(as_is ? shape : padded_shape(shape, kTmaMultiples), gpu.sms);
+    const CostTerms stage20 = as_is ? stage20_terms(shape, gpu.sms) : stage20_padded_terms(shape, gpu.sms);
     const CostTerms stage25 = stage25_terms(shape, gpu.few_tokens);
-    return {Bf16Candidate{20, stage20, predicted_seconds(stage20, kStage20Cost)},
-            Bf16Candidate{25, stage25, predicted_seconds(stage25, as_is ? kStage25Cost : kStage25ByHandCost)}};
+    std::vector<Bf16Candidate> candidates{
+        Bf16Candidate{20, stage20, predicted_seconds(stage20, as_is ? kStage20Cost : kStage20PaddedCost)},
+        Bf16Candidate{25, stage25, predicted_seconds(stage25, as_is ? kStage25Cost : kStage25ByHandCost)}};
+    if (!as_is) {
+        const CostTerms stage14 = stage14_terms(shape, gpu.sms);
+        candidates.push_back(Bf16Candidate{14, stage14, predicted_seconds(stage14, kStage14Cost)});
+    }
+    return candidates;
 }
 
 KernelChoice choose_bf16_kernel(const GemmShape& shape, const Bf16Gpu& gpu) {
     if (!gpu.hopper) return KernelChoice{14};
-    const int fastest = fastest_hopper_stage(shape, gpu);
-    if (takes_as_is(shape, kTmaMultiples) || fastest == 25) return KernelChoice{fastest};
-    if (copies_outweigh_math(shape, kTmaMultiples, sizeof(__nv_bfloat16), kFlopsPerCopiedByte)) return KernelChoice{14};
-    return KernelChoice{20, true};
+    const int fastest = fastest_stage(bf16_candidates(shape, gpu));
+    return KernelChoice{fastest, fastest == 20 && !takes_as_is(shape, kTmaMultiples)};
 }
 
 void launch_bf16_track(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b, float* c,
@@ -85,7 +83,7 @@ void launch_bf16_track_bf16_c(const GemmProblem& problem, const __nv_bfloat16* a
     const Bf16Gpu gpu = bf16_gpu_here();
     if (!gpu.hopper)
         throw std::runtime_error("the bf16 track writes bf16 C with stage 20's or 25's kernel, which need Hopper (sm_90a)");
-    launch_hopper_stage(fastest_hopper_stage(problem.shape, gpu), problem, a, b, c, stream);
+    launch_hopper_stage(fastest_stage(bf16_candidates(problem.shape, gpu)), problem, a, b, c, stream);
 }
 
 }  // namespace sgemm

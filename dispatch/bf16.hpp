@@ -26,9 +26,9 @@ struct Bf16Candidate {
     double predicted_seconds;
 };
 
-// The Hopper kernels the track weighs for a shape, in this order: stage 20's (off the
-// multiples of 8, on the shape rounded up to them, its copies left out) and stage 25's
-// (off the multiples, loading those rows by hand).
+// The kernels the track weighs for a shape, in this order: stage 20's (off the multiples of
+// 8, on padded copies), stage 25's (off the multiples, loading those rows by hand), and off
+// the multiples, stage 14's.
 std::vector<Bf16Candidate> bf16_candidates(const GemmShape& shape, const Bf16Gpu& gpu);
 
 KernelChoice choose_bf16_kernel(const GemmShape& shape, const Bf16Gpu& gpu);
@@ -37,7 +37,7 @@ void launch_bf16_track(const GemmProblem& problem, const __nv_bfloat16* a, const
                        cudaStream_t stream);
 
 // C in bf16: the kernel the model predicts faster of stages 20 and 25, where K and N are
-// multiples of 8 (the driver refuses the rest).
+// multiples of 8 (the driver refuses the rest, so stage 14 is never weighed).
 void launch_bf16_track_bf16_c(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b,
                               __nv_bfloat16* c, cudaStream_t stream);
 

@@ -2,12 +2,16 @@
 
 #include <algorithm>
 
+#include "14_multistage.hpp"
 #include "20_hopper_tuned.hpp"
+#include "common/padded_launch.cuh"
+#include "dispatch/padding_cost.hpp"
 
 namespace sgemm {
 namespace {
 
 constexpr int kStepK = 64;
+constexpr GemmShape kTmaMultiples{1, 8, 8};
 
 double ceil_div(double a, double b) { return static_cast<double>(static_cast<long long>((a + b - 1) / b)); }
 
@@ -22,7 +26,7 @@ double predicted_seconds(const CostTerms& t, const CostConstants& c) {
     const double step_seconds = std::max(t.step_bytes / c.load_bytes_per_second, t.step_macs / c.macs_per_second);
     return c.fixed_seconds +
            std::max(t.dram_bytes / c.dram_bytes_per_second, t.sm_steps * step_seconds) +
-           t.split_bytes / c.split_bytes_per_second;
+           t.split_bytes / c.split_bytes_per_second + t.copy_bytes / c.copy_bytes_per_second;
 }
 
 // Stage 20 is persistent and shares leftover tiles out by K (stream-K), so its K steps
@@ -44,6 +48,12 @@ CostTerms stage20_terms(const GemmShape& shape, int sms) {
     return terms;
 }
 
+CostTerms stage20_padded_terms(const GemmShape& shape, int sms) {
+    CostTerms terms = stage20_terms(padded_shape(shape, kTmaMultiples), sms);
+    terms.copy_bytes = static_cast<double>(padded_copy_bytes(shape, kTmaMultiples, 2));
+    return terms;
+}
+
 // Stage 25 runs one wave of CTAs (or more, unsplit, where C has more tiles than the GPU
 // holds), each a tile over its part of K; B is read once for each token tile. A split
 // CTA writes its partial tile into shared memory and reads a tile's worth from the
@@ -58,6 +68,25 @@ CostTerms stage25_terms(const GemmShape& shape, const ResidentCtas& resident) {
     terms.step_bytes = (static_cast<double>(plan.columns) + plan.tokens) * kStepK * 2;
     terms.step_macs = static_cast<double>(plan.columns) * plan.tokens * kStepK;
     terms.split_bytes = plan.splits > 1 ? 2.0 * 4 * plan.columns * plan.tokens : 0;
+    return terms;
+}
+
+// Stage 14 runs a grid of tiles, one or two at a time on an SM, sharing its tensor cores,
+// so an SM goes through the K steps of all the tiles it is given; tiles split along K
+// (the tail, or all of them where they are few) each leave `parts` partial tiles, which a
+// second kernel adds up.
+CostTerms stage14_terms(const GemmShape& shape, int sms) {
+    const MultistagePlan plan = multistage_plan(shape, sms);
+    const double tiles = ceil_div(shape.m, plan.block_m) * ceil_div(shape.n, plan.block_n);
+    const double k_steps = ceil_div(shape.k, kStepK);
+    const double split_tiles = tiles - plan.full_tiles;
+    CostTerms terms;
+    terms.dram_bytes = least_dram_bytes(shape);
+    terms.sm_steps = ceil_div(plan.full_tiles, sms) * k_steps +
+                     ceil_div(split_tiles * plan.parts, sms) * ceil_div(k_steps, plan.parts);
+    terms.step_bytes = (static_cast<double>(plan.block_m) + plan.block_n) * kStepK * 2;
+    terms.step_macs = static_cast<double>(plan.block_m) * plan.block_n * kStepK;
+    terms.split_bytes = plan.parts > 1 ? 4.0 * plan.parts * plan.block_m * plan.block_n : 0;
     return terms;
 }
 

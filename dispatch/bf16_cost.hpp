@@ -6,9 +6,10 @@
 // DRAM, the bytes the kernel must read and write at the GPU's bandwidth; and the SMs, the
 // longest run of K steps (64 values of K) one SM goes through, each as long as the slower
 // of loading its tiles and multiplying them; plus, where K is split, the adding of the
-// parts' partial sums:
+// parts' partial sums; plus, where stage 20 runs a shape off its multiples, the padded
+// copies, which run before and after the kernel:
 //   seconds = fixed + max(dram_bytes / dram_rate, sm_steps * max(step_bytes / load_rate,
-//             step_macs / mma_rate)) + split_bytes / split_rate
+//             step_macs / mma_rate)) + split_bytes / split_rate + copy_bytes / copy_rate
 // (A term for the stores of C, the bytes of C one SM writes, fitted to nothing on draw 5:
 // docs/notes/25_few_tokens.md.)
 // The constants of each kernel are fitted by scripts/fit_bf16_cost.py on the GPU's
@@ -27,6 +28,7 @@ struct CostTerms {
     double step_bytes = 0;   // the bytes one K step brings into an SM
     double step_macs = 0;    // the multiply-adds of one K step (tile rows x tile columns x 64)
     double split_bytes = 0;  // the partial sums one SM adds up where K is split, in bytes
+    double copy_bytes = 0;   // what padded copies move (padding_cost.hpp), where a kernel runs on them
 };
 
 // A kernel's constants, as fitted.
@@ -36,6 +38,7 @@ struct CostConstants {
     double load_bytes_per_second;  // one SM's
     double macs_per_second;        // one SM's
     double split_bytes_per_second;  // one SM's
+    double copy_bytes_per_second;
 };
 
 double predicted_seconds(const CostTerms& terms, const CostConstants& constants);
@@ -43,7 +46,14 @@ double predicted_seconds(const CostTerms& terms, const CostConstants& constants)
 // Stage 20's kernel in the tile its launcher chooses, on a GPU of `sms` SMs.
 CostTerms stage20_terms(const GemmShape& shape, int sms);
 
+// Stage 20's kernel on a shape off K and N multiples of 8: on zero-padded copies, the
+// shape rounded up, with the copies' bytes.
+CostTerms stage20_padded_terms(const GemmShape& shape, int sms);
+
 // Stage 25's kernel as its launcher plans the shape, on a GPU that holds `resident`.
 CostTerms stage25_terms(const GemmShape& shape, const ResidentCtas& resident);
+
+// Stage 14's kernel as its launcher plans the shape, on a GPU of `sms` SMs.
+CostTerms stage14_terms(const GemmShape& shape, int sms);
 
 }  // namespace sgemm

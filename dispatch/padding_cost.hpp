@@ -1,6 +1,7 @@
-// What padding a shape costs (kernels/common/padded_launch.cuh): where a shape off a
-// kernel's multiples runs faster on a kernel that loads any shape itself (stage 10's for
-// FP32, stage 14's for bf16) than on padded copies for the Hopper kernels.
+// What padding a shape costs (kernels/common/padded_launch.cuh): the bytes the copies move
+// (which the bf16 track's cost model weighs, bf16_cost.hpp), and for the fp32-tc track,
+// where a shape off a kernel's multiples runs faster on stage 10's kernel, which loads any
+// shape itself, than on padded copies for the Hopper kernels.
 #pragma once
 
 #include "common/gemm_problem.hpp"
@@ -15,8 +16,8 @@ long long padded_copy_bytes(const GemmShape& shape, const GemmShape& multiples, 
 // Where the copies would move a byte for fewer than `flops_per_copied_byte` FLOPs (2MNK),
 // the math they buy, on the Hopper kernel, pays less than the time they take; and any small
 // problem (at most 2^31 FLOPs, K at most 1024), where the copies' own launches outlast the
-// math. Each track's threshold is fitted on the random draw of seed 1 (make draw) and
-// measured on seed 2's (docs/notes/20_hopper_tuned.md, 24_a_in_registers.md).
+// math. The threshold is fitted on the random draw of seed 1 (make draw) and measured on
+// seed 2's (docs/notes/24_a_in_registers.md).
 bool copies_outweigh_math(const GemmShape& shape, const GemmShape& multiples, int input_bytes,
                           double flops_per_copied_byte);
 

@@ -42,8 +42,9 @@
 // limits one by one, the small problems, the last wave, the edges, the experiments dropped.
 //
 // Shapes: any M, N, K >= 1. Needs sm_80. The bf16 track (dispatch/bf16.cpp) runs this
-// kernel on GPUs without Hopper's instructions, and on Hopper where padding a shape for
-// stage 20's kernel would cost more than the math it buys.
+// kernel on GPUs without Hopper's instructions, and on Hopper, off K and N multiples of 8,
+// where its cost model predicts it fastest (multistage_plan tells the model what the
+// launcher does with a shape).
 #include "14_multistage.hpp"
 
 #include "14_multistage.cuh"
@@ -69,17 +70,30 @@ bool tiles_reach_half_the_sms(const GemmShape& shape, int sms) {
     return 2 * ceil_div(shape.m, Config::kBlockM) * ceil_div(shape.n, Config::kBlockN) >= sms;
 }
 
+// The tile configuration for the shape: calls visit(Config{}, group_rows).
+template <class Visit>
+auto with_config_for(const GemmShape& shape, int sms, Visit&& visit) {
+    if (tiles_reach_half_the_sms<TunedConfig>(shape, sms)) return visit(TunedConfig{}, kTunedGroupRows);
+    if (tiles_reach_half_the_sms<MediumProblemConfig>(shape, sms))
+        return visit(MediumProblemConfig{}, kSmallerTilesGroupRows);
+    return visit(SmallProblemConfig{}, kSmallerTilesGroupRows);
+}
+
 }  // namespace
 
 void launch_multistage(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b,
                        float* c, cudaStream_t stream) {
-    const int sms = current_sm_count();
-    if (tiles_reach_half_the_sms<TunedConfig>(problem.shape, sms))
-        launch_bf16_tile_config<TunedConfig>(problem, a, b, c, kTunedGroupRows, stream);
-    else if (tiles_reach_half_the_sms<MediumProblemConfig>(problem.shape, sms))
-        launch_bf16_tile_config<MediumProblemConfig>(problem, a, b, c, kSmallerTilesGroupRows, stream);
-    else
-        launch_bf16_tile_config<SmallProblemConfig>(problem, a, b, c, kSmallerTilesGroupRows, stream);
+    with_config_for(problem.shape, current_sm_count(), [&](auto config, int group_rows) {
+        launch_bf16_tile_config<decltype(config)>(problem, a, b, c, group_rows, stream);
+    });
+}
+
+MultistagePlan multistage_plan(const GemmShape& shape, int sms) {
+    return with_config_for(shape, sms, [&](auto config, int) {
+        using Config = decltype(config);
+        const TailSplit split = plan_tail_split<Config>(shape, sms);
+        return MultistagePlan{Config::kBlockM, Config::kBlockN, split.full_tiles, split.parts};
+    });
 }
 
 }  // namespace sgemm

@@ -106,7 +106,8 @@ TEST(ModelTool, ModelsAGpuItIsToldOf) {
     EXPECT_NE(result.out.find("132 132 117 120 110 102 105 120"), std::string::npos) << result.out;
     const std::string rows = slurp(csv.path());
     EXPECT_EQ(count_lines(rows), 5) << rows;
-    EXPECT_EQ(rows.rfind("m,n,k,kernel,dram_bytes,sm_steps,step_bytes,step_macs,split_bytes,predicted_us,chosen\n", 0), 0u);
+    EXPECT_EQ(rows.rfind("m,n,k,kernel,dram_bytes,sm_steps,step_bytes,step_macs,split_bytes,copy_bytes,predicted_us,"
+                         "chosen\n", 0), 0u);
     EXPECT_NE(rows.find("\n8,8192,8192,25,"), std::string::npos) << rows;
     // The choice: stage 25 for 8 tokens, stage 20 for the square.
     const auto chosen = [&](const std::string& start) {

@@ -2,6 +2,9 @@
 // on, and the measured crossovers behind them, on an H100's 132 SMs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
+#include "14_multistage.hpp"
 #include "25_few_tokens.hpp"
 #include "dispatch/bf16.hpp"
 #include "dispatch/fp32.hpp"
@@ -28,36 +31,62 @@ TEST(Fp32Track, StageTensOnEveryShape) {
 constexpr ResidentCtas kH100FewTokens{0, 132, 132, 117, 120, 110, 102, 105, 120};
 const Bf16Gpu kH100{true, kSms, kH100FewTokens};
 
-TEST(Bf16Track, TheKernelTheModelPredictsFasterElsePaddedOrStageFourteen) {
+TEST(Bf16Track, TheKernelTheModelPredictsFastest) {
     const auto choose = [](GemmShape shape) { return choose_bf16_kernel(shape, kH100); };
     // Large squares: stage 20's tiles; a few tokens on a large weight: stage 25's.
     EXPECT_EQ(choose({4096, 4096, 4096}).stage, 20);
     EXPECT_EQ(choose({8192, 8192, 8192}).stage, 20);
     EXPECT_EQ(choose({8, 8192, 8192}).stage, 25);
     EXPECT_FALSE(choose({8, 8192, 8192}).padded);
-    // Off the multiples of 8: stage 25 as it is, loading such rows by hand, where the model
-    // predicts it faster than stage 20 on the shape rounded up; else stage 20 padded, or
-    // stage 14.
+    // Off the multiples of 8: stage 25 loading such rows by hand, stage 14, or stage 20 on
+    // padded copies, whichever the model predicts fastest.
     EXPECT_EQ(choose({7, 1001, 999}).stage, 25);
     EXPECT_FALSE(choose({7, 1001, 999}).padded);
-    EXPECT_EQ(choose({127, 29, 15964}).stage, 14);  // 12 FLOPs a copied byte; by hand, a long K
+    EXPECT_EQ(choose({127, 29, 15964}).stage, 14);  // by hand, a long K; the copies, a thin C
     EXPECT_FALSE(choose({127, 29, 15964}).padded);
-    EXPECT_EQ(choose({4000, 4001, 4000}).stage, 20);  // 667 FLOPs a copied byte: padded
+    EXPECT_EQ(choose({4000, 4001, 4000}).stage, 20);  // the copies a small part of the time
     EXPECT_TRUE(choose({4000, 4001, 4000}).padded);
-    EXPECT_EQ(choose({3788, 30, 19}).stage, 14);       // small: the copies outlast the math
+    EXPECT_EQ(choose({3788, 30, 19}).stage, 14);  // small: the copies' launches outlast the math
     // Without Hopper's instructions, stage 14's kernel takes every shape.
     EXPECT_EQ(choose_bf16_kernel({4096, 4096, 4096}, Bf16Gpu{}).stage, 14);
 }
 
 TEST(Bf16Track, ItWeighsTheModelsPredictions) {
-    for (const GemmShape shape : {GemmShape{8, 8192, 8192}, GemmShape{4096, 4096, 4096}, GemmShape{200, 3000, 5000}}) {
+    for (const GemmShape shape : {GemmShape{8, 8192, 8192}, GemmShape{4096, 4096, 4096}, GemmShape{200, 3000, 5000},
+                                  GemmShape{7, 1001, 999}, GemmShape{2096, 79, 8063}, GemmShape{3000, 3001, 3000}}) {
         const std::vector<Bf16Candidate> candidates = bf16_candidates(shape, kH100);
-        ASSERT_EQ(candidates.size(), 2u);
-        const Bf16Candidate& faster =
-            candidates[0].predicted_seconds <= candidates[1].predicted_seconds ? candidates[0] : candidates[1];
-        EXPECT_EQ(choose_bf16_kernel(shape, kH100).stage, faster.stage);
+        // Stage 14 is weighed only off the multiples of 8, where TMA cannot read the rows.
+        ASSERT_EQ(candidates.size(), shape.n % 8 == 0 && shape.k % 8 == 0 ? 2u : 3u);
+        const Bf16Candidate& fastest = *std::min_element(
+            candidates.begin(), candidates.end(),
+            [](const Bf16Candidate& x, const Bf16Candidate& y) { return x.predicted_seconds < y.predicted_seconds; });
+        EXPECT_EQ(choose_bf16_kernel(shape, kH100).stage, fastest.stage);
         for (const Bf16Candidate& candidate : candidates) EXPECT_GT(candidate.predicted_seconds, 0.0);
     }
+}
+
+// Stage 20 off the multiples: the shape rounded up, and what the copies move.
+TEST(Bf16Cost, StageTwentyPaddedCountsItsCopies) {
+    const GemmShape shape{3000, 3001, 3000};
+    const CostTerms padded = stage20_padded_terms(shape, kSms);
+    const CostTerms rounded = stage20_terms({3000, 3008, 3000}, kSms);
+    EXPECT_DOUBLE_EQ(padded.copy_bytes, static_cast<double>(padded_copy_bytes(shape, GemmShape{1, 8, 8}, 2)));
+    EXPECT_DOUBLE_EQ(padded.sm_steps, rounded.sm_steps);
+    EXPECT_DOUBLE_EQ(padded.dram_bytes, rounded.dram_bytes);
+    EXPECT_EQ(stage20_terms(shape, kSms).copy_bytes, 0.0);
+}
+
+// Stage 14's terms follow its launcher's plan: tiles, and the tail or all tiles split along K.
+TEST(Bf16Cost, StageFourteenFollowsItsPlan) {
+    const CostTerms square = stage14_terms({4096, 4096, 4096}, kSms);  // 512 tiles of 128x256
+    EXPECT_DOUBLE_EQ(square.step_macs, 128.0 * 256 * 64);
+    EXPECT_DOUBLE_EQ(square.split_bytes, 0.0);
+    const MultistagePlan few = multistage_plan({128, 512, 16384}, kSms);  // 8 tiles of 128x64, K split
+    EXPECT_GT(few.parts, 1);
+    EXPECT_EQ(few.full_tiles, 0);
+    const CostTerms split = stage14_terms({128, 512, 16384}, kSms);
+    EXPECT_DOUBLE_EQ(split.split_bytes, 4.0 * few.parts * few.block_m * few.block_n);
+    EXPECT_LT(split.sm_steps, 16384.0 / 64);
 }
 
 // Stage 25's terms follow its plan: B read once a token tile, a wave of split K steps.

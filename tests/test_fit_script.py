@@ -13,19 +13,20 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT / "scripts"))
 import fit_bf16_cost  # noqa: E402
 
-CONSTANTS = (3e-6, 2.5e12, 5e10, 2.5e12, 4e10)
+CONSTANTS = (3e-6, 2.5e12, 5e10, 2.5e12, 4e10, 1e12)
 
 
-def terms(dram_bytes=0.0, sm_steps=0.0, step_bytes=0.0, step_macs=0.0, split_bytes=0.0):
+def terms(dram_bytes=0.0, sm_steps=0.0, step_bytes=0.0, step_macs=0.0, split_bytes=0.0, copy_bytes=0.0):
     return dict(dram_bytes=dram_bytes, sm_steps=sm_steps, step_bytes=step_bytes, step_macs=step_macs,
-                split_bytes=split_bytes)
+                split_bytes=split_bytes, copy_bytes=copy_bytes)
 
 
 def random_terms(rng):
     """Terms of a made-up problem where any of the limits may bind."""
     step_bytes = rng.choice((9216, 24576, 49152))
     return terms(dram_bytes=10 ** rng.uniform(5, 9), sm_steps=10 ** rng.uniform(0, 3), step_bytes=step_bytes,
-                 step_macs=step_bytes * 10 ** rng.uniform(0.5, 2.5), split_bytes=rng.choice((0, 1e5, 1e6)))
+                 step_macs=step_bytes * 10 ** rng.uniform(0.5, 2.5), split_bytes=rng.choice((0, 1e5, 1e6)),
+                 copy_bytes=rng.choice((0, 1e6, 1e8)))
 
 
 class ModelTest(unittest.TestCase):
@@ -33,6 +34,9 @@ class ModelTest(unittest.TestCase):
         # DRAM: 1e9 / 2.5e12 = 400 us; the SMs: 100 steps of max(24576 / 5e10, 5e6 / 2.5e12) = 2 us.
         self.assertAlmostEqual(fit_bf16_cost.predicted(terms(1e9, 100, 24576, 5e6, 4e6), CONSTANTS),
                                3e-6 + 400e-6 + 100e-6, places=12)
+        # The padded copies run before and after the kernel: 1e8 / 1e12 = 100 us more.
+        self.assertAlmostEqual(fit_bf16_cost.predicted(terms(1e9, 100, 24576, 5e6, 4e6, 1e8), CONSTANTS),
+                               3e-6 + 400e-6 + 100e-6 + 100e-6, places=12)
         self.assertAlmostEqual(fit_bf16_cost.predicted(terms(1e6, 1000, 24576, 5e6), CONSTANTS),
                                3e-6 + 1000 * 2e-6, places=12)
         self.assertAlmostEqual(fit_bf16_cost.predicted(terms(1e6, 1000, 245760, 5e6), CONSTANTS),
@@ -94,7 +98,7 @@ class ReportTest(unittest.TestCase):
         fit_bf16_cost.main(["--evaluate", "--terms", str(self.terms_path), "--times", str(self.times_path),
                             "--header", str(self.header), "--report", str(report)])
         text = report.read_text()
-        self.assertIn("2 problems, each timed on both kernels.", text)
+        self.assertIn("2 problems, each timed on stage 20 and stage 25.", text)
         self.assertIn("It chose the faster kernel on 1 of 2; its wrong choices cost a geomean "
                       f"{100 * (math.sqrt(1.25) - 1):.2f} % over all problems, at most 25.0 %.", text)
         self.assertIn("| M ≤ 64 | 1 | 70.0 % | 95.0 % | 95.0 % | 95.0 % |", text)
@@ -103,9 +107,9 @@ class ReportTest(unittest.TestCase):
         self.assertIn("| 20 | 25 | 25.0 % |", text)
         self.assertIn("Made up.", self.header.read_text())  # nothing fitted
 
-    def test_by_hand_fits_only_stage_25s_set_for_rows_loaded_by_hand(self):
+    def test_set_fits_only_stage_25s_set_for_rows_loaded_by_hand(self):
         report = self.dir / "by_hand.md"
-        fit_bf16_cost.main(["--by-hand", "--terms", str(self.terms_path), "--times", str(self.times_path),
+        fit_bf16_cost.main(["--set", "kStage25ByHandCost", "--terms", str(self.terms_path), "--times", str(self.times_path),
                             "--header", str(self.header), "--report", str(report), "--fitted-on", "two problems"])
         constants, fitted_on = fit_bf16_cost.read_header(self.header), fit_bf16_cost.read_fitted_on(self.header)
         self.assertEqual(constants["kStage20Cost"], constants["kStage25Cost"])
@@ -121,13 +125,27 @@ class ReportTest(unittest.TestCase):
             writer.writerow(["stage", "m", "n", "k", "median_ms", "ratio_to_cublas", "verified", "kernel"])
             writer.writerow([14, 8, 4096, 4096, 0.1, 0.5, "true", "14"])
             writer.writerow([14, 2048, 2048, 2048, 0.1, 2.0, "true", "14"])
-        fit_bf16_cost.main(["--by-hand", "--terms", str(self.terms_path), "--times", str(self.times_path),
-                            "--header", str(self.header), "--report", str(report), "--compare", str(compare)])
+        fit_bf16_cost.main(["--set", "kStage25ByHandCost", "--terms", str(self.terms_path), "--times",
+                            str(self.times_path), "--header", str(self.header), "--report", str(report),
+                            "--compare", str(compare)])
         text = report.read_text()
-        self.assertIn("| K | problems | 25 by hand | 14 |", text)
+        self.assertIn("| K | problems | stage 25 | 14 |", text)
         self.assertIn(f"| all | 2 | {100 * math.sqrt(0.95):.1f} % | 100.0 % |", text)
         self.assertIn("| 300 < K < 5000 | 2 |", text)
         self.assertIn(f"Stage 25's geomean ratio to cuBLAS over them: {100 * math.sqrt(0.95):.1f} %.", text)
+        # Stages 20 and 25 timed on both: the report's choice between them, off the multiples.
+        self.assertIn("## The model's choice among the kernels it weighs off the multiples", text)
+        self.assertIn("2 problems, each timed on stage 25 and stage 20.", text)
+
+    def test_the_padded_set_fits_the_fixed_part_and_the_copies_rate_alone(self):
+        fit_bf16_cost.main(["--set", "kStage20PaddedCost", "--terms", str(self.terms_path), "--times",
+                            str(self.times_path), "--header", str(self.header), "--fitted-on", "two problems"])
+        padded = fit_bf16_cost.read_header(self.header)["kStage20PaddedCost"]
+        for i, (got, start) in enumerate(zip(padded, CONSTANTS)):
+            if i in fit_bf16_cost.PADDED_FREE:
+                continue
+            self.assertAlmostEqual(got / start, 1.0, places=5)  # kStage20Cost's, as written
+        self.assertNotAlmostEqual(padded[0] / CONSTANTS[0], 1.0, places=3)
 
 
 if __name__ == "__main__":

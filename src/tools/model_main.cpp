@@ -1,5 +1,5 @@
 // sgemm_model: the bf16 track's cost model (dispatch/bf16_cost.hpp) on shapes: for each
-// shape and each kernel the track weighs (stages 20 and 25), the model's terms and its
+// shape and each kernel the track weighs (stages 20, 25 and 14), the model's terms and its
 // predicted time, and the kernel the track chooses. scripts/fit_bf16_cost.py fits the
 // model's constants on these terms and the measured times of the same shapes. Stage 25's
 // plan depends on what the GPU holds, which the tool asks the GPU it runs on, or takes
@@ -42,7 +42,7 @@ int run(int argc, char** argv) {
             if (!line.empty()) shape_texts.push_back(line);
     }
     std::ofstream csv(csv_path);
-    csv << "m,n,k,kernel,dram_bytes,sm_steps,step_bytes,step_macs,split_bytes,predicted_us,chosen\n";
+    csv << "m,n,k,kernel,dram_bytes,sm_steps,step_bytes,step_macs,split_bytes,copy_bytes,predicted_us,chosen\n";
     Bf16Gpu gpu;
     if (gpu_as.empty()) {
         gpu = bf16_gpu_here();
@@ -57,10 +57,10 @@ int run(int argc, char** argv) {
         const GemmShape shape = parse_shape(text);
         const KernelChoice choice = choose_bf16_kernel(shape, gpu);
         for (const Bf16Candidate& candidate : bf16_candidates(shape, gpu))
-            csv << fmt::format("{},{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{}\n", shape.m, shape.n, shape.k,
+            csv << fmt::format("{},{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{}\n", shape.m, shape.n, shape.k,
                                candidate.stage, candidate.terms.dram_bytes, candidate.terms.sm_steps,
                                candidate.terms.step_bytes, candidate.terms.step_macs, candidate.terms.split_bytes,
-                               candidate.predicted_seconds * 1e6, candidate.stage == choice.stage ? 1 : 0);
+                               candidate.terms.copy_bytes, candidate.predicted_seconds * 1e6, candidate.stage == choice.stage ? 1 : 0);
     }
     fmt::print("sgemm_model: {} shapes -> {}\n", shape_texts.size(), csv_path);
     return 0;
