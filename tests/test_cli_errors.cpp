@@ -179,6 +179,10 @@ TEST(BinaryOnGpu, ProfileModeLaunchesOnce) {
     const ProcessResult result = run_sgemm("7 256 --profile");
     EXPECT_EQ(result.exit_code, 0) << result.err;
     EXPECT_NE(result.out.find("profiled one launch of stage 7"), std::string::npos) << result.out;
+    const ProcessResult cublas = run_sgemm("7 256 --profile-cublas");
+    EXPECT_EQ(cublas.exit_code, 0) << cublas.err;
+    EXPECT_NE(cublas.out.find("profiled one launch of the cuBLAS call timed against stage 7"), std::string::npos)
+        << cublas.out;
 }
 
 TEST(BinaryOnGpu, RunsAndVerifiesOnAGpu) {

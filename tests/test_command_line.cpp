@@ -119,6 +119,14 @@ TEST(CommandLine, ProfileOneStage) {
     EXPECT_EQ(parsed.request.stage->number, 7);
 }
 
+TEST(CommandLine, ProfileTheCublasCallAStageIsTimedAgainst) {
+    const auto parsed = parse({"bf16", "-m", "16", "-n", "4096", "-k", "4096", "--profile-cublas"});
+    ASSERT_EQ(parsed.outcome, Outcome::run) << parsed.text;
+    EXPECT_TRUE(parsed.request.profile);
+    EXPECT_TRUE(parsed.request.profile_cublas);
+    EXPECT_FALSE(parse({"7", "256", "--profile"}).request.profile_cublas);
+}
+
 TEST(CommandLine, PeakMeasuresCeilingsAndTakesACsv) {
     const auto parsed = parse({"peak", "--csv", "ceilings.csv"});
     ASSERT_EQ(parsed.outcome, Outcome::run) << parsed.text;
@@ -177,7 +185,8 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{{"3-", "64"}, "unknown stage range '3-'"},
                       BadInput{{"peak", "4096"}, "peak takes no size"},
                       BadInput{{"peak", "-k", "64"}, "peak takes no size"},
-                      BadInput{{"peak", "--profile"}, "--profile takes one stage, not 'peak'"}));
+                      BadInput{{"peak", "--profile"}, "--profile takes one stage, not 'peak'"},
+                      BadInput{{"all", "64", "--profile-cublas"}, "--profile takes one stage"}));
 
 }  // namespace
 }  // namespace sgemm

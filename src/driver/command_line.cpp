@@ -104,6 +104,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
     bool list = false;
     bool no_verify = false;
     bool profile = false;
+    bool profile_cublas = false;
     int reps = 0;
     double time_budget = 1.0;
     std::string timing = "launches";
@@ -155,6 +156,8 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
     app.add_flag("--profile", profile,
                  "launch the stage once more between cudaProfilerStart and cudaProfilerStop, "
                  "for ncu --profile-from-start off; no check, no timing");
+    app.add_flag("--profile-cublas", profile_cublas,
+                 "as --profile, launching the cuBLAS call the stage is timed against instead");
 
     ParsedCommandLine parsed;
     if (argc <= 1) {
@@ -171,15 +174,16 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
         if (stage_text == "peak") {
             if (!size_text.empty() || !m_text.empty() || !n_text.empty() || !k_text.empty())
                 throw UsageError("peak takes no size: it measures the GPU, not a problem");
-            if (profile) throw UsageError("--profile takes one stage, not 'peak'");
+            if (profile || profile_cublas) throw UsageError("--profile takes one stage, not 'peak'");
             request.peak = true;
             request.csv_path = csv_path;
             return parsed;
         }
         const bool range = stage_text.find('-') != std::string::npos && find_track(stage_text) == nullptr;
         request.run_all = stage_text == "all" || range;
-        request.profile = profile;
-        if (profile && request.run_all) throw UsageError(fmt::format("--profile takes one stage, not '{}'", stage_text));
+        request.profile = profile || profile_cublas;
+        request.profile_cublas = profile_cublas;
+        if (request.profile && request.run_all) throw UsageError(fmt::format("--profile takes one stage, not '{}'", stage_text));
         if (stage_text == "all") {
             request.first_stage = all_stages().front().number;
             request.last_stage = all_stages().back().number;

@@ -14,6 +14,7 @@ struct Request {
     bool run_all = false;         // "all" or "FIRST-LAST": every available stage in that range, in order
     int first_stage = 0, last_stage = 0;  // the range (run_all)
     bool profile = false;         // one launch of one stage for a profiler, nothing else
+    bool profile_cublas = false;  // with profile: the cuBLAS call the stage is timed against, not the stage
     bool peak = false;            // "peak": measure this GPU's ceilings, no stage
     const Stage* stage = nullptr;  // the one stage or track otherwise
     RunSettings settings;

@@ -90,9 +90,9 @@ int run(const Request& request) {
 
     const StageRunner runner(device);
     if (request.profile) {
-        runner.profile_once(*request.stage, request.settings);
-        fmt::print("profiled one launch of {} between cudaProfilerStart and cudaProfilerStop\n",
-                   describe(*request.stage));
+        runner.profile_once(*request.stage, request.settings, request.profile_cublas);
+        fmt::print("profiled one launch of {}{} between cudaProfilerStart and cudaProfilerStop\n",
+                   request.profile_cublas ? "the cuBLAS call timed against " : "", describe(*request.stage));
         return 0;
     }
     fmt::print("{}", run_header(device, runner.ceiling(Precision::fp32), runner.ceiling(Precision::bf16),

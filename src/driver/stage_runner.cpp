@@ -112,19 +112,20 @@ StageRunner::Launches StageRunner::launches(const Stage& stage, const Bf16Gemm& 
     return Launches{std::move(launch), std::move(launch_cublas)};
 }
 
-void StageRunner::profile_once(const Stage& stage, const RunSettings& settings) const {
+void StageRunner::profile_once(const Stage& stage, const RunSettings& settings, bool cublas) const {
     const cudaStream_t stream = stream_.get();
     const GemmInputs inputs(settings.problem, stage.precision, settings.seed, settings.data, stream,
                             settings.c_output);
-    const Launches launch = launches(stage, Bf16Gemm{}, Fp32Gemm{}, settings.problem, inputs);
+    const Launches launches_of_problem = launches(stage, Bf16Gemm{}, Fp32Gemm{}, settings.problem, inputs);
+    const GemmLaunch& launch = cublas ? launches_of_problem.cublas : launches_of_problem.stage;
     DeviceBuffer<float> c(element_count_c(settings.problem.shape));
     inputs.reset_output(c.data(), stream);
-    launch.stage(c.data());  // warm-up: module loading, cuBLAS heuristics
+    launch(c.data());  // warm-up: module loading, cuBLAS heuristics
     CUDA_CHECK(cudaStreamSynchronize(stream));
     inputs.reset_output(c.data(), stream);
     CUDA_CHECK(cudaStreamSynchronize(stream));
     CUDA_CHECK(cudaProfilerStart());
-    launch.stage(c.data());
+    launch(c.data());
     CUDA_CHECK(cudaGetLastError());
     CUDA_CHECK(cudaStreamSynchronize(stream));
     CUDA_CHECK(cudaProfilerStop());

@@ -83,9 +83,10 @@ public:
     StageResult run(const Stage& stage, const Bf16Gemm& gemm, const RunSettings& settings) const;
     StageResult run(const Stage& stage, const Fp32Gemm& gemm, const RunSettings& settings) const;
 
-    // Launches the stage once to warm up, then once between cudaProfilerStart and
-    // cudaProfilerStop, so that a profiler started with profiling off sees that launch alone.
-    void profile_once(const Stage& stage, const RunSettings& settings) const;
+    // Launches the stage (or, with `cublas`, the cuBLAS call it is timed against) once to
+    // warm up, then once between cudaProfilerStart and cudaProfilerStop, so that a profiler
+    // started with profiling off sees that launch alone.
+    void profile_once(const Stage& stage, const RunSettings& settings, bool cublas = false) const;
 
     Ceiling ceiling(Precision precision) const;
     const Cublas& cublas() const { return cublas_; }
