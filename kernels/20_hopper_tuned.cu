@@ -53,8 +53,8 @@
 //
 // Shapes: any. K and N multiples of 8 as they are; off them (TMA's rows start 16-byte
 // aligned), on zero-padded copies timed with the stage (common/padded_launch.cuh). bf16 C:
-// K and N multiples of 8. sm_90a. The bf16 track (dispatch/bf16.cpp) runs this kernel where
-// the copies, if any, cost less than the math they buy; the rest on stage 14's.
+// K and N multiples of 8. sm_90a. The bf16 track (dispatch/bf16.cpp) runs this kernel, on
+// the copies where a shape needs them, where its cost model predicts it fastest.
 #include "20_hopper_tuned.cuh"
 
 namespace sgemm {

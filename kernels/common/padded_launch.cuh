@@ -5,8 +5,8 @@
 // M x N comes back. Zero columns of A meet zero rows of B, so every sum is the unpadded
 // problem's (with products of zeros added in); C's extra columns and rows are dropped.
 // The copies are part of the launch, and timed with it, as a library that takes any
-// shape must pay them. Where they cost more than the math they buy is the dispatch's to
-// weigh (dispatch/padding_cost.hpp).
+// shape must pay them. Whether they pay is the dispatch's to weigh (the bytes they move:
+// dispatch/padding_cost.hpp; the bf16 track's cost model counts them, dispatch/bf16_cost.hpp).
 #pragma once
 
 #include <cuda_bf16.h>
