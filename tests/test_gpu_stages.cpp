@@ -173,7 +173,8 @@ std::vector<Case> all_cases() {
         // Stage 25's token tiles (8, 16, 64 and 128 tokens: M = 1, 9, 64, 100), columns off its
         // 128- and 64-column tiles, K shorter than a tile and K split over clusters of 2-8 CTAs
         // (25_few_tokens.cu's plan on an H100), a C of more than one token tile; rows of A, of
-        // B and of both off 16 bytes, which its producer loads itself; every kind.
+        // B and of both off 16 bytes, which its producer loads itself (with several K tiles in
+        // flight, and several token tiles, whole ones and one at the edges); every kind.
         if (stage.number == 25)
             for (const auto& [label, shape] : {std::pair<std::string, GemmShape>{"one_token_split", {1, 1032, 4096}},
                                                {"tokens9_odd_columns_split", {9, 200, 3000}},
@@ -182,7 +183,8 @@ std::vector<Case> all_cases() {
                                                {"token_tiles", {300, 520, 200}},
                                                {"rows_of_a_by_hand", {33, 1000, 999}},
                                                {"rows_of_b_by_hand", {9, 1003, 1024}},
-                                               {"rows_by_hand", {5, 1001, 999}}})
+                                               {"rows_by_hand", {5, 1001, 999}},
+                                               {"token_tiles_by_hand", {300, 1001, 2050}}})
                 for (const InputData kind : {InputData::uniform, InputData::graded, InputData::outliers,
                                              InputData::subnormal, InputData::extremes, InputData::special})
                     cases.push_back({id, shape, scalar(rng), scalar(rng),
