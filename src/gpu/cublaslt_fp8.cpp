@@ -1,0 +1,74 @@
+#include "gpu/cublaslt_fp8.hpp"
+
+#include <stdexcept>
+#include <string>
+
+#include "gpu/cuda_check.hpp"
+
+namespace sgemm {
+namespace {
+
+cublasLtMatmulMatrixScale_t scale_mode(Fp8Block block) {
+    switch (block) {
+        case Fp8Block::tensor:
+            return CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F;
+        case Fp8Block::row_128:
+            return CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;
+        case Fp8Block::block_128x128:
+            return CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
+    }
+    return CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F;
+}
+
+template <class T>
+void set_attribute(cublasLtMatmulDesc_t operation, cublasLtMatmulDescAttributes_t attribute, const T& value) {
+    CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(operation, attribute, &value, sizeof(value)));
+}
+
+constexpr std::size_t kWorkspaceBytes = 32u << 20;
+
+}  // namespace
+
+CublasLtFp8::CublasLtFp8(int m, int n, int k, Fp8Scaling scaling, const float* a_scales, const float* b_scales)
+    : workspace_(kWorkspaceBytes) {
+    CUBLAS_CHECK(cublasLtCreate(&handle_));
+    CUBLAS_CHECK(cublasLtMatmulDescCreate(&operation_, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    set_attribute(operation_, CUBLASLT_MATMUL_DESC_TRANSA, CUBLAS_OP_T);
+    set_attribute(operation_, CUBLASLT_MATMUL_DESC_TRANSB, CUBLAS_OP_N);
+    set_attribute(operation_, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, scale_mode(a_block(scaling)));
+    set_attribute(operation_, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, scale_mode(b_block(scaling)));
+    set_attribute(operation_, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, a_scales);
+    set_attribute(operation_, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, b_scales);
+    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&a_layout_, CUDA_R_8F_E4M3, k, m, k));
+    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&b_layout_, CUDA_R_8F_E4M3, k, n, k));
+    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&d_layout_, CUDA_R_16BF, m, n, m));
+    cublasLtMatmulPreference_t preference = nullptr;
+    CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&preference));
+    const std::size_t workspace_bytes = workspace_.bytes();
+    CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                      &workspace_bytes, sizeof(workspace_bytes)));
+    int found = 0;
+    const cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(handle_, operation_, a_layout_, b_layout_, d_layout_,
+                                                                 d_layout_, preference, 1, &heuristic_, &found);
+    cublasLtMatmulPreferenceDestroy(preference);
+    CUBLAS_CHECK(status);
+    if (found == 0)
+        throw std::runtime_error("cuBLASLt offers no FP8 kernel for " + std::to_string(m) + " x " + std::to_string(n) +
+                                 " x " + std::to_string(k) + " with scaling " + std::string(to_string(scaling)));
+}
+
+CublasLtFp8::~CublasLtFp8() {
+    if (d_layout_ != nullptr) cublasLtMatrixLayoutDestroy(d_layout_);
+    if (b_layout_ != nullptr) cublasLtMatrixLayoutDestroy(b_layout_);
+    if (a_layout_ != nullptr) cublasLtMatrixLayoutDestroy(a_layout_);
+    if (operation_ != nullptr) cublasLtMatmulDescDestroy(operation_);
+    if (handle_ != nullptr) cublasLtDestroy(handle_);
+}
+
+void CublasLtFp8::run(const std::uint8_t* a, const std::uint8_t* b, __nv_bfloat16* d, float alpha, float beta,
+                      cudaStream_t stream) const {
+    CUBLAS_CHECK(cublasLtMatmul(handle_, operation_, &alpha, a, a_layout_, b, b_layout_, &beta, d, d_layout_, d,
+                                d_layout_, &heuristic_.algo, workspace_.data(), workspace_.bytes(), stream));
+}
+
+}  // namespace sgemm

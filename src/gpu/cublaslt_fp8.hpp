@@ -1,0 +1,45 @@
+// cuBLASLt's FP8 GEMM, the FP8 track's reference (as cuBLAS is the others'): D = alpha *
+// A * B^T + beta * D, A (M x K) and B (N x K) e4m3 and K-major with FP32 scales in the blocks
+// of verification/fp8_operands.hpp, FP32 accumulation (the partial sums promoted: cuBLASLt's
+// default, without CUBLASLT_MATMUL_DESC_FAST_ACCUM), D bf16.
+//
+// cuBLASLt is column-major, and takes 8-bit operands only as "TN": its A transposed (our A,
+// M x K row-major, is its K x M) and its B not (our B, N x K row-major, is its K x N). It
+// offers the recipe's scales (1 x 128 for one operand, 128 x 128 for the other) only with
+// the 1 x 128 ones on its A, so A stays A, and D comes out column-major: element (i, j) at
+// j M + i (the same work as row-major; a caller reads it so).
+#pragma once
+
+#include <cublasLt.h>
+#include <cuda_bf16.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "gpu/device_buffer.hpp"
+#include "verification/fp8_operands.hpp"
+
+namespace sgemm {
+
+class CublasLtFp8 {
+public:
+    // For operands whose scales (laid out by cublaslt_scales()) lie on the device at these
+    // addresses: cuBLASLt chooses its kernel for block scales only once it has them.
+    CublasLtFp8(int m, int n, int k, Fp8Scaling scaling, const float* a_scales, const float* b_scales);
+    ~CublasLtFp8();
+    CublasLtFp8(const CublasLtFp8&) = delete;
+    CublasLtFp8& operator=(const CublasLtFp8&) = delete;
+
+    // The operands on the device; D (and C, where beta is not 0) column-major.
+    void run(const std::uint8_t* a, const std::uint8_t* b, __nv_bfloat16* d, float alpha, float beta,
+             cudaStream_t stream) const;
+
+private:
+    cublasLtHandle_t handle_ = nullptr;
+    cublasLtMatmulDesc_t operation_ = nullptr;
+    cublasLtMatrixLayout_t a_layout_ = nullptr, b_layout_ = nullptr, d_layout_ = nullptr;
+    cublasLtMatmulHeuristicResult_t heuristic_{};
+    DeviceBuffer<std::byte> workspace_;
+};
+
+}  // namespace sgemm

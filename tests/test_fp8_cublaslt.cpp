@@ -1,0 +1,137 @@
+// cuBLASLt's FP8 GEMM (gpu/cublaslt_fp8.hpp), the FP8 track's reference, against the float64
+// reference of the quantized operands: bit for bit where the arithmetic is exact, and within
+// the accumulation's and D's rounding where each block of A and B has its own magnitude (a
+// scale laid out where cuBLASLt does not read it, or applied to the wrong block, is off by up
+// to 2^16 there). Every scaling the track takes.
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "gpu/cublaslt_fp8.hpp"
+#include "gpu/device_buffer.hpp"
+#include "verification/fp8_operands.hpp"
+
+namespace sgemm {
+namespace {
+
+bool gpu_is_hopper() {
+    int count = 0, major = 0;
+    return cudaGetDeviceCount(&count) == cudaSuccess && count > 0 &&
+           cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0) == cudaSuccess && major >= 9;
+}
+
+template <class T>
+DeviceBuffer<T> to_device(const std::vector<T>& host) {
+    DeviceBuffer<T> device(host.size());
+    CUDA_CHECK(cudaMemcpy(device.data(), host.data(), device.bytes(), cudaMemcpyHostToDevice));
+    return device;
+}
+
+// D = alpha A B^T + beta D by cuBLASLt, D starting as `d_in` (bf16), both row-major here
+// (cuBLASLt's D is column-major), returned as doubles.
+std::vector<double> cublaslt_d(const Fp8Operand& a, const Fp8Operand& b, Fp8Scaling scaling, float alpha,
+                               float beta, const std::vector<float>& d_in) {
+    const int m = a.rows, n = b.rows;
+    const DeviceBuffer<std::uint8_t> a_values = to_device(a.values), b_values = to_device(b.values);
+    const DeviceBuffer<float> a_scales = to_device(cublaslt_scales(a)), b_scales = to_device(cublaslt_scales(b));
+    std::vector<__nv_bfloat16> d_host(d_in.size());
+    for (int i = 0; i < m; ++i)
+        for (int j = 0; j < n; ++j)
+            d_host[static_cast<std::size_t>(j) * m + i] = __float2bfloat16_rn(d_in[static_cast<std::size_t>(i) * n + j]);
+    const DeviceBuffer<__nv_bfloat16> d = to_device(d_host);
+    const CublasLtFp8 gemm(m, n, a.k, scaling, a_scales.data(), b_scales.data());
+    gemm.run(a_values.data(), b_values.data(), d.data(), alpha, beta, nullptr);
+    CUDA_CHECK(cudaMemcpy(d_host.data(), d.data(), d.bytes(), cudaMemcpyDeviceToHost));
+    std::vector<double> out(d_host.size());
+    for (int i = 0; i < m; ++i)
+        for (int j = 0; j < n; ++j)
+            out[static_cast<std::size_t>(i) * n + j] = __bfloat162float(d_host[static_cast<std::size_t>(j) * m + i]);
+    return out;
+}
+
+constexpr Fp8Scaling kScalings[] = {Fp8Scaling::tensor, Fp8Scaling::rows_and_blocks, Fp8Scaling::rows_and_rows};
+
+// Small integers, scales powers of two (2^-2 to 2^2): every partial sum is exact in the
+// accumulator (at most 128 x 9 a block of K, and 2^-4 to 2^4 apart), so D is the float64
+// reference rounded to bf16, bit for bit.
+TEST(CublasLtFp8, ExactWhereTheArithmeticIsExact) {
+    if (!gpu_is_hopper()) GTEST_SKIP() << "needs an FP8 GPU (sm_90 or later)";
+    const int m = 256, n = 384, k = 1024;
+    std::mt19937 rng(11);
+    std::uniform_int_distribution<int> small(-3, 3), exponent(-2, 2);
+    for (const Fp8Scaling scaling : kScalings) {
+        const auto make = [&](int rows, Fp8Block block) {
+            Fp8Operand operand{rows, k, block, std::vector<std::uint8_t>(static_cast<std::size_t>(rows) * k), {}};
+            for (auto& value : operand.values) value = double_to_e4m3(small(rng));
+            operand.scales.resize(static_cast<std::size_t>(operand.scale_rows()) * operand.scale_columns());
+            for (float& scale : operand.scales) scale = std::ldexp(1.0f, exponent(rng));
+            return operand;
+        };
+        const Fp8Operand a = make(m, a_block(scaling)), b = make(n, b_block(scaling));
+        const std::vector<double> expected = fp8_reference(a, b, 1.0, 0.0, {});
+        const std::vector<double> d = cublaslt_d(a, b, scaling, 1.0f, 0.0f, std::vector<float>(m * n, NAN));
+        int wrong = 0;
+        for (std::size_t i = 0; i < d.size(); ++i)
+            if (d[i] != static_cast<double>(__bfloat162float(__float2bfloat16_rn(static_cast<float>(expected[i])))))
+                ++wrong;
+        EXPECT_EQ(wrong, 0) << to_string(scaling);
+    }
+}
+
+// FP32 data in blocks of magnitudes 2^-8 to 2^8 (A's 1 x 128, B's 128 x 128 or 1 x 128, as
+// the scaling cuts them), quantized as the recipe does, with alpha and beta: each element
+// within bf16's rounding of D and an accumulation error of 2^-12 of the sum of |a||b| (FP8
+// wgmma keeps about 14 bits of a block's partial sum before it is promoted).
+TEST(CublasLtFp8, BlockScalesApplyToTheirBlocks) {
+    if (!gpu_is_hopper()) GTEST_SKIP() << "needs an FP8 GPU (sm_90 or later)";
+    const int m = 256, n = 384, k = 1024;
+    for (const Fp8Scaling scaling : kScalings) {
+        std::mt19937 rng(static_cast<unsigned>(scaling) + 3);
+        std::uniform_int_distribution<int> exponent(-8, 8);
+        std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+        const auto graded = [&](int rows, Fp8Block block) {
+            const int block_rows = block == Fp8Block::block_128x128 ? 128 : 1;
+            std::vector<int> exponents(static_cast<std::size_t>((rows + block_rows - 1) / block_rows) * (k / 128));
+            for (int& e : exponents) e = exponent(rng);
+            std::vector<float> x(static_cast<std::size_t>(rows) * k);
+            for (int row = 0; row < rows; ++row)
+                for (int column = 0; column < k; ++column)
+                    x[static_cast<std::size_t>(row) * k + column] =
+                        std::ldexp(uniform(rng), exponents[static_cast<std::size_t>(row / block_rows) * (k / 128) + column / 128]);
+            return quantize_e4m3(x, rows, k, block);
+        };
+        const Fp8Operand a = graded(m, a_block(scaling)), b = graded(n, b_block(scaling));
+        std::vector<float> c(static_cast<std::size_t>(m) * n);
+        for (float& value : c) value = __bfloat162float(__float2bfloat16_rn(uniform(rng)));
+        const double alpha = 0.75, beta = -1.5;
+        const std::vector<double> expected = fp8_reference(a, b, alpha, beta, c);
+        const std::vector<double> d = cublaslt_d(a, b, scaling, alpha, beta, c);
+        const auto magnitudes = [&](const Fp8Operand& operand) {
+            std::vector<double> values(static_cast<std::size_t>(operand.rows) * k);
+            for (int row = 0; row < operand.rows; ++row)
+                for (int kk = 0; kk < k; ++kk)
+                    values[static_cast<std::size_t>(row) * k + kk] = std::fabs(operand.value(row, kk));
+            return values;
+        };
+        const std::vector<double> a_magnitudes = magnitudes(a), b_magnitudes = magnitudes(b);
+        int wrong = 0;
+        for (int i = 0; i < m; ++i)
+            for (int j = 0; j < n; ++j) {
+                double magnitude = 0.0;
+                for (int kk = 0; kk < k; ++kk)
+                    magnitude += a_magnitudes[static_cast<std::size_t>(i) * k + kk] *
+                                 b_magnitudes[static_cast<std::size_t>(j) * k + kk];
+                const std::size_t at = static_cast<std::size_t>(i) * n + j;
+                const double budget = std::ldexp(std::fabs(expected[at]), -8) + std::ldexp(std::fabs(alpha) * magnitude, -12);
+                if (!(std::fabs(d[at] - expected[at]) <= budget)) ++wrong;
+            }
+        EXPECT_EQ(wrong, 0) << to_string(scaling);
+    }
+}
+
+}  // namespace
+}  // namespace sgemm
