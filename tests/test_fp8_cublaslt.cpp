@@ -1,8 +1,9 @@
 // cuBLASLt's FP8 GEMM (gpu/cublaslt_fp8.hpp), the FP8 track's reference, against the float64
 // reference of the quantized operands: bit for bit where the arithmetic is exact, and within
-// the accumulation's and D's rounding where each block of A and B has its own magnitude (a
+// the FP8 error budget (fp8_error_budget) where each block of A and B has its own magnitude (a
 // scale laid out where cuBLASLt does not read it, or applied to the wrong block, is off by up
-// to 2^16 there). Every scaling the track takes.
+// to 2^16 there), in every scaling the track takes; and the budget fails an accumulation that
+// is not promoted.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
@@ -13,6 +14,7 @@
 
 #include "gpu/cublaslt_fp8.hpp"
 #include "gpu/device_buffer.hpp"
+#include "verification/error_budget.hpp"
 #include "verification/fp8_operands.hpp"
 
 namespace sgemm {
@@ -34,7 +36,7 @@ DeviceBuffer<T> to_device(const std::vector<T>& host) {
 // D = alpha A B^T + beta D by cuBLASLt, D starting as `d_in` (bf16), both row-major here
 // (cuBLASLt's D is column-major), returned as doubles.
 std::vector<double> cublaslt_d(const Fp8Operand& a, const Fp8Operand& b, Fp8Scaling scaling, float alpha,
-                               float beta, const std::vector<float>& d_in) {
+                               float beta, const std::vector<float>& d_in, bool promote = true) {
     const int m = a.rows, n = b.rows;
     const DeviceBuffer<std::uint8_t> a_values = to_device(a.values), b_values = to_device(b.values);
     const DeviceBuffer<float> a_scales = to_device(cublaslt_scales(a)), b_scales = to_device(cublaslt_scales(b));
@@ -43,7 +45,7 @@ std::vector<double> cublaslt_d(const Fp8Operand& a, const Fp8Operand& b, Fp8Scal
         for (int j = 0; j < n; ++j)
             d_host[static_cast<std::size_t>(j) * m + i] = __float2bfloat16_rn(d_in[static_cast<std::size_t>(i) * n + j]);
     const DeviceBuffer<__nv_bfloat16> d = to_device(d_host);
-    const CublasLtFp8 gemm(m, n, a.k, scaling, a_scales.data(), b_scales.data());
+    const CublasLtFp8 gemm(m, n, a.k, scaling, a_scales.data(), b_scales.data(), promote);
     gemm.run(a_values.data(), b_values.data(), d.data(), alpha, beta, nullptr);
     CUDA_CHECK(cudaMemcpy(d_host.data(), d.data(), d.bytes(), cudaMemcpyDeviceToHost));
     std::vector<double> out(d_host.size());
@@ -82,10 +84,14 @@ TEST(CublasLtFp8, ExactWhereTheArithmeticIsExact) {
     }
 }
 
+VerificationReport check(const std::vector<double>& d, const std::vector<double>& reference,
+                         const std::vector<double>& magnitude, int k) {
+    const std::vector<float> d_float(d.begin(), d.end());  // bf16 values, exact in FP32
+    return check_against_reference(d_float, reference, magnitude, fp8_error_budget(k));
+}
+
 // FP32 data in blocks of magnitudes 2^-8 to 2^8 (A's 1 x 128, B's 128 x 128 or 1 x 128, as
-// the scaling cuts them), quantized as the recipe does, with alpha and beta: each element
-// within bf16's rounding of D and an accumulation error of 2^-12 of the sum of |a||b| (FP8
-// wgmma keeps about 14 bits of a block's partial sum before it is promoted).
+// the scaling cuts them), quantized as the recipe does, with alpha and beta.
 TEST(CublasLtFp8, BlockScalesApplyToTheirBlocks) {
     if (!gpu_is_hopper()) GTEST_SKIP() << "needs an FP8 GPU (sm_90 or later)";
     const int m = 256, n = 384, k = 1024;
@@ -108,29 +114,39 @@ TEST(CublasLtFp8, BlockScalesApplyToTheirBlocks) {
         std::vector<float> c(static_cast<std::size_t>(m) * n);
         for (float& value : c) value = __bfloat162float(__float2bfloat16_rn(uniform(rng)));
         const double alpha = 0.75, beta = -1.5;
-        const std::vector<double> expected = fp8_reference(a, b, alpha, beta, c);
-        const std::vector<double> d = cublaslt_d(a, b, scaling, alpha, beta, c);
-        const auto magnitudes = [&](const Fp8Operand& operand) {
-            std::vector<double> values(static_cast<std::size_t>(operand.rows) * k);
-            for (int row = 0; row < operand.rows; ++row)
-                for (int kk = 0; kk < k; ++kk)
-                    values[static_cast<std::size_t>(row) * k + kk] = std::fabs(operand.value(row, kk));
-            return values;
-        };
-        const std::vector<double> a_magnitudes = magnitudes(a), b_magnitudes = magnitudes(b);
-        int wrong = 0;
-        for (int i = 0; i < m; ++i)
-            for (int j = 0; j < n; ++j) {
-                double magnitude = 0.0;
-                for (int kk = 0; kk < k; ++kk)
-                    magnitude += a_magnitudes[static_cast<std::size_t>(i) * k + kk] *
-                                 b_magnitudes[static_cast<std::size_t>(j) * k + kk];
-                const std::size_t at = static_cast<std::size_t>(i) * n + j;
-                const double budget = std::ldexp(std::fabs(expected[at]), -8) + std::ldexp(std::fabs(alpha) * magnitude, -12);
-                if (!(std::fabs(d[at] - expected[at]) <= budget)) ++wrong;
-            }
-        EXPECT_EQ(wrong, 0) << to_string(scaling);
+        const VerificationReport report = check(cublaslt_d(a, b, scaling, alpha, beta, c),
+                                                fp8_reference(a, b, alpha, beta, c),
+                                                fp8_magnitude(a, b, alpha, beta, c), k);
+        EXPECT_TRUE(report.passed()) << to_string(scaling) << ": normwise " << report.normwise_relative_error
+                                     << " (budget " << report.normwise_relative_budget << "), worst element "
+                                     << report.worst_error_over_budget << " of its budget";
     }
+}
+
+// Promotion is what the budget holds cuBLASLt to: 16384 products of one sign (values in
+// [0, 1), one scale a tensor) pass it promoted every 128 terms, and fail it in cuBLASLt's fast
+// accumulation, which keeps the whole sum in the MMA's accumulator.
+TEST(CublasLtFp8, TheBudgetNeedsPromotion) {
+    if (!gpu_is_hopper()) GTEST_SKIP() << "needs an FP8 GPU (sm_90 or later)";
+    const int m = 128, n = 128, k = 16384;
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
+    const auto positive = [&](int rows) {
+        std::vector<float> x(static_cast<std::size_t>(rows) * k);
+        for (float& value : x) value = uniform(rng);
+        return quantize_e4m3(x, rows, k, Fp8Block::tensor);
+    };
+    const Fp8Operand a = positive(m), b = positive(n);
+    const std::vector<double> reference = fp8_reference(a, b, 1.0, 0.0, {});
+    const std::vector<double> magnitude = fp8_magnitude(a, b, 1.0, 0.0, {});
+    const std::vector<float> poison(static_cast<std::size_t>(m) * n, NAN);
+    const VerificationReport promoted = check(cublaslt_d(a, b, Fp8Scaling::tensor, 1.0f, 0.0f, poison), reference, magnitude, k);
+    const VerificationReport fast =
+        check(cublaslt_d(a, b, Fp8Scaling::tensor, 1.0f, 0.0f, poison, false), reference, magnitude, k);
+    EXPECT_TRUE(promoted.passed()) << "promoted: normwise " << promoted.normwise_relative_error << " (budget "
+                                   << promoted.normwise_relative_budget << ")";
+    EXPECT_FALSE(fast.passed()) << "fast accumulation: normwise " << fast.normwise_relative_error << " (budget "
+                                << fast.normwise_relative_budget << ")";
 }
 
 }  // namespace

@@ -2,10 +2,12 @@
 // the float64 reference of the dequantized operands, and the scales' layout for cuBLASLt.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
 
+#include "verification/error_budget.hpp"
 #include "verification/fp8_operands.hpp"
 
 namespace sgemm {
@@ -122,6 +124,33 @@ TEST(Fp8Scales, LaidOutAsCublasLtReadsThem) {
     ASSERT_EQ(blocks_laid.size(), 3u * 8);  // 6 blocks of K rounded up to 8
     EXPECT_EQ(blocks_laid[2 * 8 + 5], blocks.scale(299, 699));
     EXPECT_EQ(blocks_laid[1 * 8 + 0], blocks.scale(128, 0));
+}
+
+// The FP8 budget (error_budget.hpp): 128 terms at 2^-13, then K / 128 + 2 additions at 2^-23;
+// and it fails what it should: an element past its budget, and a systematic error of a
+// sum kept whole in the MMA's accumulator.
+TEST(Fp8Budget, PromotedEvery128Terms) {
+    const ErrorBudget budget = fp8_error_budget(16384);
+    const double inner = 128.0 * kFp8MmaUnitRoundoff, outer = 130.0 * 0x1p-23;
+    EXPECT_NEAR(budget.elementwise_factor(), inner / (1 - inner) + outer / (1 - outer), 1e-15);
+    EXPECT_NEAR(budget.normwise_factor(), (3 + std::sqrt(128.0)) * kFp8MmaUnitRoundoff + (3 + std::sqrt(128.0)) * 0x1p-23,
+                1e-15);
+    const std::vector<double> reference(64, 1000.0), magnitude(64, 1000.0);
+    std::vector<float> d(64, 1000.0f);
+    EXPECT_TRUE(check_against_reference(d, reference, magnitude, budget).passed());
+    d[5] = static_cast<float>(1000.0 * (1 + 1.01 * budget.elementwise_factor() + kBf16UnitRoundoff));
+    EXPECT_FALSE(check_against_reference(d, reference, magnitude, budget).passed());
+    // Every element 1 % low, as 16384 one-signed terms added at 2^-13 would be.
+    std::fill(d.begin(), d.end(), 990.0f);
+    EXPECT_FALSE(check_against_reference(d, reference, magnitude, budget).passed());
+}
+
+TEST(Fp8Budget, MagnitudeIsTheSumOfAbsoluteProducts) {
+    Fp8Operand a{1, 2, Fp8Block::tensor, {double_to_e4m3(-2.0), double_to_e4m3(3.0)}, {0.5f}};
+    Fp8Operand b{1, 2, Fp8Block::tensor, {double_to_e4m3(4.0), double_to_e4m3(-1.0)}, {2.0f}};
+    const std::vector<float> c = {-8.0f};
+    EXPECT_EQ(fp8_reference(a, b, 1.0, 0.5, c)[0], -8.0 - 3.0 - 4.0);
+    EXPECT_EQ(fp8_magnitude(a, b, -1.0, 0.5, c)[0], 8.0 + 3.0 + 4.0);
 }
 
 }  // namespace

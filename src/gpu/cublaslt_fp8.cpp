@@ -29,12 +29,14 @@ constexpr std::size_t kWorkspaceBytes = 32u << 20;
 
 }  // namespace
 
-CublasLtFp8::CublasLtFp8(int m, int n, int k, Fp8Scaling scaling, const float* a_scales, const float* b_scales)
+CublasLtFp8::CublasLtFp8(int m, int n, int k, Fp8Scaling scaling, const float* a_scales, const float* b_scales,
+                         bool promote)
     : workspace_(kWorkspaceBytes) {
     CUBLAS_CHECK(cublasLtCreate(&handle_));
     CUBLAS_CHECK(cublasLtMatmulDescCreate(&operation_, CUBLAS_COMPUTE_32F, CUDA_R_32F));
     set_attribute(operation_, CUBLASLT_MATMUL_DESC_TRANSA, CUBLAS_OP_T);
     set_attribute(operation_, CUBLASLT_MATMUL_DESC_TRANSB, CUBLAS_OP_N);
+    set_attribute(operation_, CUBLASLT_MATMUL_DESC_FAST_ACCUM, static_cast<std::int8_t>(promote ? 0 : 1));
     set_attribute(operation_, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, scale_mode(a_block(scaling)));
     set_attribute(operation_, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, scale_mode(b_block(scaling)));
     set_attribute(operation_, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, a_scales);

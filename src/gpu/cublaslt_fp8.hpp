@@ -1,7 +1,8 @@
 // cuBLASLt's FP8 GEMM, the FP8 track's reference (as cuBLAS is the others'): D = alpha *
 // A * B^T + beta * D, A (M x K) and B (N x K) e4m3 and K-major with FP32 scales in the blocks
 // of verification/fp8_operands.hpp, FP32 accumulation (the partial sums promoted: cuBLASLt's
-// default, without CUBLASLT_MATMUL_DESC_FAST_ACCUM), D bf16.
+// default; `promote` false asks for CUBLASLT_MATMUL_DESC_FAST_ACCUM, which does not promote,
+// with one scale a tensor only), D bf16.
 //
 // cuBLASLt is column-major, and takes 8-bit operands only as "TN": its A transposed (our A,
 // M x K row-major, is its K x M) and its B not (our B, N x K row-major, is its K x N). It
@@ -25,7 +26,8 @@ class CublasLtFp8 {
 public:
     // For operands whose scales (laid out by cublaslt_scales()) lie on the device at these
     // addresses: cuBLASLt chooses its kernel for block scales only once it has them.
-    CublasLtFp8(int m, int n, int k, Fp8Scaling scaling, const float* a_scales, const float* b_scales);
+    CublasLtFp8(int m, int n, int k, Fp8Scaling scaling, const float* a_scales, const float* b_scales,
+                bool promote = true);
     ~CublasLtFp8();
     CublasLtFp8(const CublasLtFp8&) = delete;
     CublasLtFp8& operator=(const CublasLtFp8&) = delete;

@@ -1,5 +1,6 @@
 #include "verification/error_budget.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -10,12 +11,25 @@ namespace {
 constexpr double kSubnormalSpacing = 0x1p-149;  // FP32's
 }
 
-double ErrorBudget::elementwise_factor() const {
-    const double nu = (k + 2.0) * unit_roundoff;
+namespace {
+double gamma(double terms, double unit_roundoff) {
+    const double nu = terms * unit_roundoff;
     return nu / (1.0 - nu);
 }
+}  // namespace
 
-double ErrorBudget::normwise_factor() const { return (3.0 + std::sqrt(double(k))) * unit_roundoff; }
+double ErrorBudget::elementwise_factor() const {
+    if (block_terms == 0) return gamma(k + 2.0, unit_roundoff);
+    const double blocks = std::ceil(double(k) / block_terms);
+    return gamma(std::min(k, block_terms), block_unit_roundoff) + gamma(blocks + 2.0, unit_roundoff);
+}
+
+double ErrorBudget::normwise_factor() const {
+    if (block_terms == 0) return (3.0 + std::sqrt(double(k))) * unit_roundoff;
+    const double blocks = std::ceil(double(k) / block_terms);
+    return (3.0 + std::sqrt(double(std::min(k, block_terms)))) * block_unit_roundoff +
+           (3.0 + std::sqrt(blocks)) * unit_roundoff;
+}
 
 double ErrorBudget::elementwise_underflow() const { return (k + 2.0) * kSubnormalSpacing; }
 

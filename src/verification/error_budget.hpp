@@ -30,6 +30,15 @@
 // to v (|R_ij| + allowed_ij) + 2^-134 (half bf16's subnormal spacing) more elementwise,
 // and the norm of those bounds more normwise (the triangle inequality).
 //
+// Promoted accumulation (the FP8 track): where the MMA adds a block of B terms in an
+// accumulator of unit roundoff v (FP8 wgmma keeps about 14 bits, the DeepSeek-V3 report
+// says, section 3.3.2) and the blocks' sums are added in the accumulator of unit roundoff u,
+// each element is B terms at v and K / B + 2 additions at u:
+//     |C_ij - R_ij| <= (gamma_v(B) + gamma_u(K / B + 2)) * W_ij,
+//     ||C - R||_F <= ((3 + sqrt(B)) v + (3 + sqrt(K / B)) u) ||W||_F.
+// Without the promotion a sum of K terms at v would be held to gamma_v(K): K = 16384 terms
+// of one sign, added at v = 2^-13, miss the promoted bound by far.
+//
 // Special values: each element's class (NaN, +Inf, -Inf or finite) must be the
 // reference's, as IEEE arithmetic gives it (Inf - Inf and 0 Inf are NaN, NaN spreads);
 // only elements that are finite in both are held to the bounds and counted in the norms.
@@ -42,14 +51,18 @@
 namespace sgemm {
 
 constexpr double kBf16UnitRoundoff = 1.0 / 256.0;  // 2^-8: 8 significant bits
+// FP8 wgmma's accumulator, taken at 13 bits (the report's 14, less one for truncation).
+constexpr double kFp8MmaUnitRoundoff = 1.0 / 8192.0;  // 2^-13
 
 struct ErrorBudget {
     double unit_roundoff = 0.0;
     int k = 0;
     double output_unit_roundoff = 0.0;  // 0: C in the accumulator's type
+    int block_terms = 0;                 // promoted every block_terms terms (0: never)
+    double block_unit_roundoff = 0.0;    // the MMA's accumulator within a block
 
-    double elementwise_factor() const;     // gamma(K + 2)
-    double normwise_factor() const;        // (3 + sqrt(K)) u
+    double elementwise_factor() const;     // gamma(K + 2), or promoted as above
+    double normwise_factor() const;        // (3 + sqrt(K)) u, or promoted as above
     double elementwise_underflow() const;  // (K + 2) 2^-149
     double normwise_underflow() const;     // (3 + sqrt(K)) 2^-149, per element
 };

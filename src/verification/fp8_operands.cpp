@@ -121,15 +121,22 @@ Fp8Operand quantize_e4m3(std::span<const float> x, int rows, int k, Fp8Block blo
     return operand;
 }
 
-std::vector<double> fp8_reference(const Fp8Operand& a, const Fp8Operand& b, double alpha, double beta,
-                                  std::span<const float> c) {
-    if (a.k != b.k) throw std::invalid_argument("fp8_reference: A and B differ in K");
+namespace {
+
+// alpha * sum_k f(a_ik) f(b_jk) + beta * g(c_ij) in float64, f the dequantized value (or its
+// magnitude).
+template <class Value, class Combine>
+std::vector<double> dequantized_product(const Fp8Operand& a, const Fp8Operand& b, double alpha, double beta,
+                                        std::span<const float> c, Value value, Combine c_term) {
+    if (a.k != b.k) throw std::invalid_argument("FP8 operands differ in K");
     const int m = a.rows, n = b.rows, k = a.k;
     std::vector<double> a_values(static_cast<std::size_t>(m) * k), b_values(static_cast<std::size_t>(n) * k);
     for (int row = 0; row < m; ++row)
-        for (int column = 0; column < k; ++column) a_values[static_cast<std::size_t>(row) * k + column] = a.value(row, column);
+        for (int column = 0; column < k; ++column)
+            a_values[static_cast<std::size_t>(row) * k + column] = value(a.value(row, column));
     for (int row = 0; row < n; ++row)
-        for (int column = 0; column < k; ++column) b_values[static_cast<std::size_t>(row) * k + column] = b.value(row, column);
+        for (int column = 0; column < k; ++column)
+            b_values[static_cast<std::size_t>(row) * k + column] = value(b.value(row, column));
     std::vector<double> d(static_cast<std::size_t>(m) * n);
     for (int i = 0; i < m; ++i)
         for (int j = 0; j < n; ++j) {
@@ -138,9 +145,29 @@ std::vector<double> fp8_reference(const Fp8Operand& a, const Fp8Operand& b, doub
             const double* b_row = &b_values[static_cast<std::size_t>(j) * k];
             for (int kk = 0; kk < k; ++kk) sum += a_row[kk] * b_row[kk];
             const std::size_t at = static_cast<std::size_t>(i) * n + j;
-            d[at] = alpha * sum + (beta != 0.0 ? beta * c[at] : 0.0);
+            d[at] = alpha * sum + (beta != 0.0 ? c_term(beta * c[at]) : 0.0);
         }
     return d;
+}
+
+}  // namespace
+
+std::vector<double> fp8_reference(const Fp8Operand& a, const Fp8Operand& b, double alpha, double beta,
+                                  std::span<const float> c) {
+    return dequantized_product(a, b, alpha, beta, c, [](double x) { return x; }, [](double x) { return x; });
+}
+
+std::vector<double> fp8_magnitude(const Fp8Operand& a, const Fp8Operand& b, double alpha, double beta,
+                                  std::span<const float> c) {
+    const auto magnitude = [](double x) { return std::fabs(x); };
+    return dequantized_product(a, b, std::fabs(alpha), std::fabs(beta), c, magnitude, magnitude);
+}
+
+ErrorBudget fp8_error_budget(int k) {
+    ErrorBudget budget{0x1p-23, k, kBf16UnitRoundoff};
+    budget.block_terms = 128;
+    budget.block_unit_roundoff = kFp8MmaUnitRoundoff;
+    return budget;
 }
 
 std::vector<float> cublaslt_scales(const Fp8Operand& operand) {

@@ -20,6 +20,8 @@
 #include <string_view>
 #include <vector>
 
+#include "verification/error_budget.hpp"
+
 namespace sgemm {
 
 enum class Fp8Block { tensor, row_128, block_128x128 };
@@ -61,6 +63,14 @@ Fp8Operand quantize_e4m3(std::span<const float> x, int rows, int k, Fp8Block blo
 // D = alpha * A * B^T + beta * C in float64 of the dequantized operands (C, M x N row-major,
 // not read where beta = 0; empty then).
 std::vector<double> fp8_reference(const Fp8Operand& a, const Fp8Operand& b, double alpha, double beta,
+                                  std::span<const float> c);
+
+// What a kernel of the FP8 problem may be off by (error_budget.hpp): blocks of 128 terms in
+// the MMA's accumulator, promoted into FP32 (2^-23: tensor cores truncate), D rounded to bf16.
+// The magnitude W is |alpha| |A| |B| + |beta| |C| of the dequantized operands.
+ErrorBudget fp8_error_budget(int k);
+// W, as fp8_reference computes R.
+std::vector<double> fp8_magnitude(const Fp8Operand& a, const Fp8Operand& b, double alpha, double beta,
                                   std::span<const float> c);
 
 // An operand's scales as cuBLASLt reads them for its block (cuBLASLt's operands are
