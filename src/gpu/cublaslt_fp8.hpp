@@ -5,10 +5,11 @@
 // with one scale a tensor only), D bf16.
 //
 // cuBLASLt is column-major, and takes 8-bit operands only as "TN": its A transposed (our A,
-// M x K row-major, is its K x M) and its B not (our B, N x K row-major, is its K x N). It
-// offers the recipe's scales (1 x 128 for one operand, 128 x 128 for the other) only with
-// the 1 x 128 ones on its A, so A stays A, and D comes out column-major: element (i, j) at
-// j M + i (the same work as row-major; a caller reads it so).
+// M x K row-major, is its K x M) and its B not (our B, N x K row-major, is its K x N). NVIDIA's
+// cuBLASLt sample of the recipe's scales (LtBlk128x128Fp8Matmul) puts the 1 x 128 ones on its A
+// and the 128 x 128 ones on its B, as our A and B have them; so A stays A here, and D comes
+// out column-major: element (i, j) at j M + i (the same work as row-major; a caller reads it
+// so). The other assignment was not tried with the scale pointers set.
 #pragma once
 
 #include <cublasLt.h>
