@@ -9,9 +9,7 @@ namespace sgemm {
 
 namespace {
 constexpr double kSubnormalSpacing = 0x1p-149;  // FP32's
-}
 
-namespace {
 double gamma(double terms, double unit_roundoff) {
     const double nu = terms * unit_roundoff;
     return nu / (1.0 - nu);

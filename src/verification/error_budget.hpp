@@ -36,8 +36,9 @@
 // each element is B terms at v and K / B + 2 additions at u:
 //     |C_ij - R_ij| <= (gamma_v(B) + gamma_u(K / B + 2)) * W_ij,
 //     ||C - R||_F <= ((3 + sqrt(B)) v + (3 + sqrt(K / B)) u) ||W||_F.
-// Without the promotion a sum of K terms at v would be held to gamma_v(K): K = 16384 terms
-// of one sign, added at v = 2^-13, miss the promoted bound by far.
+// Without the promotion a sum of K terms at v is bounded only by gamma_v(K), 128 times the
+// first term above at K = 16384; cuBLASLt's fast accumulation, which does not promote, fails
+// the promoted bound there (tests/test_fp8_cublaslt.cpp).
 //
 // Special values: each element's class (NaN, +Inf, -Inf or finite) must be the
 // reference's, as IEEE arithmetic gives it (Inf - Inf and 0 Inf are NaN, NaN spreads);
