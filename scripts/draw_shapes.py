@@ -28,7 +28,7 @@ from pathlib import Path
 import draw_problems
 import draw_report
 import results_csv
-from stage_runs import (PRECISIONS, TRACK_NAMES, executable, exit_status, problem_range, repo_path, results_folder,
+from stage_runs import (DEFAULT_TRACKS, PRECISIONS, executable, exit_status, problem_range, repo_path, results_folder,
                         run_argument, run_label, run_problem)
 
 
@@ -36,8 +36,9 @@ def parse_args(argv):
     parser = argparse.ArgumentParser(description="Run a random draw of GEMM problems; write results/<gpu>/draw_<seed>.*")
     parser.add_argument("--seed", type=int, default=1, help="the draw's seed (default 1)")
     parser.add_argument("--count", type=int, default=150, help="problems drawn (default 150)")
-    parser.add_argument("--stages", nargs="+", type=run_argument, default=list(TRACK_NAMES), metavar="RUN",
-                        help="tracks (bf16, fp32-tc, fp32) or stage numbers to run (default: the three tracks)")
+    parser.add_argument("--stages", nargs="+", type=run_argument, default=list(DEFAULT_TRACKS), metavar="RUN",
+                        help="tracks (bf16, fp32-tc, fp32, fp8) or stage numbers to run "
+                             "(default: bf16, fp32-tc and fp32)")
     parser.add_argument("--problems", type=problem_range, metavar="FIRST-LAST",
                         help="run only these problems of the draw (numbered from 1, as printed)")
     parser.add_argument("--binary", default="sgemm", help="sgemm executable (default: ./sgemm)")

@@ -12,8 +12,9 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator
 
-from results_csv import PROFILE_SIZE, joined, latest_by_stage, run_key, square_rows, square_sizes
+from results_csv import PROFILE_SIZE, input_precision, joined, latest_by_stage, run_key, square_rows, square_sizes
 from results_tables import ceiling_value
+from stage_runs import precision_reference
 
 # The roofline's roofs: compute ceilings flat, memory ceilings sloped, and their labels.
 COMPUTE_ROOFS = {"fp32_ffma": "FFMA", "mma_sync_tf32": "mma.sync tf32", "mma_sync_bf16": "mma.sync bf16",
@@ -24,11 +25,18 @@ CUBLAS_STAGE = 0
 DPI = 120
 # Paired with the 10 tab10 colours, 7 markers keep up to 70 stages distinct.
 MARKERS = ("o", "s", "^", "D", "v", "P", "X")
-PRECISION_COLORS = {"fp32": "tab:blue", "bf16": "tab:orange"}
+# Keyed by the precision A and B are read in (an FP8 row's precision also names its scaling).
+PRECISION_COLORS = {"fp32": "tab:blue", "bf16": "tab:orange", "fp8": "tab:green"}
 PRECISION_LEGEND = {
     "fp32": "fp32 stages, vs cuBLAS SGEMM",
     "bf16": "bf16 stages (FP32 accumulate), vs cuBLAS bf16 GemmEx",
+    "fp8": "fp8 stages (e4m3, scaled), vs cuBLASLt FP8",
 }
+# The line style of a stage's TFLOPS against size, so the precisions read apart.
+PRECISION_LINES = {"bf16": ":", "fp8": "-."}
+# The height a legend entry in small type takes, and the legend's title and margins: 27
+# entries fit the chart's 5.5 inches.
+LEGEND_ENTRY_INCHES, LEGEND_MARGIN_INCHES = 0.185, 0.5
 
 
 def plot_progression(rows, size, path):
@@ -40,8 +48,7 @@ def plot_progression(rows, size, path):
     stages = sorted(at_size, key=_cublas_last)
     percents = [at_size[stage]["ratio_to_cublas"] * 100 for stage in stages]
     # Each stage is compared with cuBLAS at its own precision; the colour says which.
-    colors = ["0.25" if stage == CUBLAS_STAGE else PRECISION_COLORS.get(at_size[stage]["precision"], "tab:gray")
-              for stage in stages]
+    colors = ["0.25" if stage == CUBLAS_STAGE else _precision_color(at_size[stage]) for stage in stages]
 
     figure, axes = _new_figure(width=max(8.0, 1.1 * len(stages) + 2), height=5.5)
     positions = range(len(stages))
@@ -54,7 +61,7 @@ def plot_progression(rows, size, path):
     axes.set_ylabel("% of cuBLAS throughput at the same precision")
     axes.set_title(f"GEMM progression on {joined(at_size.values(), 'gpu')}, "
                    f"M = N = K = {size}")
-    present = {at_size[stage]["precision"] for stage in stages if stage != CUBLAS_STAGE}
+    present = {input_precision(at_size[stage]["precision"]) for stage in stages if stage != CUBLAS_STAGE}
     handles = [Patch(color=color, label=PRECISION_LEGEND[precision])
                for precision, color in PRECISION_COLORS.items() if precision in present]
     axes.legend(handles=handles, loc="upper left")
@@ -76,8 +83,11 @@ def plot_tflops_vs_size(rows, path):
     sizes = square_sizes(square)
     by_size = {size: latest_by_stage(square, size) for size in sizes}
     stages = sorted({row["stage"] for row in square}, key=_cublas_last)
+    references = _reference_precisions(square)
 
-    figure, axes = _new_figure(width=9.5, height=5.5)
+    # The legend beside the axes names every line: the figure grows to hold it.
+    entries = len(stages) + len(references)
+    figure, axes = _new_figure(width=9.5, height=max(5.5, LEGEND_ENTRY_INCHES * entries + LEGEND_MARGIN_INCHES))
     for index, stage in enumerate(stages):
         series = [by_size[size][stage] for size in sizes if stage in by_size[size]]
         xs = [row["m"] for row in series]
@@ -86,19 +96,18 @@ def plot_tflops_vs_size(rows, path):
             axes.plot(xs, ys, color="black", linestyle="--", marker="o",
                       linewidth=2, label="cuBLAS (fp32)")
         else:
-            # bf16 stages dotted, so the two tracks read apart.
+            # bf16 stages dotted, fp8 dash-dotted, so the tracks read apart.
             axes.plot(xs, ys, color=f"C{index % 10}",
-                      linestyle=":" if series[-1]["precision"] == "bf16" else "-",
+                      linestyle=PRECISION_LINES.get(input_precision(series[-1]["precision"]), "-"),
                       marker=MARKERS[index % len(MARKERS)],
                       label=_stage_label(series[-1]))
-    # cuBLAS at bf16 has no stage of its own: every bf16 row carries its timing.
-    bf16_reference = [(size, _median([row["cublas_tflops"] for row in by_size[size].values()
-                                      if row["precision"] == "bf16"]))
-                      for size in sizes]
-    bf16_reference = [(size, tflops) for size, tflops in bf16_reference if tflops is not None]
-    if bf16_reference:
-        axes.plot([size for size, _ in bf16_reference], [tflops for _, tflops in bf16_reference],
-                  color="0.45", linestyle="--", marker="o", linewidth=2, label="cuBLAS (bf16)")
+    # cuBLAS at bf16 and cuBLASLt at FP8 have no stage of their own: their stages' rows carry their timing.
+    for index, precision in enumerate(references):
+        reference = _reference_series(by_size, precision)
+        if reference:
+            axes.plot([size for size, _ in reference], [tflops for _, tflops in reference],
+                      color=str(min(0.45 + 0.12 * index, 0.8)), linestyle="--", marker="o", linewidth=2,
+                      label=_reference_label(precision))
     axes.set_xscale("log", base=2)
     axes.set_xticks(sizes, [str(size) for size in sizes])
     # Stages span two orders of magnitude; on a linear axis the early ones
@@ -114,6 +123,29 @@ def plot_tflops_vs_size(rows, path):
     axes.legend(title="Stage", loc="upper left", bbox_to_anchor=(1.02, 1),
                 fontsize="small")
     figure.savefig(path, dpi=DPI)
+
+
+def _reference_precisions(rows):
+    """The precisions (the CSV's column) whose reference has no stage of its own: cuBLAS at
+    bf16, and cuBLASLt's FP8 GEMM in each scaling (the scalings' references differ); bf16
+    first, then the rest by name."""
+    return sorted({row["precision"] for row in rows if input_precision(row["precision"]) != "fp32"},
+                  key=lambda precision: (precision != "bf16", precision))
+
+
+def _reference_series(by_size, precision):
+    """[(size, the median of the reference's TFLOPS over the rows of `precision`)] where there are any."""
+    medians = [(size, _median([row["cublas_tflops"] for row in rows.values() if row["precision"] == precision]))
+               for size, rows in sorted(by_size.items())]
+    return [(size, tflops) for size, tflops in medians if tflops is not None]
+
+
+def _reference_label(precision):
+    """"cuBLAS (bf16)"; "cuBLASLt FP8 (tensor)", an FP8 reference by its scaling."""
+    kind, _, scaling = precision.partition(" ")
+    if kind == "fp8":
+        return f"{precision_reference(precision)} ({scaling or 'fp8'})"
+    return f"cuBLAS ({precision})"
 
 
 def roofline_points(rows, profile):
@@ -186,7 +218,7 @@ def plot_roofline(rows, profile, ceilings, path):
                           ha="right", va="bottom", color="0.3", fontsize="small")
     for point in points:
         cublas = point["stage"] == CUBLAS_STAGE
-        color = "0.25" if cublas else PRECISION_COLORS.get(point["precision"], "tab:gray")
+        color = "0.25" if cublas else _precision_color(point)
         axes.scatter(point["intensity"], point["tflops"], color=color, zorder=3,
                      marker="s" if cublas else "o")
         axes.annotate(str(point["stage"]), (point["intensity"], point["tflops"]), xytext=(4, 4),
@@ -201,7 +233,7 @@ def plot_roofline(rows, profile, ceilings, path):
     axes.set_ylabel(f"TFLOPS at N = {PROFILE_SIZE}")
     axes.set_title(f"Roofline of the stages on {joined(ceilings.values(), 'gpu')}, "
                    "roofs measured by sgemm peak")
-    present = {point["precision"] for point in points if point["stage"] != CUBLAS_STAGE}
+    present = {input_precision(point["precision"]) for point in points if point["stage"] != CUBLAS_STAGE}
     handles = [Line2D([], [], color=color, marker="o", linestyle="", label=f"{precision} stages")
                for precision, color in PRECISION_COLORS.items() if precision in present]
     if any(point["stage"] == CUBLAS_STAGE for point in points):
@@ -228,6 +260,10 @@ def _new_figure(width, height):
 
 def _cublas_last(stage):
     return (stage == CUBLAS_STAGE, run_key(stage))
+
+
+def _precision_color(row):
+    return PRECISION_COLORS.get(input_precision(row["precision"]), "tab:gray")
 
 
 def _stage_label(row):

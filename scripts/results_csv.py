@@ -118,6 +118,13 @@ def parse_run(text):
     return text
 
 
+def input_precision(precision):
+    """The precision A and B are read in, of the precision column: its first word ("fp8" of
+    an FP8 run's "fp8 1x128-128x128", which names its scaling; "bf16" of "bf16 (bf16 C)");
+    "" for none (a run that wrote no row)."""
+    return precision.split()[0] if precision else ""
+
+
 def run_key(run):
     """A sort key for stage column values: stages by number, then tracks by name."""
     return (isinstance(run, str), run)

@@ -3,7 +3,8 @@ fraction of its unit's ceiling, its SM clock, the tensor-core stages timed in tu
 and the ceilings measured by `./sgemm peak`.
 """
 
-from results_csv import TIMINGS, joined, latest_by_stage, run_key, single_timing, square_rows, square_sizes
+from results_csv import (TIMINGS, input_precision, joined, latest_by_stage, run_key, single_timing, square_rows,
+                         square_sizes)
 
 # The `ceiling` column names what fraction_of_peak is a fraction of: for each name, how
 # the tables call it and what it is.
@@ -39,6 +40,19 @@ SUSTAINED_CEILING = "mma_sync_bf16_sustained"
 WARP_LOOP_CEILING, REGISTER_CEILING = "mma_sync_bf16_warp_loop", "mma_sync_bf16"
 SUSTAINED_NOTE = f"; `{SUSTAINED_CEILING}` is the average once the GPU has run it for seconds"
 MISSING = "–"
+# What % of cuBLAS is against, by the precision A and B are read in, as the caption says it.
+REFERENCE_WORDS = {
+    "fp32": "SGEMM for fp32 stages",
+    "bf16": "bf16 in, FP32 out for bf16 stages",
+    "fp8": "cuBLASLt's FP8 GEMM with the stage's scales, bf16 out, for fp8 stages, in its fast "
+           "accumulation where the stage does not promote its sums",
+}
+
+
+def has_ceiling(row):
+    """Whether the row's fraction_of_peak is of a measured ceiling: FP8 rows have none
+    (`sgemm peak` measures no FP8 wgmma), their ceiling empty and their fraction 0."""
+    return bool(row["ceiling"])
 
 
 def markdown_table(rows, sizes=None):
@@ -71,14 +85,19 @@ def ceiling_table(rows):
     """Each stage's fraction of the ceiling of the unit it runs on, per size, and which
     ceiling that is (the `ceiling` column): measured FFMA for fp32 stages, measured
     mma.sync for bf16 stages, whose cuBLAS reference uses Hopper's faster wgmma, so % of
-    cuBLAS alone would hide how close they come to what their instruction can do."""
-    square = square_rows(rows)
+    cuBLAS alone would hide how close they come to what their instruction can do. Rows
+    without a ceiling (FP8) are left out, and the caption says so; None where no row has one."""
+    every_square = square_rows(rows)
+    square = [row for row in every_square if has_ceiling(row)]
+    if not square:
+        return None
     sizes = square_sizes(square)
     by_size = {size: latest_by_stage(square, size) for size in sizes}
     header = ["Stage", "Name", "Ceiling"] + [f"N={size} % of ceiling" for size in sizes]
     alignment = ["---:", ":---", ":---"] + ["---:" for _ in sizes]
-    lines = _table_head(f"Fraction of the ceiling of the unit each stage runs on: {describe_ceilings(square)}.",
-                        header, alignment)
+    caption = (f"Fraction of the ceiling of the unit each stage runs on: {describe_ceilings(square)}."
+               f"{_no_ceiling_note(every_square)}")
+    lines = _table_head(caption, header, alignment)
     for stage, stage_rows in _group_by_stage(square):
         latest = stage_rows[-1]
         ceilings = [r["tflops"] / r["fraction_of_peak"] for r in stage_rows if r["fraction_of_peak"] > 0]
@@ -86,8 +105,7 @@ def ceiling_table(rows):
         ceiling = f"{kind}, {sum(ceilings) / len(ceilings):.0f} TFLOPS" if ceilings else kind
         cells = [str(stage), f"`{latest['name']}`", ceiling]
         for size in sizes:
-            row = by_size[size].get(stage)
-            cells.append(MISSING if row is None else f"{row['fraction_of_peak'] * 100:.1f}%")
+            cells.append(_fraction_of_ceiling(by_size[size].get(stage)))
         lines.append(_table_line(cells))
     return "\n".join(lines)
 
@@ -98,8 +116,8 @@ def clock_table(rows):
     per clock against what its unit does per clock. On a GPU at its power cap the two
     clocks differ, and % of ceiling alone mixes the stage's work with the cap's. None
     when no row carries both clocks (files written before the binary read them)."""
-    square = [row for row in square_rows(rows)
-              if row["sm_clock_mhz"] is not None and row["ceiling_sm_clock_mhz"] is not None]
+    square = [row for row in square_rows(rows) if has_ceiling(row)
+              and row["sm_clock_mhz"] is not None and row["ceiling_sm_clock_mhz"] is not None]
     if not square:
         return None
     sizes = square_sizes(square)
@@ -129,13 +147,29 @@ def clock_table(rows):
     return "\n".join(lines)
 
 
+def _no_ceiling_note(rows):
+    """The sentence that says which stages a table of ceilings leaves out, where it leaves
+    out any ("" otherwise)."""
+    left_out = [row for row in rows if not has_ceiling(row)]
+    if not left_out:
+        return ""
+    return (f" The {_input_precisions(left_out)} stages are left out: `./sgemm peak` measures no ceiling "
+            "for their instructions.")
+
+
+def _input_precisions(rows):
+    """The precisions the rows read A and B in, joined: "bf16 / fp8"."""
+    return " / ".join(sorted({input_precision(row["precision"]) for row in rows}))
+
+
 def _range(values):
     return f"{values[0]}" if len(values) == 1 else f"{values[0]}–{values[-1]}"
 
 
 def describe_ceilings(rows):
     """Which ceiling the rows' fractions are of, per precision: "for fp32 stages, ...;
-    for bf16 stages, ..."."""
+    for bf16 stages, ..."; rows without a ceiling (FP8) are not named."""
+    rows = [row for row in rows if has_ceiling(row)]
     parts = []
     for precision in sorted({row["precision"] for row in rows}, key=lambda p: (p != "fp32", p)):
         names = sorted({row["ceiling"] for row in rows if row["precision"] == precision})
@@ -193,13 +227,14 @@ def ceiling_value(value, unit):
 
 
 def results_markdown(rows, ceilings=None, turns_rows=None):
-    """results.md: the throughput table, the fraction-of-ceiling table, where the rows
-    carry clocks the clock table, given rows timed in turns (results_in_turns.csv) their
-    table, and given the rows of a ceilings.csv, the measured ceilings."""
-    parts = [markdown_table(rows), ceiling_table(rows)]
-    clocks = clock_table(rows)
-    if clocks:
-        parts.append(clocks)
+    """results.md: the throughput table, where rows have a ceiling the fraction-of-ceiling
+    table, where they carry clocks the clock table, given rows timed in turns
+    (results_in_turns.csv) their table, and given the rows of a ceilings.csv, the measured
+    ceilings."""
+    parts = [markdown_table(rows)]
+    for table in (ceiling_table(rows), clock_table(rows)):
+        if table:
+            parts.append(table)
     if turns_rows and any(row["precision"] != "fp32" for row in turns_rows):
         parts.append(turns_table(turns_rows, rows))
     if ceilings:
@@ -228,10 +263,12 @@ def turns_table(turns_rows, launch_rows):
         header += ["SM clock: stage, cuBLAS"] if clocked else []
         alignment += ["---:"] * (5 if clocked else 4)
     clock_words = ("; the SM clock is each kernel's over its turns, counted by the SMs" if clocked else "")
-    caption = (f"The {joined(square, 'precision')} stages again, each figure the median of "
+    without = [row for row in square if not has_ceiling(row)]
+    no_ceiling = f" ({MISSING} for the {_input_precisions(without)} stages, which have none)" if without else ""
+    caption = (f"The {_input_precisions(square)} stages again, each figure the median of "
                f"{_reps_range(square)} launches {TIMINGS['blocks']}; beside each ratio, the "
                "launch-by-launch one from the first table; % of ceiling is of the ceiling that "
-               f"run measured as it started{clock_words}.")
+               f"run measured as it started{no_ceiling}{clock_words}.")
     lines = _table_head(caption, header, alignment)
     for stage, stage_rows in _group_by_stage(square):
         cells = [str(stage), f"`{stage_rows[-1]['name']}`"]
@@ -239,11 +276,16 @@ def turns_table(turns_rows, launch_rows):
             row, other = by_size[size].get(stage), launched[size].get(stage)
             cells += _throughput_cells(row)
             cells.append(MISSING if other is None else f"{other['ratio_to_cublas'] * 100:.1f}%")
-            cells.append(MISSING if row is None else f"{row['fraction_of_peak'] * 100:.1f}%")
+            cells.append(_fraction_of_ceiling(row))
             if clocked:
                 cells.append(_clock_pair(row))
         lines.append(_table_line(cells))
     return "\n".join(lines)
+
+
+def _fraction_of_ceiling(row):
+    """A row's % of its ceiling, or a dash where there is no row or it has no ceiling."""
+    return f"{row['fraction_of_peak'] * 100:.1f}%" if row is not None and has_ceiling(row) else MISSING
 
 
 def _clock_pair(row):
@@ -259,7 +301,15 @@ def _caption(rows):
         f"square M = N = K; each figure is the median of {_reps_range(rows)} timed runs, "
         f"{_timing_words(rows)}. "
         "% of cuBLAS is throughput relative to cuBLAS at the same size and precision "
-        "(SGEMM for fp32 stages; bf16 in, FP32 out for bf16 stages).")
+        f"({_reference_words(rows)}).")
+
+
+def _reference_words(rows):
+    """What % of cuBLAS is against, for each precision of the rows (fp32 and bf16 always, as
+    the caption said before the FP8 stages; fp8 where the rows have it)."""
+    present = {input_precision(row["precision"]) for row in rows}
+    return "; ".join(words for precision, words in REFERENCE_WORDS.items()
+                     if precision in present or precision in ("fp32", "bf16"))
 
 
 def _timing_words(rows):

@@ -17,7 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from results_csv import parse_run, read_rows_if_written
+from results_csv import input_precision, parse_run, read_rows_if_written
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -26,13 +26,19 @@ TRACKS = (
     ("bf16", "bf16 on Hopper tensor cores", "cuBLAS bf16"),
     ("fp32-tc", "FP32 on tensor cores", "cuBLAS SGEMM"),
     ("fp32", "FP32 on CUDA cores", "cuBLAS SGEMM"),
+    ("fp8", "FP8 (e4m3, scaled) on Hopper tensor cores", "cuBLASLt FP8"),
 )
 TRACK_NAMES = tuple(name for name, _, _ in TRACKS)
+# The tracks the shape suite, a draw and an A/B run when given none. The FP8 track runs only
+# when asked for: it computes another product (A and B quantized to e4m3 with scales, D in
+# bf16) against another reference, and the committed suites and draws were run without it.
+DEFAULT_TRACKS = ("bf16", "fp32-tc", "fp32")
 # The precision each track reads A and B in.
-PRECISIONS = {"bf16": "bf16", "fp32-tc": "fp32", "fp32": "fp32"}
+PRECISIONS = {"bf16": "bf16", "fp32-tc": "fp32", "fp32": "fp32", "fp8": "fp8"}
 # What a stage is compared with, by the precision it reads A and B in (the CSV's precision
-# column; "bf16 (bf16 C)" with --c-type bf16).
-REFERENCES = {"bf16": "cuBLAS bf16", "fp32": "cuBLAS SGEMM"}
+# column's first word: "bf16 (bf16 C)" with --c-type bf16; an FP8 run's ends in its scaling,
+# "fp8 1x128-128x128", and is timed against cuBLASLt's FP8 GEMM, cuBLAS having none).
+REFERENCES = {"bf16": "cuBLAS bf16", "fp32": "cuBLAS SGEMM", "fp8": "cuBLASLt FP8"}
 # FP32 on tensor cores, the track and the stages of its kernels (21-24), runs at several
 # times SGEMM: its ratio reads as a speed-up ("2.93x"), every other as a share ("85.9 %").
 SPEEDUP_RUNS = frozenset({"fp32-tc", 21, 22, 23, 24})
@@ -116,7 +122,16 @@ def reference(run, rows):
 
 def precision_reference(precision):
     """What a stage reading A and B in `precision` (the CSV's column) is compared with."""
-    return REFERENCES.get(precision.split()[0] if precision else "", "cuBLAS")
+    return REFERENCES.get(input_precision(precision), "cuBLAS")
+
+
+def fp8_reference_note(rows, what="runs"):
+    """" (cuBLASLt FP8 for the fp8 runs)" where the rows have FP8 runs, which are timed against
+    cuBLASLt (cuBLAS has no FP8 GEMM): what "against cuBLAS at its precision" means for them;
+    "" otherwise."""
+    if not any(input_precision(row["precision"]) == "fp8" for row in rows):
+        return ""
+    return f" ({REFERENCES['fp8']} for the fp8 {what})"
 
 
 def precision_of(run, rows):

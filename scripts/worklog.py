@@ -25,9 +25,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
-from results_csv import PROFILE_SIZE, read_profile, read_rows  # noqa: E402
-from results_tables import describe_ceilings  # noqa: E402
-from stage_runs import precision_reference, ratio_text, results_folder  # noqa: E402
+from results_csv import PROFILE_SIZE, input_precision, read_profile, read_rows  # noqa: E402
+from results_tables import describe_ceilings, has_ceiling  # noqa: E402
+from stage_runs import REFERENCES, fp8_reference_note, precision_reference, ratio_text, results_folder  # noqa: E402
 
 SIZES = (4096, 8192)
 NOTES_DIR = REPO / "docs" / "notes"
@@ -206,8 +206,10 @@ def measured_sentence(number, rows_by_size, gpu):
 
 def comment_lines(text, columns=COMMENT_COLUMNS):
     """Text as // comment lines of at most `columns` (a longer word stays whole), never
-    breaking a figure from its unit or an "N = 4096" apart."""
+    breaking a figure from its unit, an "N = 4096" or a reference's name ("cuBLASLt FP8") apart."""
     kept = re.sub(r"(?<=\d) (?=%)|(?<=\bN) = (?=\d)", lambda match: match.group().replace(" ", "\0"), text)
+    for name in REFERENCES.values():
+        kept = kept.replace(name, name.replace(" ", "\0"))
     return ["// " + line.replace("\0", " ")
             for line in textwrap.wrap(kept, columns - len("// "), break_long_words=False, break_on_hyphens=False)]
 
@@ -278,8 +280,9 @@ def section(number, path, rows_by_size, profile, previous_number, base, notes_di
     lines.append(f"Code: [`{link}`]({link})"
                  + (f", kernel `{kernels[0]}`" if kernels else "") + ".")
     # TFLOPS and the ratio to cuBLAS are the chapter's own first sentence; the share of the ceiling is not.
+    # A stage with no measured ceiling (FP8) has no such line.
     of_ceiling = [f"{row['fraction_of_peak'] * 100:.1f} % at N = {size}" for size in SIZES
-                  if (row := rows_by_size.get(size, {}).get(number))]
+                  if (row := rows_by_size.get(size, {}).get(number)) and has_ceiling(row)]
     if of_ceiling:
         lines.append("Of its ceiling: " + ", ".join(of_ceiling) + ".")
     current = profile.get(number)
@@ -299,6 +302,12 @@ def section(number, path, rows_by_size, profile, previous_number, base, notes_di
     return "\n".join(lines) + "\n"
 
 
+def _no_ceiling_words(rows):
+    """"; the fp8 stages have none measured" where some rows have no ceiling; "" otherwise."""
+    without = sorted({input_precision(row["precision"]) for row in rows if not has_ceiling(row)})
+    return f"; the {' and '.join(without)} stages have none measured" if without else ""
+
+
 def worklog(kernels_dir, results_dir, base=REPO):
     """WORKLOG.md's text; paths in it are relative to `base`, the folder it is written to."""
     rows_by_size, gpu = _square_rows_by_size(results_dir)
@@ -315,8 +324,9 @@ def worklog(kernels_dir, results_dir, base=REPO):
         "the profiler counters that explain the change from the stage before, and where a stage has "
         "them, its lab notes: the measurements behind its chapter and the experiments that did not "
         "pay. Ratios are "
-        "against cuBLAS at the same precision, timed in the same process; the ceiling is, "
-        f"{describe_ceilings(square)}.",
+        f"against cuBLAS at the same precision{fp8_reference_note(square, 'stages')}, timed in the same process; "
+        "the ceiling is, "
+        f"{describe_ceilings(square)}{_no_ceiling_words(square)}.",
         "",
     ]
     roofline = Path(results_dir) / "roofline.png"

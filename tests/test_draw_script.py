@@ -174,6 +174,12 @@ class ReportTest(unittest.TestCase):
         rows = [{**bf16, "index": i, "median_ms": expected_bytes / 2e12 * 1e3 / share} for i, share in enumerate(shares)]
         self.assertAlmostEqual(draw_report.band_stats(rows, 2.0)["dram"], 0.5)
 
+    def test_an_fp8_run_moves_a_byte_a_value_of_a_and_b_and_bf16_c(self):
+        fp8 = {**row(1, "fp8", 16, 1.0), "precision": "fp8 1x128-128x128"}
+        self.assertEqual(draw_report.dram_bytes(fp8), 1 * (16 * 4096 + 4096 * 4096) + 2 * 16 * 4096)
+        self.assertIn("For fp8 runs, A and B take 1 byte a value", draw_report.draw_markdown([fp8], 1, 1))
+        self.assertNotIn("For fp8 runs", draw_report.draw_markdown([row(1, 20, 16, 1.0)], 1, 1))
+
     def test_report_of_a_hand_made_csv(self):
         rows = [row(1, 20, 16, 0.5), row(1, 20, 16, 0.4, timing="graph"), row(2, 20, 100, 2.0),
                 row(3, 20, 5000, 1.25), row(4, 20, 600, None, "refused"), row(5, 20, 20000, None, "skipped"),

@@ -24,6 +24,8 @@ SCRIPTS_DIR = REPO_ROOT / "scripts"
 FIXTURE = REPO_ROOT / "tests" / "fixtures" / "results_sample.csv"
 CEILINGS_FIXTURE = REPO_ROOT / "tests" / "fixtures" / "ceilings_sample.csv"
 PROFILE_FIXTURE = REPO_ROOT / "tests" / "fixtures" / "profile_sample.csv"
+# Stages 26-28 as the H100 measured them: launch by launch at 1024-8192, in turns at 4096 and 8192.
+FP8_FIXTURE = REPO_ROOT / "tests" / "fixtures" / "fp8_results_sample.csv"
 REGENERATE = SCRIPTS_DIR / "regenerate_results.py"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -32,6 +34,7 @@ import results_charts  # noqa: E402  (needs the path set up above)
 import results_csv  # noqa: E402
 import results_outputs  # noqa: E402
 import results_tables  # noqa: E402
+import stage_runs  # noqa: E402
 
 FIXTURE_STAGE_NAMES = ("cublas", "naive", "global_coalescing",
                        "shared_memory_tiling", "1d_blocktiling", "2d_blocktiling")
@@ -376,6 +379,77 @@ class CeilingTableTest(unittest.TestCase):
 
 def fixture_ceilings():
     return results_csv.read_ceilings(CEILINGS_FIXTURE)
+
+
+def fp8_rows(timing="launches"):
+    """The FP8 fixture's rows timed `timing`, as if measured on the fixture's GPU."""
+    return [dict(row, gpu="Fixture GPU") for row in results_csv.read_rows(FP8_FIXTURE) if row["timing"] == timing]
+
+
+class Fp8RowsTest(unittest.TestCase):
+    """FP8 rows: "fp8 <scaling>" as their precision, timed against cuBLASLt, no ceiling measured."""
+
+    def setUp(self):
+        self.rows = fixture_rows() + fp8_rows()
+
+    def test_their_reference_is_cublaslt_fp8_by_stage_and_by_track(self):
+        self.assertEqual(stage_runs.precision_reference("fp8 1x128-128x128"), "cuBLASLt FP8")
+        self.assertEqual(stage_runs.reference(28, self.rows), "cuBLASLt FP8")
+        self.assertEqual(stage_runs.reference(5, self.rows), "cuBLAS SGEMM")
+        self.assertEqual(stage_runs.reference("fp8", []), "cuBLASLt FP8")
+        self.assertEqual(stage_runs.precision_of("fp8", []), "fp8")
+        self.assertEqual(stage_runs.run_argument("fp8"), "fp8")
+        self.assertNotIn("fp8", stage_runs.DEFAULT_TRACKS)
+        self.assertEqual(stage_runs.fp8_reference_note(self.rows), " (cuBLASLt FP8 for the fp8 runs)")
+        self.assertEqual(stage_runs.fp8_reference_note(fixture_rows()), "")
+
+    def test_the_main_table_lists_them_and_its_caption_names_cublaslt(self):
+        table = results_tables.markdown_table(self.rows)
+        self.assertIn("| 26 | `fp8_tensor_scale` | fp8 tensor | 204.0 | 76.6% | 874.4 | 90.7% | 1253.6 | 94.4% "
+                      "| 1263.5 | 95.9% | ✓ |", table)
+        self.assertIn("| 28 | `fp8_block_scaled` | fp8 1x128-128x128 | 190.7 | 86.9% | 749.8 | 85.2% | 996.3 | 86.0% "
+                      "| 959.8 | 81.4% | ✓ |", table)
+        self.assertIn("; cuBLASLt's FP8 GEMM with the stage's scales, bf16 out, for fp8 stages", table.splitlines()[0])
+        self.assertNotIn("cuBLASLt", results_tables.markdown_table(fixture_rows()))
+
+    def test_the_ceiling_table_leaves_them_out_and_says_so(self):
+        table = results_tables.ceiling_table(self.rows)
+        self.assertNotIn("fp8_", table)
+        self.assertNotIn("| 0.0%", table)
+        caption = table.splitlines()[0]
+        self.assertTrue(caption.startswith(results_tables.ceiling_table(fixture_rows()).splitlines()[0]), caption)
+        self.assertTrue(caption.endswith(" The fp8 stages are left out: `./sgemm peak` measures no ceiling for "
+                                         "their instructions."), caption)
+        self.assertEqual(results_tables.describe_ceilings(self.rows), results_tables.describe_ceilings(fixture_rows()))
+        self.assertIsNone(results_tables.ceiling_table(fp8_rows()))
+        self.assertNotIn("% of ceiling", results_tables.results_markdown(fp8_rows()))
+
+    def test_the_clock_table_leaves_them_out(self):
+        clocked = [dict(row, sm_clock_mhz=1500.0, ceiling_sm_clock_mhz=1980.0) for row in self.rows]
+        self.assertNotIn("fp8_", results_tables.clock_table(clocked))
+
+    def test_timed_in_turns_they_show_a_dash_for_the_ceiling(self):
+        table = results_tables.turns_table(fp8_rows("blocks"), self.rows)
+        lines = table.splitlines()
+        self.assertTrue(lines[0].startswith("The fp8 stages again, "), lines[0])
+        self.assertIn("as it started (– for the fp8 stages, which have none); the SM clock", lines[0])
+        self.assertEqual(lines[4], "| 26 | `fp8_tensor_scale` | 1239.2 | 92.2% | 94.4% | – | 1510, 1568 MHz "
+                                   "| 1231.4 | 90.9% | 95.9% | – | 1279, 1325 MHz |")
+        self.assertNotIn("| 0.0%", table)
+        self.assertIn(table, results_tables.results_markdown(self.rows, turns_rows=fp8_rows("blocks")))
+
+    def test_charts_give_them_their_colour_and_cublaslt_a_line_per_scaling(self):
+        row = fp8_rows()[0]
+        self.assertEqual(results_charts._precision_color(row), results_charts.PRECISION_COLORS["fp8"])
+        self.assertEqual(results_charts._reference_precisions(self.rows), ["fp8 1x128-128x128", "fp8 tensor"])
+        self.assertEqual(results_charts._reference_label("fp8 tensor"), "cuBLASLt FP8 (tensor)")
+        self.assertEqual(results_charts._reference_label("bf16"), "cuBLAS (bf16)")
+        with tempfile.TemporaryDirectory() as tmp:
+            progression, scaling = Path(tmp) / "progression.png", Path(tmp) / "tflops_vs_size.png"
+            results_charts.plot_progression(self.rows, 4096, progression)
+            results_charts.plot_tflops_vs_size(self.rows, scaling)
+            for path in (progression, scaling):
+                self.assertTrue(path.read_bytes().startswith(PNG_SIGNATURE))
 
 
 class CeilingsAndProfileTest(unittest.TestCase):
@@ -833,6 +907,32 @@ class RegenerateResultsTest(unittest.TestCase):
                          [row for row in rows if row["stage"] != stage])
         turns = results_csv.read_rows(self.out_dir / "results_in_turns.csv")
         self.assertEqual({row["stage"] for row in turns}, {stage})
+
+    def test_fp8_rows_run_elsewhere_are_against_cublaslt_with_no_ceiling(self):
+        self.place_committed((FIXTURE, "results.csv"), (CEILINGS_FIXTURE, "ceilings.csv"))
+        self.binary.unlink()
+        chapter = self.kernels / "26_fp8_tensor_scale.cu"
+        chapter.write_text("// Stage 26 — FP8.\n//\n// The idea.\n//\n// Measured: what it means.\n#include <x>\n")
+        elsewhere = self.root / "fp8.csv"
+        results_csv.write_rows(fp8_rows() + fp8_rows("blocks"), elsewhere)
+        result = self.regenerate("--rows", str(elsewhere))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        tables = (self.out_dir / "results.md").read_text()
+        self.assertIn("| 26 | `fp8_tensor_scale` | fp8 tensor | 204.0 | 76.6% | 874.4 | 90.7% | 1253.6 | 94.4% |",
+                      tables)
+        self.assertIn("The fp8 stages are left out", tables)
+        self.assertIn("| 28 | `fp8_block_scaled` | 1002.6 | 87.2% | 86.0% | – |", tables)
+        self.assertNotIn("| 0.0%", tables)
+        # The chapter's sentence, its comment lines joined.
+        self.assertIn("// Measured by make results on the Fixture GPU: 1253.6 TFLOPS at N = 4096 (94.4 % of cuBLASLt "
+                      "FP8), 1263.5 at 8192 (95.9 %). Measured: what it means.",
+                      chapter.read_text().replace("\n// ", " "))
+        worklog_text = (self.readme.parent / "WORKLOG.md").read_text()
+        before, fp8_section = worklog_text.split("## Stage 26 — ")
+        self.assertIn("Of its ceiling", before.split("## Stage 5 — ")[1])
+        self.assertNotIn("Of its ceiling", fp8_section)
+        self.assertIn("(cuBLASLt FP8 for the fp8 stages)", worklog_text)
+        self.assertIn("; the fp8 stages have none measured.", worklog_text)
 
     def test_no_run_asks_which_gpu_when_there_are_several(self):
         self.place_committed((FIXTURE, "results.csv"))

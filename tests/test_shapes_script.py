@@ -126,7 +126,7 @@ class RunTest(unittest.TestCase):
         self.assertIn("| stage 20 | `cublas` | cuBLAS SGEMM | all shapes | 1 |", table)
         result = self.run_groups("skinny", "--stages", "bf17")
         self.assertNotEqual(result.returncode, 0)
-        self.assertIn("'bf17' is neither a stage number nor a track (bf16, fp32-tc, fp32)", result.stderr)
+        self.assertIn("'bf17' is neither a stage number nor a track (bf16, fp32-tc, fp32, fp8)", result.stderr)
 
     def test_no_run_reports_a_file_from_before_the_tracks_as_the_stages_it_holds(self):
         fixture = results_csv.read_rows(FIXTURE)[0]

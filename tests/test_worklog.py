@@ -156,6 +156,41 @@ class MeasuredSentence(unittest.TestCase):
                                    kernels, results)
 
 
+class Fp8Stages(unittest.TestCase):
+    """FP8 stages are timed against cuBLASLt and have no measured ceiling (results.csv's
+    ceiling empty, fraction_of_peak 0)."""
+    ROW = {"tflops": 1253.64, "ratio_to_cublas": 0.943958, "precision": "fp8 tensor", "ceiling": "",
+           "fraction_of_peak": 0.0}
+
+    def test_the_sentence_is_against_cublaslt_fp8_kept_on_one_line(self):
+        rows_by_size = {4096: {26: self.ROW}, 8192: {26: dict(self.ROW, tflops=1263.5, ratio_to_cublas=0.95852)}}
+        sentence = worklog.measured_sentence(26, rows_by_size, "NVIDIA H100 80GB HBM3")
+        self.assertEqual(sentence, "Measured by make results on the H100 80GB HBM3: 1253.6 TFLOPS at N = 4096 (94.4 % of "
+                                   "cuBLASLt FP8), 1263.5 at 8192 (95.9 %).")
+        lines = worklog.comment_lines(sentence)
+        self.assertEqual(lines[1], "// cuBLASLt FP8), 1263.5 at 8192 (95.9 %).", "the name is not broken apart")
+        self.assertTrue(worklog.GENERATED_SENTENCE.fullmatch(" ".join(line[3:] for line in lines)))
+
+    def test_its_section_has_no_ceiling_line_and_the_worklog_says_why(self):
+        fixture = REPO / "tests" / "fixtures"
+        rows = results_csv.read_rows(fixture / "results_sample.csv")
+        fp8 = [row for row in results_csv.read_rows(fixture / "fp8_results_sample.csv") if row["timing"] == "launches"]
+        with tempfile.TemporaryDirectory() as scratch:
+            kernels, results = Path(scratch) / "kernels", Path(scratch) / "results"
+            kernels.mkdir()
+            results.mkdir()
+            (kernels / "05_a_stage.cu").write_text(CHAPTER)
+            (kernels / "26_fp8.cu").write_text(CHAPTER.replace("Stage 5 — A stage", "Stage 26 — FP8"))
+            results_csv.write_rows(rows + fp8, results / "results.csv")
+            text = worklog.worklog(kernels, results, Path(scratch))
+        before, fp8_section = text.split("## Stage 26 — FP8")
+        self.assertIn("Of its ceiling: 37.4 % at N = 4096.", before)
+        self.assertNotIn("Of its ceiling", fp8_section)
+        self.assertIn("Ratios are against cuBLAS at the same precision (cuBLASLt FP8 for the fp8 stages), ", text)
+        self.assertIn(f"the ceiling is, {results_tables.describe_ceilings(rows)}; the fp8 stages have none measured.",
+                      text)
+
+
 class MovedCounters(unittest.TestCase):
     def test_busy_pipe_first_then_the_largest_other_change(self):
         previous = {"fma_pipe_pct": "58.4", "tensor_pipe_pct": "0", "smem_load_conflicts": "268464173",
