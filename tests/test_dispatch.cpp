@@ -6,9 +6,11 @@
 
 #include "14_multistage.hpp"
 #include "25_few_tokens.hpp"
+#include "29_fp8_tiles.hpp"
 #include "dispatch/bf16.hpp"
 #include "dispatch/fp32.hpp"
 #include "dispatch/fp32_tc.hpp"
+#include "dispatch/fp8.hpp"
 #include "dispatch/padding_cost.hpp"
 #include "driver/stage_registry.hpp"
 
@@ -174,14 +176,43 @@ TEST(Fp32TcTrack, FewRowsRunOnCudaCores) {
 }
 
 // Every track in the registry chooses a kernel of a stage that exists, of its precision.
+// The FP8 track: a stage that takes the scaling and promotes, whatever the shape.
+TEST(Tracks, Fp8ChoosesAPromotingStageThatTakesTheScaling) {
+    for (const Fp8Scaling scaling : {Fp8Scaling::tensor, Fp8Scaling::rows_and_blocks, Fp8Scaling::rows_and_rows})
+        for (const GemmShape shape : {GemmShape{64, 2112, 7168}, GemmShape{8192, 8192, 8192}}) {
+            const Stage* const stage = find_stage(choose_fp8_kernel(shape, scaling).stage);
+            ASSERT_NE(stage, nullptr);
+            EXPECT_TRUE(stage->takes(scaling));
+            EXPECT_EQ(stage->fp8_accumulation, Fp8Accumulation::promoted);
+        }
+}
+
+// Stage 29's model: the squares in 128 x 128 tiles in clusters of two; a few tokens in 64-row
+// tiles narrow enough to give most SMs one, and never more cycles than the squares' tile.
+TEST(Fp8Tiles, ModelFillsTheSms) {
+    constexpr int kSms = 132;
+    const Fp8Tile& square = fp8_tile_for(GemmShape{8192, 8192, 8192}, kSms);
+    EXPECT_EQ(square.block_m, 128);
+    EXPECT_EQ(square.block_n, 128);
+    EXPECT_EQ(square.cluster_m, 2);
+    for (const int m : {64, 128}) {
+        const GemmShape few{m, 2112, 7168};
+        const Fp8Tile& chosen = fp8_tile_for(few, kSms);
+        EXPECT_EQ(chosen.block_m, 64) << m;
+        EXPECT_GE((m / 64) * ((2112 + chosen.block_n - 1) / chosen.block_n), kSms / 2) << m;
+        EXPECT_LT(fp8_tile_cycles(few, chosen, kSms), fp8_tile_cycles(few, square, kSms)) << m;
+    }
+}
+
 TEST(Tracks, ChooseAStageOfTheirPrecision) {
-    ASSERT_EQ(all_tracks().size(), 3u);
+    ASSERT_EQ(all_tracks().size(), 4u);
     for (const Stage& track : all_tracks()) {
         EXPECT_TRUE(track.is_track());
         EXPECT_EQ(track.number, kTrackNumber);
         EXPECT_EQ(find_track(track.name), &track);
         for (const GemmShape shape : {GemmShape{1, 1, 1}, GemmShape{4096, 4096, 4096}, GemmShape{1500, 41, 516}}) {
             const KernelChoice choice = track.precision == Precision::bf16 ? choose_bf16_kernel(shape, kH100)
+                                        : track.precision == Precision::fp8 ? choose_fp8_kernel(shape, Fp8Scaling::rows_and_blocks)
                                         : track.name == "fp32"            ? choose_fp32_kernel(shape)
                                                                            : choose_fp32_tc_kernel(shape, kSms);
             const Stage* const stage = find_stage(choice.stage);

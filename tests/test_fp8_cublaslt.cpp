@@ -16,22 +16,10 @@
 #include "gpu/device_buffer.hpp"
 #include "verification/error_budget.hpp"
 #include "verification/fp8_operands.hpp"
+#include "fp8_test_operands.hpp"
 
 namespace sgemm {
 namespace {
-
-bool gpu_is_hopper() {
-    int count = 0, major = 0;
-    return cudaGetDeviceCount(&count) == cudaSuccess && count > 0 &&
-           cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0) == cudaSuccess && major >= 9;
-}
-
-template <class T>
-DeviceBuffer<T> to_device(const std::vector<T>& host) {
-    DeviceBuffer<T> device(host.size());
-    CUDA_CHECK(cudaMemcpy(device.data(), host.data(), device.bytes(), cudaMemcpyHostToDevice));
-    return device;
-}
 
 // D = alpha A B^T + beta D by cuBLASLt, D starting as `d_in` (bf16), both row-major here
 // (cuBLASLt's D is column-major), returned as doubles.
@@ -61,7 +49,7 @@ constexpr Fp8Scaling kScalings[] = {Fp8Scaling::tensor, Fp8Scaling::rows_and_blo
 // accumulator (at most 128 x 9 a block of K, and 2^-4 to 2^4 apart), so D is the float64
 // reference rounded to bf16, bit for bit.
 TEST(CublasLtFp8, ExactWhereTheArithmeticIsExact) {
-    if (!gpu_is_hopper()) GTEST_SKIP() << "needs an FP8 GPU (sm_90 or later)";
+    if (!gpu_has_fp8()) GTEST_SKIP() << "needs an FP8 GPU (sm_90 or later)";
     const int m = 256, n = 384, k = 1024;
     std::mt19937 rng(11);
     std::uniform_int_distribution<int> small(-3, 3), exponent(-2, 2);
@@ -93,7 +81,7 @@ VerificationReport check(const std::vector<double>& d, const std::vector<double>
 // FP32 data in blocks of magnitudes 2^-8 to 2^8 (A's 1 x 128, B's 128 x 128 or 1 x 128, as
 // the scaling cuts them), quantized as the recipe does, with alpha and beta.
 TEST(CublasLtFp8, BlockScalesApplyToTheirBlocks) {
-    if (!gpu_is_hopper()) GTEST_SKIP() << "needs an FP8 GPU (sm_90 or later)";
+    if (!gpu_has_fp8()) GTEST_SKIP() << "needs an FP8 GPU (sm_90 or later)";
     const int m = 256, n = 384, k = 1024;
     for (const Fp8Scaling scaling : kScalings) {
         std::mt19937 rng(static_cast<unsigned>(scaling) + 3);
@@ -127,16 +115,11 @@ TEST(CublasLtFp8, BlockScalesApplyToTheirBlocks) {
 // [0, 1), one scale a tensor) pass it promoted every 128 terms, and fail it in cuBLASLt's fast
 // accumulation, which keeps the whole sum in the MMA's accumulator.
 TEST(CublasLtFp8, TheBudgetNeedsPromotion) {
-    if (!gpu_is_hopper()) GTEST_SKIP() << "needs an FP8 GPU (sm_90 or later)";
+    if (!gpu_has_fp8()) GTEST_SKIP() << "needs an FP8 GPU (sm_90 or later)";
     const int m = 128, n = 128, k = 16384;
     std::mt19937 rng(5);
-    std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
-    const auto positive = [&](int rows) {
-        std::vector<float> x(static_cast<std::size_t>(rows) * k);
-        for (float& value : x) value = uniform(rng);
-        return quantize_e4m3(x, rows, k, Fp8Block::tensor);
-    };
-    const Fp8Operand a = positive(m), b = positive(n);
+    const Fp8Operand a = one_signed_operand(m, k, Fp8Block::tensor, rng);
+    const Fp8Operand b = one_signed_operand(n, k, Fp8Block::tensor, rng);
     const std::vector<double> reference = fp8_reference(a, b, 1.0, 0.0, {});
     const std::vector<double> magnitude = fp8_magnitude(a, b, 1.0, 0.0, {});
     const std::vector<float> poison(static_cast<std::size_t>(m) * n, NAN);

@@ -145,6 +145,18 @@ TEST(Fp8Budget, PromotedEvery128Terms) {
     EXPECT_FALSE(check_against_reference(d, reference, magnitude, budget).passed());
 }
 
+// A sum kept whole in the MMA (stage 26): K terms at 2^-13 elementwise and normwise (its
+// truncation errors may share a sign), no bound from K = 8192 on.
+TEST(Fp8Budget, UnpromotedIsOneBlockOfK) {
+    const ErrorBudget budget = fp8_unpromoted_error_budget(4096);
+    const double inner = 4096.0 * kFp8MmaUnitRoundoff, outer = 3.0 * 0x1p-23;
+    EXPECT_NEAR(budget.elementwise_factor(), inner / (1 - inner) + outer / (1 - outer), 1e-15);
+    EXPECT_NEAR(budget.normwise_factor(), inner / (1 - inner) + 4.0 * 0x1p-23, 1e-15);
+    EXPECT_TRUE(std::isinf(fp8_unpromoted_error_budget(8192).elementwise_factor()));
+    EXPECT_TRUE(std::isinf(fp8_unpromoted_error_budget(16384).normwise_factor()));
+    EXPECT_LT(fp8_error_budget(4096).normwise_factor(), budget.normwise_factor() / 10);
+}
+
 TEST(Fp8Budget, MagnitudeIsTheSumOfAbsoluteProducts) {
     Fp8Operand a{1, 2, Fp8Block::tensor, {double_to_e4m3(-2.0), double_to_e4m3(3.0)}, {0.5f}};
     Fp8Operand b{1, 2, Fp8Block::tensor, {double_to_e4m3(4.0), double_to_e4m3(-1.0)}, {2.0f}};

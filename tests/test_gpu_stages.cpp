@@ -19,6 +19,7 @@
 #include "driver/stage_runner.hpp"
 #include "gpu/build_target.hpp"
 #include "measuring/ceilings.hpp"
+#include "verification/fp8_operands.hpp"
 
 namespace sgemm {
 namespace {
@@ -40,12 +41,14 @@ const StageRunner& runner() {
 }
 
 StageResult run_checked(const Stage& stage, const GemmProblem& problem, std::uint64_t seed,
-                        InputData data = InputData::uniform, COutput c_output = COutput::fp32) {
+                        InputData data = InputData::uniform, COutput c_output = COutput::fp32,
+                        std::optional<Fp8Scaling> scaling = std::nullopt) {
     RunSettings settings;
     settings.problem = problem;
     settings.seed = seed;
     settings.data = data;
     settings.c_output = c_output;
+    settings.fp8_scaling = scaling;
     settings.timing = TimingSettings{1, 1.0};
     return runner().run(stage, settings);
 }
@@ -74,11 +77,38 @@ struct Case {
     std::string label;
     InputData data = InputData::uniform;
     COutput c_output = COutput::fp32;
+    std::optional<Fp8Scaling> scaling;  // FP8 stages
 };
 
 void PrintTo(const Case& c, std::ostream* os) {
-    *os << fmt::format("{} M={} N={} K={} alpha={} beta={} data {} C {}", describe(find_runnable(c.stage)), c.shape.m, c.shape.n,
-                       c.shape.k, c.alpha, c.beta, to_string(c.data), to_string(c.c_output));
+    *os << fmt::format("{} M={} N={} K={} alpha={} beta={} data {} C {}{}", describe(find_runnable(c.stage)), c.shape.m,
+                       c.shape.n, c.shape.k, c.alpha, c.beta, to_string(c.data), to_string(c.c_output),
+                       c.scaling ? fmt::format(" scaling {}", to_string(*c.scaling)) : "");
+}
+
+// An FP8 stage in each scaling it takes: tiles and K blocks partial (M off the tiles, a
+// cluster's second tile past M, N off 128, K off 128), alpha = 0, and a few tokens, with M a
+// multiple of 16 where cuBLASLt's FP8 GEMM takes it (test_fp8_stages.cpp has M off 8); then the
+// input kinds that reach the quantization: graded and outlying magnitudes, NaN and +-Inf (NaN
+// stays NaN, +-Inf saturates to +-448 times its block's scale). Subnormal and extreme data
+// are left out: their scales leave FP32's normal range, where no scaled format is meant to go.
+void add_fp8_cases(const Stage& stage, std::mt19937& rng, std::vector<Case>& cases) {
+    std::uniform_real_distribution<float> scalar(-2.0f, 2.0f);
+    const std::string id = label(stage);
+    for (const Fp8Scaling scaling : {Fp8Scaling::tensor, Fp8Scaling::rows_and_blocks, Fp8Scaling::rows_and_rows}) {
+        if (!stage.takes(scaling)) continue;
+        const std::string name(scaling == Fp8Scaling::tensor ? "tensor" : scaling == Fp8Scaling::rows_and_blocks ? "recipe" : "rows");
+        const auto add = [&](const std::string& label, GemmShape shape, float alpha, float beta, InputData data) {
+            cases.push_back({id, shape, alpha, beta, name + "_" + label, data, COutput::bf16, scaling});
+        };
+        add("edges", {304, 200, 1040}, scalar(rng), 0.0f, InputData::uniform);
+        add("edges_beta", {304, 200, 1040}, scalar(rng), scalar(rng), InputData::uniform);
+        add("alpha_zero", {304, 200, 1040}, 0.0f, scalar(rng), InputData::uniform);
+        add("few_tokens", {16, 1032, 2048}, scalar(rng), 0.0f, InputData::uniform);
+        add("large", {1104, 1024, 3008}, scalar(rng), scalar(rng), InputData::uniform);
+        for (const InputData hostile : {InputData::graded, InputData::outliers, InputData::special})
+            add(fmt::format("large_{}", to_string(hostile)), {1104, 1024, 3008}, scalar(rng), scalar(rng), hostile);
+    }
 }
 
 std::vector<Case> all_cases() {
@@ -90,6 +120,10 @@ std::vector<Case> all_cases() {
     std::vector<Case> cases;
     for (const Stage* runnable : runnables) {
         const Stage& stage = *runnable;
+        if (stage.precision == Precision::fp8) {
+            add_fp8_cases(stage, rng, cases);
+            continue;
+        }
         const std::string id = label(stage);
         const bool bf16_track = stage.is_track() && stage.precision == Precision::bf16;
         const bool fp32_tc_track = stage.is_track() && stage.needs_sm90a;
@@ -292,7 +326,8 @@ TEST_P(StageCorrectness, MatchesFloat64Reference) {
     // Seeds 1000 + a stage's number, 1100 + a track's place among the tracks.
     const std::uint64_t seed =
         stage.is_track() ? 1100 + static_cast<std::uint64_t>(&stage - all_tracks().data()) : 1000 + stage.number;
-    const StageResult result = run_checked(stage, GemmProblem{c.shape, c.alpha, c.beta}, seed, c.data, c.c_output);
+    const StageResult result =
+        run_checked(stage, GemmProblem{c.shape, c.alpha, c.beta}, seed, c.data, c.c_output, c.scaling);
     ASSERT_TRUE(result.verification.has_value());
     const VerificationReport& report = result.verification->stage;
     EXPECT_TRUE(report.passed()) << fmt::format(
@@ -302,7 +337,7 @@ TEST_P(StageCorrectness, MatchesFloat64Reference) {
         report.worst_error_over_budget, report.worst.index, report.wrong_class, report.non_finite);
     if (c.data == InputData::special && (c.alpha != 0.0f || c.beta != 0.0f))
         EXPECT_GT(report.non_finite, 0u) << "the special values reach C";
-    EXPECT_TRUE(result.verification->cublas.passed()) << "cuBLAS itself misses the budget";
+    EXPECT_TRUE(result.verification->cublas.passed()) << "cuBLAS (cuBLASLt for FP8) itself misses the budget";
     if (c.data == InputData::exact)
         EXPECT_EQ(report.normwise_relative_error, 0.0) << "integer inputs are multiplied exactly";
 }

@@ -48,10 +48,12 @@ TEST(StageRegistry, NumberedInReadingOrderFromCublas) {
         EXPECT_EQ(stages[i].number, static_cast<int>(i));
         EXPECT_FALSE(stages[i].summary.empty());
         if (i == 0) continue;
-        // Exactly one launcher, the one of the stage's precision.
-        const bool fp32 = stages[i].precision == Precision::fp32;
-        EXPECT_EQ(stages[i].launch != nullptr, fp32) << "stage " << i;
-        EXPECT_EQ(stages[i].launch_bf16 != nullptr, !fp32) << "stage " << i;
+        // Exactly one launcher, the one of the stage's precision; an FP8 stage takes a scaling.
+        const Precision precision = stages[i].precision;
+        EXPECT_EQ(stages[i].launch != nullptr, precision == Precision::fp32) << "stage " << i;
+        EXPECT_EQ(stages[i].launch_bf16 != nullptr, precision == Precision::bf16) << "stage " << i;
+        EXPECT_EQ(stages[i].launch_fp8 != nullptr, precision == Precision::fp8) << "stage " << i;
+        EXPECT_EQ(stages[i].fp8_scalings != 0, precision == Precision::fp8) << "stage " << i;
     }
     EXPECT_EQ(find_stage(-1), nullptr);
     EXPECT_EQ(find_stage(static_cast<int>(stages.size())), nullptr);

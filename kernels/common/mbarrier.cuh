@@ -74,6 +74,21 @@ __device__ __forceinline__ void mbarrier_arrive_in_cta(std::uint64_t* barrier, u
 #endif
 }
 
+// The same by the threads where `arrive` holds, as one predicated instruction (@p mbarrier.arrive):
+// no branch, so that ptxas, which serializes wgmmas where a branch follows reads of their
+// accumulators (warning C7514), keeps them asynchronous.
+__device__ __forceinline__ void mbarrier_arrive_in_cta_if(std::uint64_t* barrier, unsigned cta_rank, bool arrive) {
+#if __CUDA_ARCH__ >= 900
+    asm volatile(
+        "{\n.reg .b32 remote;\n.reg .pred arrive;\n"
+        "setp.ne.b32 arrive, %2, 0;\n"
+        "mapa.shared::cluster.u32 remote, %0, %1;\n"
+        "@arrive mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(shared_address(barrier)),
+        "r"(cta_rank), "r"(int{arrive})
+        : "memory");
+#endif
+}
+
 // mbarrier.try_wait.parity.shared::cta.b64 in a loop: returns once the phase of parity
 // `phase` has completed. A fresh barrier is in phase 0, and the phase "before" it,
 // parity 1, counts as completed: a producer waiting for free buffers starts at parity 1.

@@ -1,5 +1,5 @@
 // Synchronization beyond __syncthreads: a barrier for some of a block's warps (bar.sync
-// with an id), and a count that CTAs add to and another reads (red.release / ld.acquire at
+// and bar.arrive with an id), and a count that CTAs add to and another reads (red.release / ld.acquire at
 // GPU scope).
 #pragma once
 
@@ -9,6 +9,13 @@ namespace sgemm {
 // warpgroup; ids 1-15 (__syncthreads uses 0).
 __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
     asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
+// bar.arrive id, threads: counts this warp's arrival at the barrier without waiting for it;
+// the barrier completes when `threads` threads have arrived or synced (a producer's signal to
+// warps that bar.sync on it).
+__device__ __forceinline__ void named_barrier_arrive(int id, int threads) {
+    asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
 // red.release.gpu.add: adds `value` to a count, visible to the GPU only after every memory

@@ -47,6 +47,19 @@ __device__ __forceinline__ void tma_load_2d_multicast(void* shared, const CUtens
 #endif
 }
 
+// cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes: `bytes` contiguous bytes
+// (a multiple of 16, both addresses 16-byte aligned) into `shared`, counted against `barrier`:
+// TMA without a tensor map, for a row of scales.
+__device__ __forceinline__ void bulk_copy_to_shared(void* shared, const void* global, int bytes,
+                                                    std::uint64_t* barrier) {
+#if __CUDA_ARCH__ >= 900
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
+                     shared_address(shared)),
+                 "l"(global), "r"(bytes), "r"(shared_address(barrier))
+                 : "memory");
+#endif
+}
+
 // cp.async.bulk.tensor.2d.global.shared::cta.bulk_group: the copy engine writes the box
 // in `shared` to the matrix at (column, row), leaving out what lies outside the matrix.
 // Asynchronous: the thread goes on at once; tma_store_commit() closes the stores issued

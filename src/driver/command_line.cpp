@@ -11,6 +11,7 @@
 
 #include "driver/report.hpp"
 #include "driver/stage_registry.hpp"
+#include "verification/fp8_operands.hpp"
 
 namespace sgemm {
 namespace {
@@ -87,6 +88,7 @@ std::string help_footer() {
            "  ./sgemm all 4096          every stage, then a table\n"
            "  ./sgemm 3 -m 1000 -n 300 -k 77 --alpha 2 --beta 0.5\n"
            "  ./sgemm bf16 -m 384 -n 4096 -k 4096   the bf16 track: the kernel the dispatch chooses\n"
+           "  ./sgemm fp8 -m 4096 -n 7168 -k 16384  the FP8 track, DeepSeek-V3's scales, against cuBLASLt\n"
            "  ./sgemm peak --csv c.csv  measure this GPU's FFMA, tensor-core and memory ceilings\n\n"
            "Stages and tracks:\n" + stage_list(nullptr, BuildTarget{});
 }
@@ -111,11 +113,12 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
     std::optional<std::uint64_t> seed;
     std::string data = "uniform";
     std::string c_type = "fp32";
+    std::string scaling;
     float alpha = 1.0f;
     float beta = 0.0f;
 
     app.add_option("stage", stage_text,
-                   "stage number (0 = cuBLAS), a range such as 1-14, 'all', a track (fp32, bf16, fp32-tc: the "
+                   "stage number (0 = cuBLAS), a range such as 1-14, 'all', a track (fp32, bf16, fp32-tc, fp8: the "
                    "dispatch layer's choice of kernel), or 'peak' (measure this GPU's ceilings)");
     app.add_option("size", size_text, "N for an N x N x N problem");
     app.add_option("-m", m_text, "rows of A and C (overrides size)");
@@ -149,6 +152,11 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
                    "the type C is written (and read) in: 'fp32' (default) or 'bf16', as a transformer layer "
                    "writes it (stages 19, 20 and 25 and the bf16 track, against cuBLAS writing bf16 C)")
         ->check(CLI::IsMember({"fp32", "bf16"}));
+    app.add_option("--scaling", scaling,
+                   "the FP8 stages' and track's scales (D = alpha A B^T + beta C, e4m3 A and B, bf16 D): "
+                   "'tensor' (one a tensor), '1x128-128x128' (A one a row per 128 of K, B one a 128x128 block: "
+                   "DeepSeek-V3's recipe; the default where the stage takes it) or '1x128-1x128'")
+        ->check(CLI::IsMember({"tensor", "1x128-128x128", "1x128-1x128"}));
     app.add_option("--alpha", alpha, "alpha (default 1)");
     app.add_option("--beta", beta, "beta (default 0; non-zero makes C an input)");
     app.add_flag("--no-verify", no_verify, "skip verification, only time");
@@ -202,8 +210,15 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
             throw UsageError("--reps counts launch-by-launch repetitions; --timing blocks is paced by --time-budget");
         settings.timing = TimingSettings{reps, time_budget, method};
         settings.c_output = c_type == "bf16" ? COutput::bf16 : COutput::fp32;
+        if (!scaling.empty()) settings.fp8_scaling = parse_fp8_scaling(scaling);
         request.csv_path = csv_path;
         if (request.stage != nullptr) {
+            if (settings.fp8_scaling && request.stage->precision != Precision::fp8)
+                throw UsageError(fmt::format("--scaling is for the FP8 stages and the fp8 track; {} is {}",
+                                             describe(*request.stage), to_string(request.stage->precision)));
+            if (settings.fp8_scaling)
+                if (const auto refusal = fp8_scaling_refusal(*request.stage, *settings.fp8_scaling))
+                    throw UsageError(*refusal);
             if (const auto refusal = shape_refusal(*request.stage, settings.problem.shape))
                 throw UsageError(*refusal);
             if (const auto refusal = c_output_refusal(*request.stage, settings.c_output, settings.problem.shape))

@@ -57,6 +57,8 @@ std::optional<std::string> skip_reason(const Stage& stage, const Request& reques
     if (auto refusal = architecture_refusal(stage, device.compute_capability, build_target()))
         return refusal;
     if (auto refusal = shape_refusal(stage, request.settings.problem.shape)) return refusal;
+    if (request.settings.fp8_scaling)
+        if (auto refusal = fp8_scaling_refusal(stage, *request.settings.fp8_scaling)) return refusal;
     return c_output_refusal(stage, request.settings.c_output, request.settings.problem.shape);
 }
 

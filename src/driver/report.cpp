@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "driver/stage_registry.hpp"
+#include "verification/fp8_operands.hpp"
 
 namespace sgemm {
 namespace {
@@ -50,10 +51,27 @@ std::string timing_words(const InterleavedTiming& t) {
     return "launch by launch";
 }
 
-// The stage's precision, and C's type where it is not FP32: "bf16", "bf16 (bf16 C)".
+// The stage's precision, and C's type where it is not FP32: "bf16", "bf16 (bf16 C)"; an FP8
+// run's scaling: "fp8 1x128-128x128" (D is bf16).
 std::string precision_words(const StageResult& r) {
     const std::string precision(to_string(r.stage->precision));
+    if (r.fp8_scaling) return fmt::format("{} {}", precision, to_string(*r.fp8_scaling));
     return r.c_output == COutput::bf16 ? precision + " (bf16 C)" : precision;
+}
+
+// What the stage is timed and checked against: cuBLAS, or cuBLASLt for FP8 (its fast
+// accumulation for a stage that does not promote).
+std::string reference_name(const StageResult& r) {
+    if (r.stage->precision != Precision::fp8) return "cuBLAS";
+    return r.stage->fp8_accumulation == Fp8Accumulation::promoted ? "cuBLASLt" : "cuBLASLt fast-accum";
+}
+
+// "12.3 % of the wgmma ceiling (658 TFLOPS)", or nothing where the ceiling is not measured.
+std::string ceiling_words(const StageResult& r) {
+    if (r.ceiling.tflops <= 0.0) return "";
+    return fmt::format(", {:.1f} % of {} ({:.0f} TFLOPS)",
+                       100.0 * tflops(r.problem.shape, r.timing.stage_median_ms) / r.ceiling.tflops, r.ceiling.name,
+                       r.ceiling.tflops);
 }
 
 }  // namespace
@@ -117,21 +135,19 @@ std::string stage_report(const StageResult& r) {
                 ? ""
                 : fmt::format("; {} NaN or Inf due, {} elements of the wrong class (cuBLAS: {})", v.stage.non_finite,
                               v.stage.wrong_class, v.cublas.wrong_class);
+        const std::string reference = reference_name(r);
         out += fmt::format(
             "  check   vs float64: normwise {:.2e} (budget {:.2e}), worst element {:.3f} of its "
-            "budget; vs cuBLAS: normwise {:.2e}; cuBLAS vs float64: {:.2e}{}  {}\n",
+            "budget; vs {}: normwise {:.2e}; {} vs float64: {:.2e}{}  {}\n",
             v.stage.normwise_relative_error, v.stage.normwise_relative_budget,
-            v.stage.worst_error_over_budget, v.difference_from_cublas,
+            v.stage.worst_error_over_budget, reference, v.difference_from_cublas, reference,
             v.cublas.normwise_relative_error, special, verdict(r));
     }
     out += fmt::format(
-        "  time    {:.3f} ms  {:.2f} TFLOPS  | cuBLAS {} {:.3f} ms  {:.2f} TFLOPS | {:.1f} % of cuBLAS, "
-        "{:.1f} % of {} ({:.0f} TFLOPS)  (median of {}, {})\n",
-        r.timing.stage_median_ms, tflops(shape, r.timing.stage_median_ms), precision_words(r),
+        "  time    {:.3f} ms  {:.2f} TFLOPS  | {} {} {:.3f} ms  {:.2f} TFLOPS | {:.1f} % of {}{}  (median of {}, {})\n",
+        r.timing.stage_median_ms, tflops(shape, r.timing.stage_median_ms), reference_name(r), precision_words(r),
         r.timing.cublas_median_ms, tflops(shape, r.timing.cublas_median_ms), 100.0 * ratio_to_cublas(r),
-        100.0 * tflops(shape, r.timing.stage_median_ms) / r.ceiling.tflops, r.ceiling.name,
-        r.ceiling.tflops, r.timing.reps,
-        timing_words(r.timing));
+        reference_name(r), ceiling_words(r), r.timing.reps, timing_words(r.timing));
     return out + clock_report(r);
 }
 
@@ -145,7 +161,8 @@ std::string summary_table(std::span<const StageResult> results) {
         out += fmt::format("{:>7}  {:<22} {:>5} {:>10.3f} {:>8.2f} {:>10.1f}% {:>10.1f}% {:>11}  {}\n",
                            label(*r.stage), r.stage->is_track() ? "" : r.stage->name, to_string(r.stage->precision),
                            r.timing.stage_median_ms, stage_tflops, 100.0 * ratio_to_cublas(r),
-                           100.0 * stage_tflops / r.ceiling.tflops, error, verdict(r));
+                           r.ceiling.tflops > 0.0 ? 100.0 * stage_tflops / r.ceiling.tflops : 0.0, error,
+                           verdict(r));
     }
     return out;
 }
@@ -175,7 +192,7 @@ ResultRow to_result_row(const StageResult& r, const DeviceInfo& device) {
     row.cublas_median_ms = r.timing.cublas_median_ms;
     row.cublas_tflops = tflops(r.problem.shape, r.timing.cublas_median_ms);
     row.ratio_to_cublas = ratio_to_cublas(r);
-    row.fraction_of_peak = row.tflops / r.ceiling.tflops;
+    row.fraction_of_peak = r.ceiling.tflops > 0.0 ? row.tflops / r.ceiling.tflops : 0.0;
     row.ceiling = r.ceiling.key;
     if (r.verification) {
         row.rel_error_fp64 = r.verification->stage.normwise_relative_error;

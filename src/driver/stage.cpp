@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "gpu/device_fill.hpp"
+#include "verification/fp8_operands.hpp"
 #include "kernels/common/padded_launch.cuh"
 
 namespace sgemm {
@@ -15,6 +16,8 @@ std::string_view to_string(Precision precision) {
             return "fp32";
         case Precision::bf16:
             return "bf16";
+        case Precision::fp8:
+            return "fp8";
     }
     return "?";
 }
@@ -37,6 +40,9 @@ double accumulator_unit_roundoff(Precision precision) {
             // Tensor cores add into their FP32 accumulators with truncation, not
             // rounding to nearest (Fasi et al., "Numerical behavior of NVIDIA tensor
             // cores", 2021): twice the unit roundoff.
+            return std::numeric_limits<float>::epsilon();  // 2^-23
+        case Precision::fp8:
+            // FP32 where the sums are promoted (fp8_error_budget has the whole budget).
             return std::numeric_limits<float>::epsilon();  // 2^-23
     }
     return 0.0;
@@ -73,6 +79,20 @@ void launch_stage(const Stage& stage, const GemmProblem& problem, const StageOpe
                   cudaStream_t stream) {
     if (scaled_by_beta_alone(problem, c, stream)) return;
     stage.launch_bf16_c(problem, operands.a_bf16, operands.b_bf16, c, stream);
+}
+
+void launch_fp8_stage(const Stage& stage, const GemmProblem& problem, Fp8Scaling scaling,
+                      const Fp8Operands& operands, __nv_bfloat16* d, cudaStream_t stream) {
+    if (scaled_by_beta_alone(problem, d, stream)) return;
+    stage.launch_fp8(problem, scaling, operands, d, stream);
+}
+
+std::optional<std::string> fp8_scaling_refusal(const Stage& stage, Fp8Scaling scaling) {
+    if (stage.precision != Precision::fp8 || stage.takes(scaling)) return std::nullopt;
+    return fmt::format("{} takes {}; got --scaling {}", describe(stage),
+                       stage.takes(Fp8Scaling::tensor) ? "one scale a tensor (--scaling tensor)"
+                                                       : "the scales of blocks (--scaling 1x128-128x128 or 1x128-1x128)",
+                       to_string(scaling));
 }
 
 std::string describe(const Stage& stage) {
@@ -123,6 +143,7 @@ std::optional<std::string> shape_refusal(const Stage& stage, const GemmShape& sh
 
 std::optional<std::string> c_output_refusal(const Stage& stage, COutput output, const GemmShape& shape) {
     if (output == COutput::fp32) return std::nullopt;
+    if (stage.precision == Precision::fp8) return std::nullopt;  // the FP8 problem's D is bf16 already
     if (stage.launch_bf16_c == nullptr)
         return fmt::format("{} writes FP32 C only; --c-type bf16 is for stages 19, 20 and 25 and the bf16 track",
                            describe(stage));

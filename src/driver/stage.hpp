@@ -10,13 +10,15 @@
 
 #include "dispatch/kernel_choice.hpp"
 #include "gpu/build_target.hpp"
+#include "kernels/common/fp8_problem.hpp"
 #include "kernels/common/gemm_problem.hpp"
 
 namespace sgemm {
 
 // fp32: FP32 inputs and arithmetic. bf16: inputs rounded to bf16, products accumulated
-// in FP32 (on tensor cores), FP32 C.
-enum class Precision { fp32, bf16 };
+// in FP32 (on tensor cores), FP32 C. fp8: the FP8 problem (kernels/common/fp8_problem.hpp):
+// inputs quantized to e4m3 with scales, bf16 D, against cuBLASLt.
+enum class Precision { fp32, bf16, fp8 };
 
 std::string_view to_string(Precision precision);
 
@@ -43,6 +45,16 @@ struct ShapeRule {
     std::string describe() const;  // "any", "M%128 N%128 K%8", or "any (N%8 K%8 padded)"
 };
 
+// Where an FP8 stage's MMA sums go (the budget it is held to, and the cuBLASLt mode it is
+// timed against): kept in the MMA's accumulator over all of K (cuBLASLt's fast
+// accumulation), or promoted into FP32 every 128 of K (cuBLASLt's default).
+enum class Fp8Accumulation { in_mma, promoted };
+
+// The scalings an FP8 stage takes, as a set.
+constexpr unsigned fp8_scaling_bit(Fp8Scaling scaling) { return 1u << static_cast<unsigned>(scaling); }
+constexpr unsigned kTensorScale = fp8_scaling_bit(Fp8Scaling::tensor);
+constexpr unsigned kBlockScales = fp8_scaling_bit(Fp8Scaling::rows_and_blocks) | fp8_scaling_bit(Fp8Scaling::rows_and_rows);
+
 // A track's number: tracks are named (fp32, bf16, fp32-tc), not numbered.
 constexpr int kTrackNumber = -1;
 
@@ -59,9 +71,18 @@ struct Stage {
     Bf16OutputLauncher launch_bf16_c = nullptr;  // bf16 stages that also write bf16 C
     // A track's choice of kernel for a shape on this GPU (dispatch/).
     KernelChoice (*choose)(const GemmShape& shape) = nullptr;
-    // Stage 0, cuBLAS itself, has neither launcher.
-    bool is_cublas() const { return launch == nullptr && launch_bf16 == nullptr; }
+    // FP8 stages (precision fp8): the launcher, where the sums go, the scalings taken.
+    Fp8Launcher launch_fp8 = nullptr;
+    Fp8Accumulation fp8_accumulation = Fp8Accumulation::promoted;
+    unsigned fp8_scalings = 0;
+    // Stage 0, cuBLAS itself, has no launcher.
+    bool is_cublas() const { return launch == nullptr && launch_bf16 == nullptr && launch_fp8 == nullptr; }
     bool is_track() const { return choose != nullptr; }
+    bool takes(Fp8Scaling scaling) const { return (fp8_scalings & fp8_scaling_bit(scaling)) != 0; }
+    // The scaling an FP8 run takes when none is asked for: the recipe's where the stage takes it.
+    Fp8Scaling default_fp8_scaling() const {
+        return takes(Fp8Scaling::rows_and_blocks) ? Fp8Scaling::rows_and_blocks : Fp8Scaling::tensor;
+    }
 };
 
 // How a run names it: "stage 20 (hopper_tuned)", "track bf16".
@@ -92,6 +113,14 @@ void launch_stage(const Stage& stage, const GemmProblem& problem, const StageOpe
 // The same writing bf16 C (stage.launch_bf16_c).
 void launch_stage(const Stage& stage, const GemmProblem& problem, const StageOperands& operands, __nv_bfloat16* c,
                   cudaStream_t stream);
+
+// Enqueues FP8 `stage` (or track) on D = alpha A B^T + beta C (fp8_problem.hpp), with BLAS's
+// rule for alpha as above.
+void launch_fp8_stage(const Stage& stage, const GemmProblem& problem, Fp8Scaling scaling,
+                      const Fp8Operands& operands, __nv_bfloat16* d, cudaStream_t stream);
+
+// Why FP8 `stage` cannot take `scaling`, in one line; nullopt if it can (or is not FP8).
+std::optional<std::string> fp8_scaling_refusal(const Stage& stage, Fp8Scaling scaling);
 
 // Why `stage` cannot run `shape`, in one line; nullopt if it can.
 std::optional<std::string> shape_refusal(const Stage& stage, const GemmShape& shape);

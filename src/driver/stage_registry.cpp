@@ -31,9 +31,14 @@
 #include "23_split_in_registers.hpp"
 #include "24_a_in_registers.hpp"
 #include "25_few_tokens.hpp"
+#include "26_fp8_tensor_scale.hpp"
+#include "27_fp8_promoted.hpp"
+#include "28_fp8_block_scaled.hpp"
+#include "29_fp8_tiles.hpp"
 #include "dispatch/bf16.hpp"
 #include "dispatch/fp32.hpp"
 #include "dispatch/fp32_tc.hpp"
+#include "dispatch/fp8.hpp"
 
 namespace sgemm {
 
@@ -47,12 +52,17 @@ constexpr ShapeRule kAnyShape{};
 constexpr ShapeRule kTmaRows{1, 8, 8, true};
 constexpr ShapeRule kFp32TmaRows{1, 8, 1, true};
 constexpr ShapeRule kFp32TmaRowsOfA{1, 8, 4, true};
+// The FP8 stages' rows of K (A and B) and of N (D) start 16-byte aligned as they are;
+// cuBLASLt asks the same of 8-bit operands, and other shapes are refused.
+constexpr ShapeRule kFp8Rows{1, 8, 16, false};
 constexpr bool kSm90a = true;
 
 // The tracks' choices on the GPU at hand.
 KernelChoice fp32_here(const GemmShape& shape) { return choose_fp32_kernel(shape); }
 KernelChoice bf16_here(const GemmShape& shape) { return choose_bf16_kernel(shape, bf16_gpu_here()); }
 KernelChoice fp32_tc_here(const GemmShape& shape) { return choose_fp32_tc_kernel(shape, sm_count_here()); }
+// The FP8 track's choice for its default scaling (an FP8 run asks choose_fp8_kernel with its own).
+KernelChoice fp8_here(const GemmShape& shape) { return choose_fp8_kernel(shape, Fp8Scaling::rows_and_blocks); }
 
 // clang-format off
 constexpr Stage kStages[] = {
@@ -82,12 +92,17 @@ constexpr Stage kStages[] = {
     {23, "split_in_registers",  Precision::fp32, 90, kFp32TmaRows, "FP32 on tensor cores: B read once as FP32 and split in registers", launch_split_in_registers, nullptr, kSm90a},
     {24, "a_in_registers",      Precision::fp32, 90, kFp32TmaRowsOfA, "FP32 on tensor cores: A read once as FP32 and split in registers", launch_a_in_registers, nullptr, kSm90a},
     {25, "few_tokens",          Precision::bf16, 90, kAnyShape,    "few tokens: A and B swapped so the tokens are wgmma's N, K split over a cluster; rows off 16 bytes loaded by hand", nullptr, launch_few_tokens, kSm90a, launch_few_tokens_bf16_c},
+    {26, "fp8_tensor_scale",    Precision::fp8, 90, kFp8Rows,      "FP8: e4m3 on wgmma k32, one scale a tensor, sums kept in the MMA over all of K", nullptr, nullptr, kSm90a, nullptr, nullptr, launch_fp8_tensor_scale, Fp8Accumulation::in_mma, kTensorScale},
+    {27, "fp8_promoted",        Precision::fp8, 90, kFp8Rows,      "FP8: each 128 of K summed by the MMA from zero, then added into FP32 registers", nullptr, nullptr, kSm90a, nullptr, nullptr, launch_fp8_promoted, Fp8Accumulation::promoted, kTensorScale},
+    {28, "fp8_block_scaled",    Precision::fp8, 90, kFp8Rows,      "FP8, DeepSeek-V3's recipe: A's 1x128 and B's 128x128 (or 1x128) scales applied as the sums are promoted", nullptr, nullptr, kSm90a, nullptr, nullptr, launch_fp8_block_scaled, Fp8Accumulation::promoted, kBlockScales},
+    {29, "fp8_tiles",           Precision::fp8, 90, kFp8Rows,      "FP8, every scaling, promoted, in the tile a model chooses for 132 SMs: 64 or 128 rows, 16-128 columns, clusters of 1 or 2", nullptr, nullptr, kSm90a, nullptr, nullptr, launch_fp8_tiles, Fp8Accumulation::promoted, kTensorScale | kBlockScales},
 };
 
 constexpr Stage kTracks[] = {
     {kTrackNumber, "fp32",    Precision::fp32, 80, kAnyShape, "FP32 on CUDA cores: stage 10's kernel", launch_fp32_track, nullptr, false, nullptr, fp32_here},
     {kTrackNumber, "bf16",    Precision::bf16, 80, kAnyShape, "bf16 in, FP32 sums: the kernel a cost model predicts fastest of stages 20's (padded off the multiples of 8), 25's and 14's", nullptr, launch_bf16_track, false, launch_bf16_track_bf16_c, bf16_here},
     {kTrackNumber, "fp32-tc", Precision::fp32, 90, kAnyShape, "FP32 on tensor cores, SGEMM's accuracy: stage 24's, 23's or 22's kernels, or stage 10's where the split does not pay", launch_fp32_tc_track, nullptr, kSm90a, nullptr, fp32_tc_here},
+    {kTrackNumber, "fp8",     Precision::fp8, 90, kFp8Rows, "FP8 with FP32 promotion, any of cuBLASLt's Hopper scalings: stage 29's kernel in the tile its model chooses", nullptr, nullptr, kSm90a, nullptr, fp8_here, launch_fp8_track, Fp8Accumulation::promoted, kTensorScale | kBlockScales},
 };
 // clang-format on
 

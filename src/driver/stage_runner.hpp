@@ -24,6 +24,7 @@ struct RunSettings {
     bool verify = true;
     TimingSettings timing;
     COutput c_output = COutput::fp32;  // C's type (--c-type); bf16 only on stages with launch_bf16_c
+    std::optional<Fp8Scaling> fp8_scaling;  // FP8 stages (--scaling); empty: the stage's default
 };
 
 // The throughput a stage is measured against besides cuBLAS: the ceiling of the unit it
@@ -46,6 +47,7 @@ struct StageResult {
     Ceiling ceiling;  // of the unit the stage runs on
     COutput c_output = COutput::fp32;
     KernelChoice kernel;  // whose kernel ran it (a track's choice)
+    std::optional<Fp8Scaling> fp8_scaling;  // FP8 runs: the operands' scaling
 
     bool passed() const { return !verification || verification->stage.passed(); }
 
@@ -77,6 +79,7 @@ class StageRunner {
 public:
     explicit StageRunner(const DeviceInfo& device);
 
+    // FP8 stages run the FP8 problem (fp8_runs.cpp) against cuBLASLt.
     StageResult run(const Stage& stage, const RunSettings& settings) const;
     // `gemm` in place of the stage's own launcher (a bf16 stage's for a Bf16Gemm, an fp32
     // stage's for an Fp32Gemm), verified and timed as the stage is.
@@ -100,6 +103,11 @@ private:
                       const GemmProblem& problem, const GemmInputs& inputs) const;
     StageResult run_with(const Stage& stage, const Bf16Gemm& bf16_gemm, const Fp32Gemm& fp32_gemm,
                          const RunSettings& settings) const;
+    StageResult run_fp8(const Stage& stage, const RunSettings& settings) const;
+    void profile_fp8_once(const Stage& stage, const RunSettings& settings, bool cublaslt) const;
+    // `launch` once to warm up, then once between cudaProfilerStart and cudaProfilerStop;
+    // `prepare` (resetting C) before each, outside that window.
+    void profile_launch(const std::function<void()>& prepare, const std::function<void()>& launch) const;
 
     DeviceInfo device_;
     CudaStream stream_;

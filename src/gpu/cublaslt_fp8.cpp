@@ -53,10 +53,11 @@ CublasLtFp8::CublasLtFp8(int m, int n, int k, Fp8Scaling scaling, const float* a
     const cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(handle_, operation_, a_layout_, b_layout_, d_layout_,
                                                                  d_layout_, preference, 1, &heuristic_, &found);
     cublasLtMatmulPreferenceDestroy(preference);
+    if (status == CUBLAS_STATUS_NOT_SUPPORTED || (status == CUBLAS_STATUS_SUCCESS && found == 0))
+        throw std::runtime_error("cuBLASLt offers no FP8 GEMM of M=" + std::to_string(m) + " N=" + std::to_string(n) +
+                                 " K=" + std::to_string(k) + " with scaling " + std::string(to_string(scaling)) +
+                                 (promote ? "" : " and fast accumulation") + ", the reference this run is timed against");
     CUBLAS_CHECK(status);
-    if (found == 0)
-        throw std::runtime_error("cuBLASLt offers no FP8 kernel for " + std::to_string(m) + " x " + std::to_string(n) +
-                                 " x " + std::to_string(k) + " with scaling " + std::string(to_string(scaling)));
 }
 
 CublasLtFp8::~CublasLtFp8() {

@@ -10,9 +10,10 @@ namespace sgemm {
 namespace {
 constexpr double kSubnormalSpacing = 0x1p-149;  // FP32's
 
+// No bound where n u reaches 1 (Higham's gamma is for n u < 1).
 double gamma(double terms, double unit_roundoff) {
     const double nu = terms * unit_roundoff;
-    return nu / (1.0 - nu);
+    return nu < 1.0 ? nu / (1.0 - nu) : std::numeric_limits<double>::infinity();
 }
 }  // namespace
 
@@ -25,8 +26,10 @@ double ErrorBudget::elementwise_factor() const {
 double ErrorBudget::normwise_factor() const {
     if (block_terms == 0) return (3.0 + std::sqrt(double(k))) * unit_roundoff;
     const double blocks = std::ceil(double(k) / block_terms);
-    return (3.0 + std::sqrt(double(std::min(k, block_terms)))) * block_unit_roundoff +
-           (3.0 + std::sqrt(blocks)) * unit_roundoff;
+    const double terms = std::min(k, block_terms);
+    const double within_blocks = one_signed_block_errors ? gamma(terms, block_unit_roundoff)
+                                                         : (3.0 + std::sqrt(terms)) * block_unit_roundoff;
+    return within_blocks + (3.0 + std::sqrt(blocks)) * unit_roundoff;
 }
 
 double ErrorBudget::elementwise_underflow() const { return (k + 2.0) * kSubnormalSpacing; }
@@ -71,7 +74,8 @@ VerificationReport check_against_reference(std::span<const float> c,
         } else {
             ++finite;
             error = std::abs(double(c[i]) - reference[i]);
-            allowed = elementwise * magnitude[i] + elementwise_underflow;
+            // An infinite factor (no bound) allows anything finite, even where W is 0.
+            allowed = std::isinf(elementwise) ? kInfinity : elementwise * magnitude[i] + elementwise_underflow;
             if (budget.output_unit_roundoff > 0.0) {
                 const double rounding = budget.output_unit_roundoff * (std::abs(reference[i]) + allowed) + 0x1p-134;
                 output_rounding_squares += rounding * rounding;
@@ -95,7 +99,8 @@ VerificationReport check_against_reference(std::span<const float> c,
 
     const double error_norm = std::sqrt(error_squares);
     const double reference_norm = std::sqrt(reference_squares);
-    const double allowed_norm = budget.normwise_factor() * std::sqrt(magnitude_squares) +
+    const double normwise = budget.normwise_factor();
+    const double allowed_norm = std::isinf(normwise) ? kInfinity : normwise * std::sqrt(magnitude_squares) +
                                 budget.normwise_underflow() * std::sqrt(double(finite)) +
                                 std::sqrt(output_rounding_squares);
     // Relative to ||R|| where it is non-zero, else absolute (alpha = beta = 0).

@@ -38,7 +38,12 @@
 //     ||C - R||_F <= ((3 + sqrt(B)) v + (3 + sqrt(K / B)) u) ||W||_F.
 // Without the promotion a sum of K terms at v is bounded only by gamma_v(K), 128 times the
 // first term above at K = 16384; cuBLASLt's fast accumulation, which does not promote, fails
-// the promoted bound there (tests/test_fp8_cublaslt.cpp).
+// the promoted bound there (tests/test_fp8_cublaslt.cpp). Such a sum is one block of K terms;
+// and since the MMA's accumulator truncates, its errors need not be uncorrelated: on K =
+// 16384 products of one sign stage 26 (which does not promote) was off by 0.25 normwise on the
+// H100, 15 times (3 + sqrt(K)) v. So where one_signed_block_errors is set the normwise bound
+// takes gamma_v(B) for the block, as the elementwise one does. gamma_v(n) is no bound once
+// n v reaches 1 (K = 8192 at 2^-13): the factor is then infinite.
 //
 // Special values: each element's class (NaN, +Inf, -Inf or finite) must be the
 // reference's, as IEEE arithmetic gives it (Inf - Inf and 0 Inf are NaN, NaN spreads);
@@ -61,6 +66,7 @@ struct ErrorBudget {
     double output_unit_roundoff = 0.0;  // 0: C in the accumulator's type
     int block_terms = 0;                 // promoted every block_terms terms (0: never)
     double block_unit_roundoff = 0.0;    // the MMA's accumulator within a block
+    bool one_signed_block_errors = false;  // normwise, a block's term is its elementwise one (below)
 
     double elementwise_factor() const;     // gamma(K + 2), or promoted as above
     double normwise_factor() const;        // (3 + sqrt(K)) u, or promoted as above

@@ -170,6 +170,14 @@ ErrorBudget fp8_error_budget(int k) {
     return budget;
 }
 
+ErrorBudget fp8_unpromoted_error_budget(int k) {
+    ErrorBudget budget{0x1p-23, k, kBf16UnitRoundoff};
+    budget.block_terms = std::max(k, 1);
+    budget.block_unit_roundoff = kFp8MmaUnitRoundoff;
+    budget.one_signed_block_errors = true;
+    return budget;
+}
+
 std::vector<float> cublaslt_scales(const Fp8Operand& operand) {
     const auto round_up_4 = [](int count) { return (count + 3) / 4 * 4; };
     switch (operand.block) {

@@ -20,18 +20,15 @@
 #include <string_view>
 #include <vector>
 
+#include "kernels/common/fp8_problem.hpp"
 #include "verification/error_budget.hpp"
 
 namespace sgemm {
 
 enum class Fp8Block { tensor, row_128, block_128x128 };
 
-// A's and B's blocks together, as cuBLASLt offers them on Hopper.
-enum class Fp8Scaling {
-    tensor,           // one scale each
-    rows_and_blocks,  // A 1 x 128, B 128 x 128: the recipe
-    rows_and_rows,    // A and B 1 x 128
-};
+// A's and B's blocks together (Fp8Scaling, kernels/common/fp8_problem.hpp), as cuBLASLt
+// offers them on Hopper.
 std::string_view to_string(Fp8Scaling scaling);
 std::optional<Fp8Scaling> parse_fp8_scaling(std::string_view name);
 Fp8Block a_block(Fp8Scaling scaling);
@@ -69,6 +66,10 @@ std::vector<double> fp8_reference(const Fp8Operand& a, const Fp8Operand& b, doub
 // the MMA's accumulator, promoted into FP32 (2^-23: tensor cores truncate), D rounded to bf16.
 // The magnitude W is |alpha| |A| |B| + |beta| |C| of the dequantized operands.
 ErrorBudget fp8_error_budget(int k);
+// The same for a kernel that keeps all K terms in the MMA's accumulator (stage 26, cuBLASLt's
+// fast accumulation): one block of K terms at 2^-13, whose truncation errors may share a sign
+// (error_budget.hpp): no bound once K reaches 8192.
+ErrorBudget fp8_unpromoted_error_budget(int k);
 // W, as fp8_reference computes R.
 std::vector<double> fp8_magnitude(const Fp8Operand& a, const Fp8Operand& b, double alpha, double beta,
                                   std::span<const float> c);

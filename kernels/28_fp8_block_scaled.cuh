@@ -1,0 +1,159 @@
+// Stage 28's Scales (read 28_fp8_block_scaled.cu first) for stage 27's promotion: the
+// factors of each K block, a row's scale of A times a column's scale of B, applied as the
+// block's sums are added into FP32. Where the scales lie: common/fp8_problem.hpp.
+#pragma once
+
+#include "27_fp8_promoted.cuh"
+
+namespace sgemm {
+
+// A's 1 x 128 scales of the tile's rows for K block kb, by the producer into the stage's first
+// kBytes (a row of the [K / 128][rows padded to 4] layout is contiguous: one bulk copy), and
+// this thread's two rows of a consumer's 64 (wgmma's layout: 16 w + t / 4 and 8 further): A's
+// part of every Scales here. A stage's scales of B follow A's, at kBytes.
+template <class Config>
+struct RowScalesOfA {
+    static constexpr int kBytes = Config::kBlockM * 4;
+    __device__ static int bytes(const GemmShape& shape, TileOrigin tile) {
+        return max(0, min(Config::kBlockM, ceil_div(shape.m, 4) * 4 - tile.row)) * 4;
+    }
+    __device__ static void copy(float* stage_scales, const Fp8Operands& operands, const GemmShape& shape,
+                                TileOrigin tile, int kb, std::uint64_t* full) {
+        const int row_bytes = bytes(shape, tile);
+        if (row_bytes > 0)
+            bulk_copy_to_shared(stage_scales,
+                                operands.a_scales + static_cast<std::size_t>(kb) * (ceil_div(shape.m, 4) * 4) + tile.row,
+                                row_bytes, full);
+    }
+
+    int row[2];  // in the tile
+    __device__ explicit RowScalesOfA(TileOrigin part) {
+#pragma unroll
+        for (int half = 0; half < 2; ++half)
+            row[half] = part.row + wgmma_accumulator_position(threadIdx.x % 128, 0, half).row;
+    }
+};
+
+// The recipe: A 1 x 128, B 128 x 128. A tile's columns lie in at most two of B's blocks
+// (kBlockN <= 128, or a tile that straddles a 128-column boundary): each thread loads both
+// blocks' scales from global memory as it issues the K block (they are used once its wgmmas are
+// done), and takes, for each of its 8-column groups, the one of its side.
+struct RowAndBlockScales {
+    template <class Config>
+    __device__ static int stage_scale_bytes(const GemmShape& shape, TileOrigin tile) {
+        return RowScalesOfA<Config>::bytes(shape, tile);
+    }
+    template <class Config>
+    __device__ static void copy_stage_scales(void* stage_scales, const Fp8Operands& operands, const GemmShape& shape,
+                                             TileOrigin tile, int kb, std::uint64_t* full) {
+        RowScalesOfA<Config>::copy(static_cast<float*>(stage_scales), operands, shape, tile, kb, full);
+    }
+
+    template <class Config>
+    struct Factors {
+        static_assert(Config::kScaleBytes >= RowScalesOfA<Config>::kBytes, "a stage holds A's scales");
+        struct OfBlock {
+            const float* stage;
+            float b[2];
+        };
+        RowScalesOfA<Config> a;
+        const float* b_scales;
+        int b_blocks_padded;
+        int b_block[2];
+        int first_in_second;  // the consumer's first column in its second block of B, from its first
+
+        __device__ Factors(const Fp8Operands& operands, const GemmShape& shape, TileOrigin tile, TileOrigin part)
+            : a(part), b_scales(operands.b_scales), b_blocks_padded(ceil_div(ceil_div(shape.k, kFp8ScaleBlock), 4) * 4) {
+            const int first_column = tile.col + part.col, last_block = (shape.n - 1) / kFp8ScaleBlock;
+            b_block[0] = first_column / kFp8ScaleBlock;
+            b_block[1] = min(b_block[0] + 1, last_block);
+            first_in_second = (b_block[0] + 1) * kFp8ScaleBlock - first_column;
+            static_assert(Config::kColumnsPerConsumer <= kFp8ScaleBlock + 8, "a part straddles at most two of B's blocks");
+        }
+        __device__ OfBlock load(const float* stage_scales, int kb) const {
+            OfBlock factors{stage_scales, {}};
+#pragma unroll
+            for (int side = 0; side < 2; ++side)
+                factors.b[side] = __ldg(b_scales + static_cast<std::size_t>(b_block[side]) * b_blocks_padded + kb);
+            return factors;
+        }
+        __device__ void promote(float (&sums)[Config::kColumnsPerConsumer / 2], const float (&block)[Config::kColumnsPerConsumer / 2],
+                                const OfBlock& factors) const {
+            const float a_top = factors.stage[a.row[0]], a_bottom = factors.stage[a.row[1]];
+            const float top_first = a_top * factors.b[0], top_second = a_top * factors.b[1];
+            const float bottom_first = a_bottom * factors.b[0], bottom_second = a_bottom * factors.b[1];
+            // Each 8-column group lies on one side of the boundary (N and the tiles are
+            // multiples of 8). Selects, not an array indexed by the side: that went to local
+            // memory.
+#pragma unroll
+            for (int j = 0; j < Config::kColumnsPerConsumer / 8; ++j) {
+                const bool second = 8 * j >= first_in_second;
+                const float top = second ? top_second : top_first, bottom = second ? bottom_second : bottom_first;
+                sums[4 * j + 0] = fmaf(block[4 * j + 0], top, sums[4 * j + 0]);
+                sums[4 * j + 1] = fmaf(block[4 * j + 1], top, sums[4 * j + 1]);
+                sums[4 * j + 2] = fmaf(block[4 * j + 2], bottom, sums[4 * j + 2]);
+                sums[4 * j + 3] = fmaf(block[4 * j + 3], bottom, sums[4 * j + 3]);
+            }
+        }
+        __device__ void finish(float (&)[Config::kColumnsPerConsumer / 2]) const {}
+    };
+};
+
+// A and B 1 x 128: a factor for each of the thread's rows times each of its columns. B's scales
+// of the tile's columns come with the stage too, after A's; each thread reads its columns' as
+// pairs when it promotes.
+struct RowAndRowScales {
+    template <class Config>
+    static constexpr int kBytes = RowScalesOfA<Config>::kBytes + Config::kBlockN * 4;
+    template <class Config>
+    __device__ static int column_bytes(const GemmShape& shape, TileOrigin tile) {
+        return min(Config::kBlockN, ceil_div(shape.n, 4) * 4 - tile.col) * 4;
+    }
+    template <class Config>
+    __device__ static int stage_scale_bytes(const GemmShape& shape, TileOrigin tile) {
+        return RowScalesOfA<Config>::bytes(shape, tile) + column_bytes<Config>(shape, tile);
+    }
+    template <class Config>
+    __device__ static void copy_stage_scales(void* stage_scales, const Fp8Operands& operands, const GemmShape& shape,
+                                             TileOrigin tile, int kb, std::uint64_t* full) {
+        float* const scales = static_cast<float*>(stage_scales);
+        RowScalesOfA<Config>::copy(scales, operands, shape, tile, kb, full);
+        bulk_copy_to_shared(scales + Config::kBlockM,
+                            operands.b_scales + static_cast<std::size_t>(kb) * (ceil_div(shape.n, 4) * 4) + tile.col,
+                            column_bytes<Config>(shape, tile), full);
+    }
+
+    template <class Config>
+    struct Factors {
+        static_assert(Config::kScaleBytes >= kBytes<Config>, "a stage holds A's and B's scales");
+        static constexpr int kPairs = Config::kColumnsPerConsumer / 8;
+        struct OfBlock {
+            const float* stage;
+        };
+        RowScalesOfA<Config> a;
+        int first_column;  // this thread's first column in the tile
+
+        __device__ Factors(const Fp8Operands&, const GemmShape&, TileOrigin, TileOrigin part)
+            : a(part), first_column(part.col + wgmma_accumulator_position(threadIdx.x % 128, 0, 0).column) {}
+        __device__ OfBlock load(const float* stage_scales, int) const { return {stage_scales}; }
+        __device__ void promote(float (&sums)[Config::kColumnsPerConsumer / 2], const float (&block)[Config::kColumnsPerConsumer / 2],
+                                const OfBlock& factors) const {
+            const float a_scale[2] = {factors.stage[a.row[0]], factors.stage[a.row[1]]};
+            const float* const b_scale = factors.stage + Config::kBlockM + first_column;
+#pragma unroll
+            for (int j = 0; j < kPairs; ++j) {
+                const float2 b = *reinterpret_cast<const float2*>(b_scale + 8 * j);
+#pragma unroll
+                for (int half = 0; half < 2; ++half) {
+                    float& even = sums[4 * j + 2 * half];
+                    float& odd = sums[4 * j + 2 * half + 1];
+                    even = fmaf(block[4 * j + 2 * half], a_scale[half] * b.x, even);
+                    odd = fmaf(block[4 * j + 2 * half + 1], a_scale[half] * b.y, odd);
+                }
+            }
+        }
+        __device__ void finish(float (&)[Config::kColumnsPerConsumer / 2]) const {}
+    };
+};
+
+}  // namespace sgemm

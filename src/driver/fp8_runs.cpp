@@ -1,0 +1,112 @@
+// StageRunner's FP8 runs (stage_runner.hpp): the FP8 problem's inputs, its check against
+// float64 and cuBLASLt, and its timing against cuBLASLt at the same scaling, as run_with
+// does for the other precisions.
+#include <memory>
+#include <vector>
+
+#include "dispatch/fp8.hpp"
+#include "driver/stage_runner.hpp"
+#include "gpu/cublaslt_fp8.hpp"
+#include "verification/fp8_verification.hpp"
+
+namespace sgemm {
+namespace {
+
+// What a stage is held to: promoted sums, or all of K in the MMA's accumulator (as cuBLASLt's
+// fast accumulation), D rounded to bf16.
+ErrorBudget fp8_budget_of(const Stage& stage, int k) {
+    return stage.fp8_accumulation == Fp8Accumulation::promoted ? fp8_error_budget(k) : fp8_unpromoted_error_budget(k);
+}
+
+// One operand set: the operands (the run's own, or a copy), and cuBLASLt planned for them.
+struct Fp8Set {
+    Fp8Operands operands;
+    std::unique_ptr<CublasLtFp8> cublaslt;
+    DeviceBuffer<__nv_bfloat16> stage_d, cublaslt_d;
+};
+
+Fp8Set make_set(const GemmProblem& problem, const Stage& stage, Fp8Scaling scaling, const Fp8Operands& operands) {
+    const GemmShape& s = problem.shape;
+    const std::size_t count = static_cast<std::size_t>(s.m) * s.n;
+    return Fp8Set{operands,
+                  std::make_unique<CublasLtFp8>(s.m, s.n, s.k, scaling, operands.a_scales, operands.b_scales,
+                                                stage.fp8_accumulation == Fp8Accumulation::promoted),
+                  DeviceBuffer<__nv_bfloat16>(count), DeviceBuffer<__nv_bfloat16>(count)};
+}
+
+// Whose kernel runs the problem: the stage's, or the one the fp8 track chooses for the scaling.
+KernelChoice fp8_kernel_choice(const Stage& stage, const GemmShape& shape, Fp8Scaling scaling) {
+    if (stage.is_track()) return choose_fp8_kernel(shape, scaling);
+    return KernelChoice{stage.number};
+}
+
+}  // namespace
+
+StageResult StageRunner::run_fp8(const Stage& stage, const RunSettings& settings) const {
+    const GemmProblem& problem = settings.problem;
+    const cudaStream_t stream = stream_.get();
+    const Fp8Scaling scaling = settings.fp8_scaling.value_or(stage.default_fp8_scaling());
+    const Fp8Inputs inputs(problem, scaling, settings.seed, settings.data, stream);
+
+    StageResult result{&stage, problem, settings.seed, settings.data, std::nullopt, {}, ceiling(stage, problem.shape),
+                       COutput::bf16, fp8_kernel_choice(stage, problem.shape, scaling), scaling};
+
+    const int copies = settings.timing.method == TimingMethod::graph
+                           ? graph_copies_for(inputs.operand_bytes(), device_.l2_bytes)
+                           : 1;
+    std::vector<Fp8OperandsCopy> more_operands;
+    for (int copy = 1; copy < copies; ++copy) more_operands.push_back(inputs.copy_operands(stream));
+    std::vector<Fp8Set> sets;
+    for (int copy = 0; copy < copies; ++copy)
+        sets.push_back(make_set(problem, stage, scaling,
+                                copy == 0 ? inputs.operands() : more_operands[copy - 1].operands()));
+    const auto launch_stage = [&](const Fp8Set& set, __nv_bfloat16* d) {
+        launch_fp8_stage(stage, problem, scaling, set.operands, d, stream);
+    };
+    const auto launch_cublaslt = [&](const Fp8Set& set, __nv_bfloat16* d) {
+        set.cublaslt->run(set.operands.a, set.operands.b, d, problem.alpha, problem.beta, stream);
+    };
+
+    if (settings.verify)
+        result.verification = verify_fp8(
+            problem, inputs, fp8_budget_of(stage, problem.shape.k),
+            [&](__nv_bfloat16* d) { launch_stage(sets[0], d); }, [&](__nv_bfloat16* d) { launch_cublaslt(sets[0], d); },
+            cublas_, stream);
+
+    for (Fp8Set& set : sets) {
+        inputs.reset_output(set.stage_d.data(), stream);
+        inputs.reset_output_column_major(set.cublaslt_d.data(), stream);
+    }
+    const bool restore_d = problem.beta != 0.0f;
+    result.timing = time_interleaved(
+        TimedKernels{[&](int copy) { launch_stage(sets[copy], sets[copy].stage_d.data()); },
+                     [&](int copy) { launch_cublaslt(sets[copy], sets[copy].cublaslt_d.data()); }, copies},
+        [&] {
+            if (!restore_d) return;
+            inputs.reset_output(sets[0].stage_d.data(), stream);
+            inputs.reset_output_column_major(sets[0].cublaslt_d.data(), stream);
+        },
+        settings.timing, device_.l2_bytes, stream, &clock_);
+    return result;
+}
+
+void StageRunner::profile_fp8_once(const Stage& stage, const RunSettings& settings, bool cublaslt) const {
+    const cudaStream_t stream = stream_.get();
+    const Fp8Scaling scaling = settings.fp8_scaling.value_or(stage.default_fp8_scaling());
+    const Fp8Inputs inputs(settings.problem, scaling, settings.seed, settings.data, stream);
+    const Fp8Set set = make_set(settings.problem, stage, scaling, inputs.operands());
+    profile_launch(
+        [&] {
+            if (cublaslt) inputs.reset_output_column_major(set.cublaslt_d.data(), stream);
+            else inputs.reset_output(set.stage_d.data(), stream);
+        },
+        [&] {
+            if (cublaslt)
+                set.cublaslt->run(set.operands.a, set.operands.b, set.cublaslt_d.data(), settings.problem.alpha,
+                                  settings.problem.beta, stream);
+            else
+                launch_fp8_stage(stage, settings.problem, scaling, set.operands, set.stage_d.data(), stream);
+        });
+}
+
+}  // namespace sgemm

@@ -1,0 +1,87 @@
+#include "verification/fp8_verification.hpp"
+
+#include <cmath>
+#include <vector>
+
+#include "gpu/device_fill.hpp"
+
+namespace sgemm {
+namespace {
+
+// D after one launch, as floats in row-major order.
+std::vector<float> run_once(const GemmShape& shape, const Fp8Launch& launch, bool column_major,
+                            const Fp8Inputs& inputs, cudaStream_t stream) {
+    const std::size_t count = static_cast<std::size_t>(shape.m) * shape.n;
+    DeviceBuffer<__nv_bfloat16> d(count);
+    if (column_major) inputs.reset_output_column_major(d.data(), stream);
+    else inputs.reset_output(d.data(), stream);
+    launch(d.data());
+    CUDA_CHECK(cudaGetLastError());
+    std::vector<__nv_bfloat16> host(count);
+    CUDA_CHECK(cudaMemcpyAsync(host.data(), d.data(), d.bytes(), cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    std::vector<float> values(count);
+    for (std::size_t row = 0; row < static_cast<std::size_t>(shape.m); ++row)
+        for (std::size_t column = 0; column < static_cast<std::size_t>(shape.n); ++column)
+            values[row * shape.n + column] =
+                __bfloat162float(host[column_major ? column * shape.m + row : row * shape.n + column]);
+    return values;
+}
+
+// The operand's dequantized values (or their magnitudes) in float64, as rows x k, or
+// transposed to k x rows.
+DeviceBuffer<double> dequantized(const Fp8Operand& operand, bool absolute, bool transposed, cudaStream_t stream) {
+    std::vector<double> values(static_cast<std::size_t>(operand.rows) * operand.k);
+    for (int row = 0; row < operand.rows; ++row)
+        for (int column = 0; column < operand.k; ++column) {
+            const double value = operand.value(row, column);
+            values[transposed ? static_cast<std::size_t>(column) * operand.rows + row
+                              : static_cast<std::size_t>(row) * operand.k + column] = absolute ? std::abs(value) : value;
+        }
+    DeviceBuffer<double> device(values.size());
+    CUDA_CHECK(cudaMemcpyAsync(device.data(), values.data(), device.bytes(), cudaMemcpyHostToDevice, stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    return device;
+}
+
+// alpha A B^T + beta C0 in float64, or with `absolute` its magnitude |alpha| |A| |B^T| + |beta|
+// |C0|. BLAS's rules: alpha = 0 reads neither A nor B, beta = 0 does not read C0.
+std::vector<double> float64_d(const GemmProblem& problem, const Fp8Inputs& inputs, bool absolute, const Cublas& cublas,
+                              cudaStream_t stream) {
+    const GemmShape& shape = problem.shape;
+    const double alpha = absolute ? std::abs(double{problem.alpha}) : problem.alpha;
+    const double beta = inputs.c_initial().empty() ? 0.0 : absolute ? std::abs(double{problem.beta}) : problem.beta;
+    std::vector<double> c(static_cast<std::size_t>(shape.m) * shape.n, 0.0);
+    for (std::size_t i = 0; i < inputs.c_initial().size(); ++i)
+        c[i] = absolute ? std::abs(double{inputs.c_initial()[i]}) : inputs.c_initial()[i];
+    if (alpha == 0.0) {
+        for (double& value : c) value *= beta;
+        return c;
+    }
+    DeviceBuffer<double> d(c.size());
+    CUDA_CHECK(cudaMemcpyAsync(d.data(), c.data(), d.bytes(), cudaMemcpyHostToDevice, stream));
+    const DeviceBuffer<double> a = dequantized(inputs.a(), absolute, false, stream);
+    const DeviceBuffer<double> b = dequantized(inputs.b(), absolute, true, stream);  // K x N
+    cublas.dgemm(shape, alpha, a.data(), b.data(), beta, d.data());
+    CUDA_CHECK(cudaMemcpyAsync(c.data(), d.data(), d.bytes(), cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    return c;
+}
+
+}  // namespace
+
+Verification verify_fp8(const GemmProblem& problem, const Fp8Inputs& inputs, const ErrorBudget& budget,
+                        const Fp8Launch& launch_stage, const Fp8Launch& launch_cublaslt, const Cublas& cublas,
+                        cudaStream_t stream) {
+    const std::vector<float> stage_d = run_once(problem.shape, launch_stage, false, inputs, stream);
+    const std::vector<float> cublaslt_d = run_once(problem.shape, launch_cublaslt, true, inputs, stream);
+    const std::vector<double> reference = float64_d(problem, inputs, false, cublas, stream);
+    const std::vector<double> magnitude = float64_d(problem, inputs, true, cublas, stream);
+    return Verification{
+        check_against_reference(stage_d, reference, magnitude, budget),
+        check_against_reference(cublaslt_d, reference, magnitude, budget),
+        normwise_relative_difference(stage_d, cublaslt_d),
+    };
+}
+
+}  // namespace sgemm

@@ -1,0 +1,180 @@
+// The FP8 stages (26-28) and the fp8 track against the float64 reference of their quantized
+// operands, as tests/test_fp8_cublaslt.cpp holds cuBLASLt: bit for bit where the arithmetic is
+// exact; within their budget where each block of A and B has its own magnitude (a scale
+// applied to the wrong block is off by up to 2^16 there); and promotion: 16384 products of
+// one sign pass the promoted budget where a stage promotes, and fail it in stage 26, which
+// keeps the whole sum in the MMA (it passes the budget it claims). Shapes with partial tiles
+// and a partial last K block.
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "driver/stage_registry.hpp"
+#include "gpu/device_buffer.hpp"
+#include "verification/error_budget.hpp"
+#include "verification/fp8_operands.hpp"
+#include "fp8_test_operands.hpp"
+
+namespace sgemm {
+namespace {
+
+// D = alpha A B^T + beta D by `stage`, D starting as `d_in` (rounded to bf16), row-major,
+// returned as doubles.
+std::vector<double> stage_d(const Stage& stage, const Fp8Operand& a, const Fp8Operand& b, Fp8Scaling scaling,
+                            float alpha, float beta, const std::vector<float>& d_in) {
+    const DeviceBuffer<std::uint8_t> a_values = to_device(a.values), b_values = to_device(b.values);
+    const DeviceBuffer<float> a_scales = to_device(cublaslt_scales(a)), b_scales = to_device(cublaslt_scales(b));
+    std::vector<__nv_bfloat16> d_host(d_in.size());
+    for (std::size_t i = 0; i < d_in.size(); ++i) d_host[i] = __float2bfloat16_rn(d_in[i]);
+    const DeviceBuffer<__nv_bfloat16> d = to_device(d_host);
+    const GemmProblem problem{GemmShape{a.rows, b.rows, a.k}, alpha, beta};
+    launch_fp8_stage(stage, problem, scaling, Fp8Operands{a_values.data(), b_values.data(), a_scales.data(), b_scales.data()},
+                     d.data(), nullptr);
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaMemcpy(d_host.data(), d.data(), d.bytes(), cudaMemcpyDeviceToHost));
+    std::vector<double> out(d_host.size());
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = __bfloat162float(d_host[i]);
+    return out;
+}
+
+// Every FP8 stage and the track, with each scaling it takes.
+struct Fp8Run {
+    const Stage* stage;
+    Fp8Scaling scaling;
+};
+std::vector<Fp8Run> fp8_runs() {
+    std::vector<Fp8Run> runs;
+    std::vector<const Stage*> stages;
+    for (const Stage& stage : all_stages())
+        if (stage.precision == Precision::fp8) stages.push_back(&stage);
+    stages.push_back(find_track("fp8"));
+    for (const Stage* stage : stages)
+        for (const Fp8Scaling scaling : {Fp8Scaling::tensor, Fp8Scaling::rows_and_blocks, Fp8Scaling::rows_and_rows})
+            if (stage->takes(scaling)) runs.push_back({stage, scaling});
+    return runs;
+}
+
+std::string name(const Fp8Run& run) { return fmt::format("{}, {}", describe(*run.stage), to_string(run.scaling)); }
+
+ErrorBudget budget_of(const Stage& stage, int k) {
+    return stage.fp8_accumulation == Fp8Accumulation::promoted ? fp8_error_budget(k) : fp8_unpromoted_error_budget(k);
+}
+
+VerificationReport check(const std::vector<double>& d, const std::vector<double>& reference,
+                         const std::vector<double>& magnitude, const ErrorBudget& budget) {
+    const std::vector<float> d_float(d.begin(), d.end());  // bf16 values, exact in FP32
+    return check_against_reference(d_float, reference, magnitude, budget);
+}
+
+// Small integers (-2..2), scales powers of two (2^-2 to 2^2): every partial sum is exact in
+// the MMA's accumulator (at most 4 x 1040 in stage 26's, which sums all of K) and in FP32, so
+// D is the float64 reference rounded to bf16, bit for bit. M, N and K off the tiles.
+TEST(Fp8Stages, ExactWhereTheArithmeticIsExact) {
+    if (!gpu_is_hopper()) GTEST_SKIP() << "needs Hopper (sm_90a)";
+    const int m = 300, n = 200, k = 1040;
+    std::mt19937 rng(13);
+    std::uniform_int_distribution<int> small(-2, 2), exponent(-2, 2);
+    for (const Fp8Run& run : fp8_runs()) {
+        const auto make = [&](int rows, Fp8Block block) {
+            Fp8Operand operand{rows, k, block, std::vector<std::uint8_t>(static_cast<std::size_t>(rows) * k), {}};
+            for (auto& value : operand.values) value = double_to_e4m3(small(rng));
+            operand.scales.resize(static_cast<std::size_t>(operand.scale_rows()) * operand.scale_columns());
+            for (float& scale : operand.scales) scale = std::ldexp(1.0f, exponent(rng));
+            return operand;
+        };
+        const Fp8Operand a = make(m, a_block(run.scaling)), b = make(n, b_block(run.scaling));
+        const std::vector<double> expected = fp8_reference(a, b, 1.0, 0.0, {});
+        const std::vector<double> d = stage_d(*run.stage, a, b, run.scaling, 1.0f, 0.0f, std::vector<float>(m * n, NAN));
+        int wrong = 0;
+        for (std::size_t i = 0; i < d.size(); ++i)
+            if (d[i] != static_cast<double>(__bfloat162float(__float2bfloat16_rn(static_cast<float>(expected[i])))))
+                ++wrong;
+        EXPECT_EQ(wrong, 0) << name(run);
+    }
+}
+
+// FP32 data in blocks of magnitudes 2^-8 to 2^8 (A's 1 x 128, B's 128 x 128 or 1 x 128, as the
+// scaling cuts them; one magnitude a tensor for one scale a tensor), quantized as the recipe
+// does, with alpha and beta.
+TEST(Fp8Stages, BlockScalesApplyToTheirBlocks) {
+    if (!gpu_is_hopper()) GTEST_SKIP() << "needs Hopper (sm_90a)";
+    const int m = 300, n = 264, k = 1040, k_blocks = (k + 127) / 128;
+    for (const Fp8Run& run : fp8_runs()) {
+        std::mt19937 rng(static_cast<unsigned>(run.scaling) + 7);
+        std::uniform_int_distribution<int> exponent(-8, 8);
+        std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+        const auto graded = [&](int rows, Fp8Block block) {
+            const int block_rows = block == Fp8Block::block_128x128 ? 128 : 1;
+            std::vector<int> exponents(static_cast<std::size_t>((rows + block_rows - 1) / block_rows) * k_blocks);
+            for (int& e : exponents) e = block == Fp8Block::tensor ? 0 : exponent(rng);
+            std::vector<float> x(static_cast<std::size_t>(rows) * k);
+            for (int row = 0; row < rows; ++row)
+                for (int column = 0; column < k; ++column)
+                    x[static_cast<std::size_t>(row) * k + column] = std::ldexp(
+                        uniform(rng), exponents[static_cast<std::size_t>(row / block_rows) * k_blocks + column / 128]);
+            return quantize_e4m3(x, rows, k, block);
+        };
+        const Fp8Operand a = graded(m, a_block(run.scaling)), b = graded(n, b_block(run.scaling));
+        std::vector<float> c(static_cast<std::size_t>(m) * n);
+        for (float& value : c) value = __bfloat162float(__float2bfloat16_rn(uniform(rng)));
+        const double alpha = 0.75, beta = -1.5;
+        const VerificationReport report =
+            check(stage_d(*run.stage, a, b, run.scaling, alpha, beta, c), fp8_reference(a, b, alpha, beta, c),
+                  fp8_magnitude(a, b, alpha, beta, c), budget_of(*run.stage, k));
+        EXPECT_TRUE(report.passed()) << name(run) << ": normwise " << report.normwise_relative_error << " (budget "
+                                     << report.normwise_relative_budget << "), worst element "
+                                     << report.worst_error_over_budget << " of its budget";
+    }
+}
+
+// 16384 products of one sign (values in [0, 1)): the promoted budget holds every stage that
+// promotes, and fails stage 26, which keeps the whole sum in the MMA (its own budget has no
+// bound at this K: fp8_unpromoted_error_budget).
+TEST(Fp8Stages, PromotionIsWhatMeetsThePromotedBudget) {
+    if (!gpu_is_hopper()) GTEST_SKIP() << "needs Hopper (sm_90a)";
+    const int m = 128, n = 128, k = 16384;
+    for (const Fp8Run& run : fp8_runs()) {
+        std::mt19937 rng(5);
+        const Fp8Operand a = one_signed_operand(m, k, a_block(run.scaling), rng);
+        const Fp8Operand b = one_signed_operand(n, k, b_block(run.scaling), rng);
+        const std::vector<double> d = stage_d(*run.stage, a, b, run.scaling, 1.0f, 0.0f,
+                                              std::vector<float>(static_cast<std::size_t>(m) * n, NAN));
+        const VerificationReport promoted = check(d, fp8_reference(a, b, 1.0, 0.0, {}), fp8_magnitude(a, b, 1.0, 0.0, {}),
+                                                  fp8_error_budget(k));
+        if (run.stage->fp8_accumulation == Fp8Accumulation::promoted)
+            EXPECT_TRUE(promoted.passed()) << name(run) << " promotes, yet: normwise "
+                                           << promoted.normwise_relative_error << " (budget "
+                                           << promoted.normwise_relative_budget << ")";
+        else
+            EXPECT_FALSE(promoted.passed()) << name(run) << " keeps its sums in the MMA, yet: normwise "
+                                            << promoted.normwise_relative_error << " (budget "
+                                            << promoted.normwise_relative_budget << ")";
+    }
+}
+
+// The budget of a sum kept in the MMA holds stage 26 where it bounds anything: 4096 products of
+// one sign, the worst case for a truncating accumulator (normwise up to gamma(4096) at 2^-13).
+TEST(Fp8Stages, UnpromotedStageMeetsItsOwnBudget) {
+    if (!gpu_is_hopper()) GTEST_SKIP() << "needs Hopper (sm_90a)";
+    const int m = 128, n = 128, k = 4096;
+    for (const Fp8Run& run : fp8_runs()) {
+        if (run.stage->fp8_accumulation == Fp8Accumulation::promoted) continue;
+        std::mt19937 rng(6);
+        const Fp8Operand a = one_signed_operand(m, k, Fp8Block::tensor, rng);
+        const Fp8Operand b = one_signed_operand(n, k, Fp8Block::tensor, rng);
+        const std::vector<double> d = stage_d(*run.stage, a, b, run.scaling, 1.0f, 0.0f,
+                                              std::vector<float>(static_cast<std::size_t>(m) * n, NAN));
+        const VerificationReport own = check(d, fp8_reference(a, b, 1.0, 0.0, {}), fp8_magnitude(a, b, 1.0, 0.0, {}),
+                                             fp8_unpromoted_error_budget(k));
+        EXPECT_TRUE(own.passed()) << name(run) << ": normwise " << own.normwise_relative_error << " (budget "
+                                  << own.normwise_relative_budget << ")";
+    }
+}
+
+}  // namespace
+}  // namespace sgemm
