@@ -11,7 +11,8 @@
 #                 and for it (wgmma) timed beside stages 14 and 20 -> results/<gpu>/cublaslt_survey.md
 # make accuracy   the FP32 problem's accuracy and speed by cuBLAS SGEMM, cuBLAS TF32 and BF16x9,
 #                 stages 10 and 21-24, on squares and two shapes, every input kind but exact (about 4 minutes
-#                 on an H100) -> results/<gpu>/accuracy.md
+#                 on an H100) -> results/<gpu>/accuracy.md; then the FP8 problem's: the fp8 track and
+#                 cuBLASLt in each scaling, and the quantization's own error (4 more) -> accuracy_fp8.md
 # make shapes     the shape suite: square, transformer-layer, skinny and K-heavy problems through the
 #                 tracks bf16, fp32-tc and fp32, against cuBLAS (GROUPS=layer for some; STAGES="fp32 20" for
 #                 some tracks or stages) -> results/<gpu>/shapes.*
@@ -71,6 +72,7 @@ survey: build
 
 accuracy: build
 	$(PYTHON) scripts/accuracy.py
+	$(PYTHON) scripts/accuracy.py --fp8
 
 shapes: build
 	$(PYTHON) scripts/shapes.py $(if $(GROUPS),--groups $(GROUPS)) $(if $(STAGES),--stages $(STAGES))

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The FP32 problem's accuracy table on this GPU: run sgemm_accuracy and write
-results/<gpu>/accuracy.csv and accuracy.md.
+results/<gpu>/accuracy.csv and accuracy.md (with --fp8, the FP8 problem's: accuracy_fp8.*).
 
     python3 scripts/accuracy.py [--sizes 1024 4096 8192] [--shapes 128x6144x4096 ...]
                                 [--data uniform wide ...] [--timing blocks]
@@ -15,6 +15,11 @@ are where the track chooses stages 23 and 24: few rows of A (a layer at 128 toke
 narrow C. A run replaces the rows of the problems and input kinds it
 measured and keeps the others, so the table can be measured in parts (--sizes 1024 4096
 --shapes, with no shape, then --sizes 8192).
+
+With --fp8, the FP8 problem (D = alpha A B^T + beta C, e4m3 A and B with their scales, bf16 D)
+in each of its scalings: the fp8 track and cuBLASLt, each against the float64 product of the
+quantized operands, and apart from them what the quantization itself costs, that product
+against the float64 product of the FP32 values that were quantized.
 """
 import argparse
 import sys
@@ -40,6 +45,11 @@ DEFAULT_DATA = ["uniform", "wide", "graded", "outliers", "subnormal", "extremes"
 # and 8 methods x 8 kinds x 5 problems must fit in a few minutes.
 DEFAULT_TIME_BUDGET = 0.25
 DEFAULT_SHAPES = ["128x6144x4096", "4096x64x4096"]
+# The FP8 table's: a square, and a layer of DeepGEMM's at 64 tokens; the kinds that reach the
+# quantization (subnormal and extreme data put the scales outside FP32's normal range).
+DEFAULT_FP8_SIZES = [4096]
+DEFAULT_FP8_SHAPES = ["64x7168x2048"]
+DEFAULT_FP8_DATA = ["uniform", "wide", "graded", "outliers", "special", "cancelling"]
 # The methods of the summary: stages 22-24 and the fp32-tc track, which chooses among them.
 SPLIT_STAGES, SGEMM = ("stage 22 ", "stage 23 ", "stage 24 ", "track fp32-tc"), "cuBLAS SGEMM"
 
@@ -116,27 +126,84 @@ def accuracy_markdown(rows):
     return "\n".join(lines) + "\n"
 
 
-def output_stem(timing):
-    return "accuracy" + ("_in_turns" if timing == "blocks" else "")
+def fp8_accuracy_markdown(rows):
+    """The FP8 table: for each problem, kind and scaling, the track's, cuBLASLt's and the
+    quantization's errors side by side (their methods "track fp8 S", "cuBLASLt FP8 S",
+    "quantization S")."""
+    timing = single_timing(rows)
+    kinds = list(dict.fromkeys(r["data"] for r in rows))
+    by_key = {(r["size"], r["data"], r["method"]): r for r in rows}
+    scalings = list(dict.fromkeys(r["method"].removeprefix("track fp8 ") for r in rows
+                                  if r["method"].startswith("track fp8 ")))
+    lines = [
+        f"The FP8 problem (D = alpha A B^T, e4m3 A and B with their scales, bf16 D, alpha = 1) on "
+        f"**{rows[0]['gpu']}**, in each scaling cuBLASLt offers on Hopper (tensor: one scale a tensor; "
+        "1x128-128x128: A one a row per 128 of K, B one a 128 x 128 block, DeepSeek-V3's; 1x128-1x128), "
+        "the inputs drawn as the FP32 problem's and quantized as the recipe does (scale = amax / 448 a "
+        "block). The fp8 track and cuBLASLt are each checked against the float64 product of the quantized "
+        f"operands, the track timed against cuBLASLt {TIMINGS[timing]} (`scripts/accuracy.py --fp8 "
+        f"--timing {timing}`); the quantization column is that float64 product against the float64 product "
+        "of the FP32 values before quantization: the error the format costs, which no kernel can take "
+        "back. Inputs: " + "; ".join(f"{kind}, {DATA.get(kind, kind)}" for kind in kinds) + ". "
+        "Normwise error: ‖D − R‖ / ‖R‖ (Frobenius). Worst element: max |D − R| over the magnitude the "
+        "element's dot product carried. FP8 budget: whether the track stays within its promoted budget "
+        "(docs/measuring.md). Wrong class: the track's elements that are NaN or ±Inf where the reference is "
+        "not, or the other way round, of those that are NaN or ±Inf in the reference (NaN stays NaN, ±Inf "
+        "saturates to ±448 times its block's scale).",
+        "",
+        "| problem | data | scaling | TFLOPS | × cuBLASLt | normwise: track | cuBLASLt | quantization | "
+        "worst element: track | cuBLASLt | quantization | wrong class | FP8 budget |",
+        "| ---: | :--- | :--- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | :---: |",
+    ]
+    for problem in problems_in_order(rows):
+        for kind in kinds:
+            for scaling in scalings:
+                track = by_key.get((problem, kind, f"track fp8 {scaling}"))
+                if track is None:
+                    continue
+                cublaslt = by_key.get((problem, kind, f"cuBLASLt FP8 {scaling}"), {})
+                quantization = by_key.get((problem, kind, f"quantization {scaling}"), {})
+                error = lambda row, key: f"{row[key]:.2e}" if key in row else "–"  # noqa: E731
+                lines.append(
+                    f"| {problem} | {kind} | {scaling} | {track['tflops']:.1f} | {track['ratio_to_sgemm']:.2f} | "
+                    f"{error(track, 'normwise_error')} | {error(cublaslt, 'normwise_error')} | "
+                    f"{error(quantization, 'normwise_error')} | {error(track, 'worst_element_error')} | "
+                    f"{error(cublaslt, 'worst_element_error')} | {error(quantization, 'worst_element_error')} | "
+                    f"{track['wrong_class']} of {track['non_finite']} | "
+                    f"{'✓' if track['verified'] == 'true' else '✗'} |")
+    return "\n".join(lines) + "\n"
+
+
+def output_stem(timing, fp8=False):
+    return "accuracy" + ("_fp8" if fp8 else "") + ("_in_turns" if timing == "blocks" else "")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--binary", default=str(REPO / "build" / "sgemm_accuracy"))
-    parser.add_argument("--sizes", type=int, nargs="+", default=[1024, 4096, 8192])
-    parser.add_argument("--shapes", nargs="*", default=DEFAULT_SHAPES, metavar="MxNxK")
-    parser.add_argument("--data", nargs="+", default=DEFAULT_DATA, choices=sorted(DATA))
+    parser.add_argument("--fp8", action="store_true",
+                        help="the FP8 problem: the fp8 track and cuBLASLt in each scaling, and the quantization")
+    parser.add_argument("--sizes", type=int, nargs="+", help="square sizes (default 1024 4096 8192; --fp8: 4096)")
+    parser.add_argument("--shapes", nargs="*", metavar="MxNxK",
+                        help=f"problems after the squares (default {' '.join(DEFAULT_SHAPES)}; --fp8: "
+                             f"{' '.join(DEFAULT_FP8_SHAPES)})")
+    parser.add_argument("--data", nargs="+", choices=sorted(DATA), help="input kinds (default: every kind but "
+                        f"exact; --fp8: {' '.join(DEFAULT_FP8_DATA)})")
     parser.add_argument("--results-dir", default=str(REPO / "results"))
     parser.add_argument("--timing", choices=sorted(TIMINGS), default="launches",
                         help="how each and cuBLAS SGEMM take turns (sgemm --timing)")
     parser.add_argument("--time-budget", type=float, default=DEFAULT_TIME_BUDGET,
                         help="seconds of timing for each method, problem and kind (sgemm --time-budget)")
     args = parser.parse_args()
+    sizes = args.sizes or (DEFAULT_FP8_SIZES if args.fp8 else [1024, 4096, 8192])
+    shapes = args.shapes if args.shapes is not None else (DEFAULT_FP8_SHAPES if args.fp8 else DEFAULT_SHAPES)
+    data = args.data or (DEFAULT_FP8_DATA if args.fp8 else DEFAULT_DATA)
     return run_tool_into_results(
-        args.binary, ["--sizes", *map(str, args.sizes), *(["--shapes", *args.shapes] if args.shapes else []),
-                      "--data", *args.data, "--timing", args.timing, "--time-budget", str(args.time_budget)],
-        args.results_dir, output_stem(args.timing), read_rows, bool, accuracy_markdown,
-        problem_of=lambda row: (row["size"], row["data"]))
+        args.binary, [*(["--fp8"] if args.fp8 else []), "--sizes", *map(str, sizes),
+                      *(["--shapes", *shapes] if shapes else []), "--data", *data, "--timing", args.timing,
+                      "--time-budget", str(args.time_budget)],
+        args.results_dir, output_stem(args.timing, args.fp8), read_rows, bool,
+        fp8_accuracy_markdown if args.fp8 else accuracy_markdown, problem_of=lambda row: (row["size"], row["data"]))
 
 
 if __name__ == "__main__":

@@ -19,6 +19,33 @@ def row(size, data, method, tflops, ratio, normwise, worst, verified="true", wro
             "verified": verified, "timing": "launches", "gpu": "Fixture GPU"}
 
 
+class Fp8AccuracyMarkdown(unittest.TestCase):
+    """The --fp8 table: a line a problem, kind and scaling, the track's, cuBLASLt's and the
+    quantization's errors side by side."""
+
+    def rows(self):
+        return [row(4096, "uniform", "track fp8 tensor", 1100.0, 0.9, 1.6e-3, 5.0e-4),
+                row(4096, "uniform", "cuBLASLt FP8 tensor", 1222.0, 1.0, 1.7e-3, 6.0e-4),
+                {**row(4096, "uniform", "quantization tensor", 0.0, 1.0, 3.1e-2, 2.0e-2, verified="-"),
+                 "ratio_to_sgemm": 0.0},
+                row(4096, "special", "track fp8 1x128-128x128", 990.0, 0.86, 1.5e-3, 4.0e-4, wrong_class=0,
+                    non_finite=24)]
+
+    def test_one_line_a_scaling_with_the_three_errors(self):
+        markdown = accuracy.fp8_accuracy_markdown(self.rows())
+        self.assertIn("| 4096 | uniform | tensor | 1100.0 | 0.90 | 1.60e-03 | 1.70e-03 | 3.10e-02 | 5.00e-04 | "
+                      "6.00e-04 | 2.00e-02 | 0 of 0 | ✓ |", markdown)
+        # A scaling measured without its cuBLASLt or quantization rows shows dashes there.
+        self.assertIn("| 4096 | special | 1x128-128x128 | 990.0 | 0.86 | 1.50e-03 | – | – | 4.00e-04 | – | – | 0 of 24 | ✓ |",
+                      markdown)
+        self.assertEqual(markdown.count("| 4096 |"), 2)
+
+    def test_its_own_output_files(self):
+        self.assertEqual(accuracy.output_stem("launches", fp8=True), "accuracy_fp8")
+        self.assertEqual(accuracy.output_stem("blocks", fp8=True), "accuracy_fp8_in_turns")
+        self.assertEqual(accuracy.output_stem("launches"), "accuracy")
+
+
 class AccuracyMarkdown(unittest.TestCase):
     def rows(self):
         return [row(4096, "wide", "cuBLAS TF32", 380.0, 7.4, 2.6e-4, 1.0e-3, verified="false"),

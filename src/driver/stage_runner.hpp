@@ -93,6 +93,8 @@ public:
 
     Ceiling ceiling(Precision precision) const;
     const Cublas& cublas() const { return cublas_; }
+    // The stream the runs and cublas() use.
+    cudaStream_t stream() const { return stream_.get(); }
     // The ceiling of the unit `stage` runs `shape` on: the wgmma one for the Hopper stages;
     // a track's, that of the stage whose kernel it chooses.
     Ceiling ceiling(const Stage& stage, const GemmShape& shape) const;

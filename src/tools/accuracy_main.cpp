@@ -1,5 +1,5 @@
 // sgemm_accuracy: how accurate and how fast each way of computing the FP32 problem is on
-// this GPU: cuBLAS SGEMM (CUDA cores), cuBLAS on tensor cores (TF32, and FP32 emulated
+// this GPU (or with --fp8, the FP8 problem: below): cuBLAS SGEMM (CUDA cores), cuBLAS on tensor cores (TF32, and FP32 emulated
 // with three bf16 parts a value), stage 10 (the tuned CUDA-core stage) and stages 21-24
 // (FP32 split into bf16 or fp16 parts on tensor cores). Each is verified against the
 // float64 reference and timed against cuBLAS SGEMM exactly as sgemm runs a stage, at each
@@ -12,6 +12,11 @@
 // max |C_ij - R_ij| / (|alpha| |A||B| + |beta| |C0|)_ij, which cancellation in R_ij cannot
 // inflate; and how many elements are NaN or +-Inf where the reference is not, or the
 // other way round (wrong_class), of those that are NaN or +-Inf in the reference.
+// With --fp8, the FP8 problem (kernels/common/fp8_problem.hpp) in each of its scalings: the fp8
+// track and cuBLASLt, each against the float64 product of the quantized operands (and the
+// track timed against cuBLASLt), and apart from them the quantization's own error, that
+// float64 product against the one of the FP32 values quantized: three rows a problem, kind
+// and scaling, their methods "track fp8 S", "cuBLASLt FP8 S" and "quantization S".
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -30,6 +35,8 @@
 #include "tools/shape_text.hpp"
 #include "tools/tool_main.hpp"
 #include "verification/error_budget.hpp"
+#include "verification/fp8_inputs.hpp"
+#include "verification/fp8_verification.hpp"
 #include "verification/input_data.hpp"
 
 namespace sgemm {
@@ -47,6 +54,51 @@ struct Method {
     Fp32Gemm gemm;  // empty: the stage itself
     bool held_to_fp32 = true;
 };
+
+// One CSV row (the columns of kCsvHeader).
+std::string csv_row(const std::string& problem, const std::string& data, const std::string& method, double tflops,
+                    double reference_tflops, double ratio, double normwise, double worst, std::size_t wrong_class,
+                    std::size_t non_finite, const std::string& verified, const std::string& timing,
+                    const std::string& gpu) {
+    return fmt::format("{},{},\"{}\",{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},{},{},{},\"{}\"\n", problem, data, method, tflops,
+                       reference_tflops, ratio, normwise, worst, wrong_class, non_finite, verified, timing, gpu);
+}
+
+// The FP8 rows of one problem and input kind (--fp8): the track's, cuBLASLt's, the quantization's.
+int write_fp8_rows(std::ofstream& csv, const StageRunner& runner, const DeviceInfo& device, const GemmShape& shape,
+                   const std::string& data, const RunSettings& base) {
+    const Stage& track = *find_track("fp8");
+    int failures = 0;
+    for (const Fp8Scaling scaling : {Fp8Scaling::tensor, Fp8Scaling::rows_and_blocks, Fp8Scaling::rows_and_rows}) {
+        RunSettings settings = base;
+        settings.fp8_scaling = scaling;
+        const StageResult result = runner.run(track, settings);
+        const ResultRow row = to_result_row(result, device);
+        const Fp8Inputs inputs(settings.problem, scaling, settings.seed, settings.data, runner.stream());
+        const QuantizationError quantization = fp8_quantization_error(settings.problem, inputs, runner.cublas(),
+                                                                      runner.stream());
+        const VerificationReport& own = result.verification->stage;
+        const VerificationReport& cublaslt = result.verification->cublas;
+        failures += !own.passed();
+        const std::string name(to_string(scaling));
+        fmt::print("{} {:<9} {:<14} {:7.1f} TFLOPS {:5.2f}x cuBLASLt  normwise {:.2e} (cuBLASLt {:.2e}, "
+                   "quantization {:.2e})  {}\n",
+                   shape_text(shape), data, name, row.tflops, row.ratio_to_cublas, own.normwise_relative_error,
+                   cublaslt.normwise_relative_error, quantization.normwise,
+                   own.passed() ? "within the FP8 budget" : "past the FP8 budget");
+        std::fflush(stdout);
+        const std::string problem = shape_text(shape);
+        csv << csv_row(problem, data, "track fp8 " + name, row.tflops, row.cublas_tflops, row.ratio_to_cublas,
+                       own.normwise_relative_error, own.worst_error_over_magnitude, own.wrong_class, own.non_finite,
+                       own.passed() ? "true" : "false", row.timing, device.name);
+        csv << csv_row(problem, data, "cuBLASLt FP8 " + name, row.cublas_tflops, row.cublas_tflops, 1.0,
+                       cublaslt.normwise_relative_error, cublaslt.worst_error_over_magnitude, cublaslt.wrong_class,
+                       cublaslt.non_finite, cublaslt.passed() ? "true" : "false", row.timing, device.name);
+        csv << csv_row(problem, data, "quantization " + name, 0.0, row.cublas_tflops, 0.0, quantization.normwise,
+                       quantization.worst_over_magnitude, 0, 0, "-", row.timing, device.name);
+    }
+    return failures;
+}
 
 int run(int argc, char** argv) {
     CLI::App app("sgemm_accuracy: the FP32 problem's accuracy and speed by cuBLAS SGEMM, cuBLAS on tensor "
@@ -70,6 +122,9 @@ int run(int argc, char** argv) {
     app.add_option("--methods", method_keys,
                    "besides cuBLAS SGEMM: tf32, bf16x9 (cuBLAS on tensor cores), stages and the fp32-tc track")
         ->check(CLI::IsMember({"tf32", "bf16x9", "10", "21", "22", "23", "24", "fp32-tc"}));
+    bool fp8 = false;
+    app.add_flag("--fp8", fp8,
+                 "the FP8 problem instead: the fp8 track and cuBLASLt in each scaling, and the quantization's error");
     CLI11_PARSE(app, argc, argv);
     const auto chosen = [&method_keys](const std::string& key) {
         return std::find(method_keys.begin(), method_keys.end(), key) != method_keys.end();
@@ -105,6 +160,18 @@ int run(int argc, char** argv) {
     std::ofstream csv(csv_path);
     csv << kCsvHeader;
     int failures = 0;
+    if (fp8) {
+        for (const GemmShape& shape : shapes)
+            for (const std::string& data : data_kinds) {
+                RunSettings settings;
+                settings.problem = GemmProblem{shape, 1.0f, 0.0f};
+                settings.seed = 3000 + shape.m;
+                settings.data = *input_data_named(data);
+                settings.timing = TimingSettings{0, time_budget, timing_method_named(timing)};
+                failures += write_fp8_rows(csv, runner, device, shape, data, settings);
+            }
+        return failures == 0 ? 0 : 1;
+    }
     for (const GemmShape& shape : shapes)
         for (const std::string& data : data_kinds)
             for (const Method& method : methods) {
@@ -130,11 +197,9 @@ int run(int argc, char** argv) {
                            worst, report.wrong_class, report.non_finite,
                            report.passed() ? "within the FP32 budget" : "past the FP32 budget");
                 std::fflush(stdout);
-                csv << fmt::format("{},{},\"{}\",{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},{},{},{},\"{}\"\n",
-                                   shape_text(shape), data,
-                                   method.name, row.tflops, row.cublas_tflops, row.ratio_to_cublas,
-                                   report.normwise_relative_error, worst, report.wrong_class, report.non_finite,
-                                   report.passed() ? "true" : "false", row.timing, device.name);
+                csv << csv_row(shape_text(shape), data, method.name, row.tflops, row.cublas_tflops, row.ratio_to_cublas,
+                               report.normwise_relative_error, worst, report.wrong_class, report.non_finite,
+                               report.passed() ? "true" : "false", row.timing, device.name);
             }
     return failures == 0 ? 0 : 1;
 }

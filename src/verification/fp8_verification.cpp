@@ -1,5 +1,6 @@
 #include "verification/fp8_verification.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -68,7 +69,56 @@ std::vector<double> float64_d(const GemmProblem& problem, const Fp8Inputs& input
     return c;
 }
 
+// The same from the FP32 values before quantization (A M x K, B N x K).
+std::vector<double> float64_d_of_fp32(const GemmProblem& problem, const Fp8Inputs& inputs, bool absolute,
+                                      const Cublas& cublas, cudaStream_t stream) {
+    const GemmShape& shape = problem.shape;
+    const auto widened = [&](const std::vector<float>& values, int rows, int k, bool transposed) {
+        std::vector<double> out(values.size());
+        for (std::size_t row = 0; row < static_cast<std::size_t>(rows); ++row)
+            for (std::size_t column = 0; column < static_cast<std::size_t>(k); ++column) {
+                const double value = values[row * k + column];
+                out[transposed ? column * rows + row : row * k + column] = absolute ? std::abs(value) : value;
+            }
+        DeviceBuffer<double> device(out.size());
+        CUDA_CHECK(cudaMemcpyAsync(device.data(), out.data(), device.bytes(), cudaMemcpyHostToDevice, stream));
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+        return device;
+    };
+    const double alpha = absolute ? std::abs(double{problem.alpha}) : problem.alpha;
+    const double beta = inputs.c_initial().empty() ? 0.0 : absolute ? std::abs(double{problem.beta}) : problem.beta;
+    std::vector<double> c(static_cast<std::size_t>(shape.m) * shape.n, 0.0);
+    for (std::size_t i = 0; i < inputs.c_initial().size(); ++i)
+        c[i] = absolute ? std::abs(double{inputs.c_initial()[i]}) : inputs.c_initial()[i];
+    DeviceBuffer<double> d(c.size());
+    CUDA_CHECK(cudaMemcpyAsync(d.data(), c.data(), d.bytes(), cudaMemcpyHostToDevice, stream));
+    const DeviceBuffer<double> a = widened(inputs.a_fp32(), shape.m, shape.k, false);
+    const DeviceBuffer<double> b = widened(inputs.b_fp32(), shape.n, shape.k, true);  // K x N
+    cublas.dgemm(shape, alpha, a.data(), b.data(), beta, d.data());
+    CUDA_CHECK(cudaMemcpyAsync(c.data(), d.data(), d.bytes(), cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    return c;
+}
+
 }  // namespace
+
+QuantizationError fp8_quantization_error(const GemmProblem& problem, const Fp8Inputs& inputs, const Cublas& cublas,
+                                         cudaStream_t stream) {
+    const std::vector<double> quantized = float64_d(problem, inputs, false, cublas, stream);
+    const std::vector<double> exact = float64_d_of_fp32(problem, inputs, false, cublas, stream);
+    const std::vector<double> magnitude = float64_d_of_fp32(problem, inputs, true, cublas, stream);
+    QuantizationError error;
+    double error_squares = 0.0, exact_squares = 0.0;
+    for (std::size_t i = 0; i < exact.size(); ++i) {
+        if (!std::isfinite(quantized[i]) || !std::isfinite(exact[i])) continue;
+        const double difference = std::abs(quantized[i] - exact[i]);
+        error_squares += difference * difference;
+        exact_squares += exact[i] * exact[i];
+        if (magnitude[i] > 0.0) error.worst_over_magnitude = std::max(error.worst_over_magnitude, difference / magnitude[i]);
+    }
+    error.normwise = exact_squares > 0.0 ? std::sqrt(error_squares / exact_squares) : std::sqrt(error_squares);
+    return error;
+}
 
 Verification verify_fp8(const GemmProblem& problem, const Fp8Inputs& inputs, const ErrorBudget& budget,
                         const Fp8Launch& launch_stage, const Fp8Launch& launch_cublaslt, const Cublas& cublas,

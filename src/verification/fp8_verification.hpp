@@ -20,4 +20,15 @@ Verification verify_fp8(const GemmProblem& problem, const Fp8Inputs& inputs, con
                         const Fp8Launch& launch_stage, const Fp8Launch& launch_cublaslt, const Cublas& cublas,
                         cudaStream_t stream);
 
+// What the quantization itself costs, apart from any kernel: the float64 product of the
+// dequantized operands against the float64 product of the FP32 values they were quantized
+// from (alpha A B^T + beta C both), normwise and as the worst element over the magnitude the
+// FP32 inputs' dot product carried; over the elements finite in both.
+struct QuantizationError {
+    double normwise = 0.0;
+    double worst_over_magnitude = 0.0;
+};
+QuantizationError fp8_quantization_error(const GemmProblem& problem, const Fp8Inputs& inputs, const Cublas& cublas,
+                                         cudaStream_t stream);
+
 }  // namespace sgemm
