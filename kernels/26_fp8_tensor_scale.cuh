@@ -24,9 +24,11 @@
 namespace sgemm {
 
 // How a consumer's part of D leaves its registers (the kernel's DStore): through shared
-// memory and TMA stores in 64-column chunks, stage 19's way. Stage 29 defines another.
+// memory and TMA stores in 64-column chunks, stage 19's way, in kBuffers buffers a consumer
+// (one lets a stage more into 227 KB: stage 29). Stage 29 defines another DStore.
+template <int kBuffers = 2>
 struct ChunkedDStores {
-    static constexpr int kCBuffers = 2;  // chunk buffers a consumer
+    static constexpr int kCBuffers = kBuffers;
     static constexpr int kBufferBytes = kCBuffers * kCChunkBytes;
     template <int kColumns>
     static constexpr bool kTakes = kColumns % kCChunkColumnsOf<__nv_bfloat16> == 0;
@@ -53,7 +55,7 @@ struct ChunkedDStores {
 // share B's block (each loads BlockN / ClusterM of its rows for all of them). A stage also
 // holds ScaleBytes of the K block's scales where the KLoop asks for them (stage 28). DStore:
 // how D leaves.
-template <int BlockN, int Stages, int ClusterM, int ScaleBytes = 0, int BlockM = 128, class DStore = ChunkedDStores>
+template <int BlockN, int Stages, int ClusterM, int ScaleBytes = 0, int BlockM = 128, class DStore = ChunkedDStores<>>
 struct Fp8Config {
     static constexpr int kBlockM = BlockM, kBlockN = BlockN, kBlockK = kFp8ScaleBlock;
     static constexpr int kStages = Stages, kClusterM = ClusterM;

@@ -9,7 +9,8 @@
 // 64; at M = 4096, N = 2112, 544 tiles make 4.1 rounds, the last one 12 % full. The kernel
 // takes its tile as template parameters (26_fp8_tensor_scale.cuh's Fp8Config): 128 rows (a
 // consumer each 64) or 64 (the consumers split the columns), 16 to 128 columns, clusters of
-// one or two; this stage offers eight of them and lets a model choose.
+// one or two; this stage offers eight of them and lets a model choose. Where the scales' bytes
+// leave a stage out of 227 KB, each consumer stores D through one chunk buffer, not two.
 //
 // The model (fp8_tile_cycles, below): a tile's K block costs the longer of its wgmmas
 // (block_m x block_n x 128 products at 4096 a cycle: the H100's FP8 rate an SM) and its
@@ -21,14 +22,13 @@
 // Prediction: the squares as stage 28 (the model keeps 128 x 128 there); M = 64 and 128 near
 // DRAM's rate for B (64 x 16 tiles: 132 of them at N = 2112).
 //
-// Measured by make results on the H100 80GB HBM3: 973.0 TFLOPS at N = 4096 (86.1 % of
-// cuBLASLt FP8), 946.6 at 8192 (81.5 %).
-// The squares as stage 28, in the same tiles. The few tokens caught up with cuBLASLt: on
-// DeepGEMM's six (N, K), the recipe's scales, the fp8 track (this stage) at M = 64 100.9-112.1
-// % of cuBLASLt, at M = 128 94.9-109.7 %, where stage 28 ran 65.0-85.9 and 68.1-85.2 %
-// (results/h100-80gb-hbm3/fp8_deepgemm.csv, fp8_track_deepgemm.csv). A 128 x 96 tile, the
-// model's choice for M = 4096, N = 2112 (a tenth faster, it said), ran at 67.4 % where 128 x
-// 128 ran 82.5: it is not offered (docs/notes/29_fp8_tiles.md).
+// Measured by make results on the H100 80GB HBM3: 1016.1 TFLOPS at N = 4096 (86.8 % of
+// cuBLASLt FP8), 1060.0 at 8192 (84.0 %).
+// The squares in stage 28's tiles, a sixth stage in (8192: 81.4 -> 84.0 %). The few tokens
+// caught up with cuBLASLt: on DeepGEMM's six (N, K), the recipe's scales, the fp8 track at M
+// = 64 99.2-112.1 %, at M = 128 94.7-110.6 %, where stage 28 ran 65.0-85.9 and 68.1-85.2 %
+// (fp8_deepgemm.csv, fp8_track_deepgemm.csv). A 128 x 96 tile the model chose for M = 4096,
+// N = 2112 ran at 67.4 % where 128 x 128 ran 82.5: not offered (docs/notes/29_fp8_tiles.md).
 //
 // Shapes: stage 26's. Every scaling, promoted (stage 27's TensorScales, stage 28's blocks).
 // sm_90a. The fp8 track (dispatch/fp8.cpp) runs this stage.
@@ -63,16 +63,26 @@ constexpr int kStageScaleBytes<RowAndBlockScales, kBlockM, kBlockN> = kBlockM * 
 template <int kBlockM, int kBlockN>
 constexpr int kStageScaleBytes<RowAndRowScales, kBlockM, kBlockN> = (kBlockM + kBlockN) * 4;
 
-// The kernel's configuration for a tile and a Scales: as many stages as 227 KB hold (at most
-// eight), stage 19's chunked D stores where a consumer's part is whole 64-column chunks.
+// The stages 227 KB hold (at most eight) beside the D stores' buffers.
+template <class DStore>
+constexpr int stages_that_fit(int stage_bytes, int scale_bytes) {
+    const int fixed = 2 * std::max(DStore::kBufferBytes, 16) + 2048;
+    return std::min(8, (227 * 1024 - fixed) / (stage_bytes + std::max(scale_bytes, 16) + 16));
+}
+
+// The kernel's configuration for a tile and a Scales: stage 19's chunked D stores where a
+// consumer's part is whole 64-column chunks, two buffers a consumer, or one where that lets
+// a stage more in; as many stages as fit.
 template <int kBlockM, int kBlockN, int kClusterM, class Scales>
 struct TileConfig {
     static constexpr int kColumns = kBlockM == 64 ? kBlockN / 2 : kBlockN;
-    using DStore = std::conditional_t<ChunkedDStores::kTakes<kColumns>, ChunkedDStores, RegisterDStores>;
     static constexpr int kScaleBytes = kStageScaleBytes<Scales, kBlockM, kBlockN>;
-    static constexpr int kFixedBytes = 2 * std::max(DStore::kBufferBytes, 16) + 2048;
-    static constexpr int kStages =
-        std::min(8, (227 * 1024 - kFixedBytes) / ((kBlockM + kBlockN) * kFp8ScaleBlock + std::max(kScaleBytes, 16) + 16));
+    static constexpr int kStageBytes = (kBlockM + kBlockN) * kFp8ScaleBlock;
+    static constexpr bool kOneBufferFitsMore = stages_that_fit<ChunkedDStores<1>>(kStageBytes, kScaleBytes) >
+                                               stages_that_fit<ChunkedDStores<2>>(kStageBytes, kScaleBytes);
+    using Chunked = std::conditional_t<kOneBufferFitsMore, ChunkedDStores<1>, ChunkedDStores<2>>;
+    using DStore = std::conditional_t<Chunked::template kTakes<kColumns>, Chunked, RegisterDStores>;
+    static constexpr int kStages = stages_that_fit<DStore>(kStageBytes, kScaleBytes);
     using Config = Fp8Config<kBlockN, kStages, kClusterM, kScaleBytes, kBlockM, DStore>;
 };
 
