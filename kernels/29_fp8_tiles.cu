@@ -9,8 +9,8 @@
 // 64; at M = 4096, N = 2112, 544 tiles make 4.1 rounds, the last one 12 % full. The kernel
 // takes its tile as template parameters (26_fp8_tensor_scale.cuh's Fp8Config): 128 rows (a
 // consumer each 64) or 64 (the consumers split the columns), 16 to 128 columns, clusters of
-// one or two; this stage offers eight of them and lets a model choose. Where the scales' bytes
-// leave a stage out of 227 KB, each consumer stores D through one chunk buffer, not two.
+// one or two; this stage offers eight of them and lets a model choose. Where one D chunk
+// buffer a consumer, not two, lets one more stage into 227 KB, a consumer has one.
 //
 // The model (fp8_tile_cycles, below): a tile's K block costs the longer of its wgmmas
 // (block_m x block_n x 128 products at 4096 a cycle: the H100's FP8 rate an SM) and its
