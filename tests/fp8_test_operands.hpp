@@ -3,6 +3,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cmath>
 #include <random>
 #include <vector>
 
@@ -37,6 +38,17 @@ inline Fp8Operand one_signed_operand(int rows, int k, Fp8Block block, std::mt199
     std::vector<float> x(static_cast<std::size_t>(rows) * k);
     for (float& value : x) value = uniform(rng);
     return quantize_e4m3(x, rows, k, block);
+}
+
+// rows x k e4m3 integers in [-largest, largest] with power-of-two scales (2^-2 to 2^2) in
+// `block`: where the accumulation is exact, D is the float64 reference rounded to bf16.
+inline Fp8Operand exact_operand(int rows, int k, Fp8Block block, int largest, std::mt19937& rng) {
+    std::uniform_int_distribution<int> small(-largest, largest), exponent(-2, 2);
+    Fp8Operand operand{rows, k, block, std::vector<std::uint8_t>(static_cast<std::size_t>(rows) * k), {}};
+    for (auto& value : operand.values) value = double_to_e4m3(small(rng));
+    operand.scales.resize(static_cast<std::size_t>(operand.scale_rows()) * operand.scale_columns());
+    for (float& scale : operand.scales) scale = std::ldexp(1.0f, exponent(rng));
+    return operand;
 }
 
 }  // namespace sgemm

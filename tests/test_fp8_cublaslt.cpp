@@ -52,16 +52,9 @@ TEST(CublasLtFp8, ExactWhereTheArithmeticIsExact) {
     if (!gpu_has_fp8()) GTEST_SKIP() << "needs an FP8 GPU (sm_90 or later)";
     const int m = 256, n = 384, k = 1024;
     std::mt19937 rng(11);
-    std::uniform_int_distribution<int> small(-3, 3), exponent(-2, 2);
     for (const Fp8Scaling scaling : kScalings) {
-        const auto make = [&](int rows, Fp8Block block) {
-            Fp8Operand operand{rows, k, block, std::vector<std::uint8_t>(static_cast<std::size_t>(rows) * k), {}};
-            for (auto& value : operand.values) value = double_to_e4m3(small(rng));
-            operand.scales.resize(static_cast<std::size_t>(operand.scale_rows()) * operand.scale_columns());
-            for (float& scale : operand.scales) scale = std::ldexp(1.0f, exponent(rng));
-            return operand;
-        };
-        const Fp8Operand a = make(m, a_block(scaling)), b = make(n, b_block(scaling));
+        const Fp8Operand a = exact_operand(m, k, a_block(scaling), 3, rng);
+        const Fp8Operand b = exact_operand(n, k, b_block(scaling), 3, rng);
         const std::vector<double> expected = fp8_reference(a, b, 1.0, 0.0, {});
         const std::vector<double> d = cublaslt_d(a, b, scaling, 1.0f, 0.0f, std::vector<float>(m * n, NAN));
         int wrong = 0;

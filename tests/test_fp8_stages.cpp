@@ -78,16 +78,9 @@ TEST(Fp8Stages, ExactWhereTheArithmeticIsExact) {
     if (!gpu_is_hopper()) GTEST_SKIP() << "needs Hopper (sm_90a)";
     const int m = 300, n = 200, k = 1040;
     std::mt19937 rng(13);
-    std::uniform_int_distribution<int> small(-2, 2), exponent(-2, 2);
     for (const Fp8Run& run : fp8_runs()) {
-        const auto make = [&](int rows, Fp8Block block) {
-            Fp8Operand operand{rows, k, block, std::vector<std::uint8_t>(static_cast<std::size_t>(rows) * k), {}};
-            for (auto& value : operand.values) value = double_to_e4m3(small(rng));
-            operand.scales.resize(static_cast<std::size_t>(operand.scale_rows()) * operand.scale_columns());
-            for (float& scale : operand.scales) scale = std::ldexp(1.0f, exponent(rng));
-            return operand;
-        };
-        const Fp8Operand a = make(m, a_block(run.scaling)), b = make(n, b_block(run.scaling));
+        const Fp8Operand a = exact_operand(m, k, a_block(run.scaling), 2, rng);
+        const Fp8Operand b = exact_operand(n, k, b_block(run.scaling), 2, rng);
         const std::vector<double> expected = fp8_reference(a, b, 1.0, 0.0, {});
         const std::vector<double> d = stage_d(*run.stage, a, b, run.scaling, 1.0f, 0.0f, std::vector<float>(m * n, NAN));
         int wrong = 0;
