@@ -15,7 +15,11 @@
 //     TMA box of N rows, like A's (a cluster's CTAs each load a share of its rows);
 //   - the sums are multiplied by A's and B's scales once, after the last K block; D leaves
 //     as bf16 through stage 19's chunks, with alpha and beta;
-//   - no stream-K: tiles are dealt to the clusters in turn (stage 19).
+//   - no stream-K: tiles are dealt to the clusters in turn (stage 19);
+//   - a K block's place in the ring (its stage and the parity of its barriers) is stepped
+//     on (RingSlot), not computed from a count of K blocks, and its four steps'
+//     descriptors are one descriptor plus 2 a step: the instructions between one K block's
+//     wgmmas and the next are what stage 27's promotion will be paid from.
 // What a K block does to the sums is a template parameter (the KLoop): here the MMA keeps
 // adding into the same registers, K blocks long; stage 27 changes that.
 //
@@ -28,10 +32,11 @@
 // TFLOPS. The reference: cuBLASLt's FP8 GEMM with the same scales in its fast accumulation,
 // which does not promote either (stage 27 does).
 //
-// Measured by make results on the H100 80GB HBM3: 1253.6 TFLOPS at N = 4096 (94.4 % of
-// cuBLASLt FP8), 1263.5 at 8192 (95.9 %).
-// 1.8-1.9x stage 20's TFLOPS, within 5 points of cuBLASLt; what is left is the tiles' (stage
-// 29). Accuracy: the MMA's accumulator keeps about 14 bits and truncates, so over all of K
+// Measured by make results on the H100 80GB HBM3: 1248.5 TFLOPS at N = 4096 (96.2 % of
+// cuBLASLt FP8), 1282.4 at 8192 (97.7 %).
+// 1.8-1.9x stage 20's TFLOPS, 2-4 points behind cuBLASLt's fast accumulation, whose kernel
+// (Nsight) runs 128 x 256 tiles; these in 128 x 256 (four stages fit) measured 87.5 and 91.8
+// % (docs/notes/27_fp8_promoted.md). Accuracy: the MMA's accumulator keeps about 14 bits and truncates, so over all of K
 // its errors can add with one sign: on 16384 products of one sign, 0.25 normwise (tests/
 // test_fp8_stages.cpp). Held to 2^-13 over all of K elementwise and normwise
 // (fp8_unpromoted_error_budget), which bounds nothing from K = 8192 on.

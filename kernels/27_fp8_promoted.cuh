@@ -8,13 +8,14 @@
 
 namespace sgemm {
 
-// A Scales policy says what the producer copies into each stage for it
-// (stage_scale_bytes, copy_stage_scales: as a KLoop's) and gives, for a consumer's 64 rows of a
-// tile, each K block's factors:
+// A Scales policy says what the producer loads into each stage for it (scale_maps,
+// kStageScaleBytes, load_stage_scales: as a KLoop's) and gives, for a consumer's 64 rows of
+// a tile, each K block's factors:
 //   Factors<Config>(operands, shape, tile, part): where the scales of the consumer's part of
 //     the tile are (`part` from the tile's corner);
 //   load(stage_scales, kb): this thread's factors of K block kb (or where they lie in the
-//     stage), asked for as the block's wgmmas are issued, used once they are done;
+//     stage), read as the block's wgmmas are issued (its stage is full), used once they are
+//     done;
 //   promote(sums, block, factors): sums += block times its factors (before the stage is freed);
 //   finish(sums): what is left to apply once the tile is done.
 struct TensorScales : NoStageScales {
@@ -43,13 +44,15 @@ struct TensorScales : NoStageScales {
 template <class Scales>
 struct PromotedAccumulation {
     template <class Config>
-    __device__ static int stage_scale_bytes(const GemmShape& shape, TileOrigin tile) {
-        return Scales::template stage_scale_bytes<Config>(shape, tile);
+    static Fp8ScaleMaps scale_maps(const GemmShape& shape, const Fp8Operands& operands) {
+        return Scales::template scale_maps<Config>(shape, operands);
     }
     template <class Config>
-    __device__ static void copy_stage_scales(void* stage_scales, const Fp8Operands& operands, const GemmShape& shape,
-                                             TileOrigin tile, int kb, std::uint64_t* full) {
-        Scales::template copy_stage_scales<Config>(stage_scales, operands, shape, tile, kb, full);
+    static constexpr int kStageScaleBytes = Scales::template kStageScaleBytes<Config>;
+    template <class Config>
+    __device__ static void load_stage_scales(void* stage_scales, const Fp8ScaleMaps& maps, TileOrigin tile, int kb,
+                                             std::uint64_t* full) {
+        Scales::template load_stage_scales<Config>(stage_scales, maps, tile, kb, full);
     }
 
     template <class Config>
@@ -64,51 +67,56 @@ struct PromotedAccumulation {
             : operands(operands_), shape(shape_) {}
 
         template <class Ring>
-        __device__ void run_tile(const Ring& ring, int& passed, int k_blocks, TileOrigin tile, TileOrigin part) {
+        __device__ void run_tile(const Ring& ring, typename Ring::Slot& slot, int k_blocks, TileOrigin tile,
+                                 TileOrigin part) {
             using Factors = typename Scales::template Factors<Config>;
             using OfBlock = typename Factors::OfBlock;
+            using Slot = typename Ring::Slot;
             const Factors factors(operands, shape, tile, part);
 #pragma unroll
             for (int i = 0; i < kValues; ++i) totals[i] = 0.0f;
-            // K block kb (counted from the tile's first) onto the tensor cores, into `block`.
-            const auto issue = [&](float(&block)[kValues], int kb) {
-                ring.wait(passed + kb);
-                const OfBlock block_factors = factors.load(ring.scales(passed + kb), kb);
-                multiply_fp8_k_block<kColumns>(block, ring.a(passed + kb), ring.b(passed + kb), part, true);
-                return block_factors;
+            // The next K block onto the tensor cores, into `block`; its factors and its place
+            // in the ring to `factors_of` and `slot_of`.
+            const auto issue = [&](float(&block)[kValues], int kb, OfBlock& factors_of, Slot& slot_of) {
+                ring.wait(slot);
+                factors_of = factors.load(ring.scales(slot), kb);
+                multiply_fp8_k_block<kColumns>(block, ring.a(slot), ring.b(slot), part, true);
+                slot_of = slot;
+                slot = slot.next();
             };
             // Its sums, once wgmma_wait_group has seen them done, into the totals; then its stage
             // is free.
-            const auto add = [&](float(&block)[kValues], int kb, const OfBlock& block_factors) {
+            const auto add = [&](float(&block)[kValues], const OfBlock& factors_of, Slot slot_of) {
                 wgmma_fence_accumulators(block);
-                factors.promote(totals, block, block_factors);
-                ring.release(passed + kb);
+                factors.promote(totals, block, factors_of);
+                ring.release(slot_of);
             };
             // Every wait leaves the block just issued running. (In this shape ptxas keeps the
             // wgmmas asynchronous; a loop with the wait's count chosen at run time had them
             // serialized, warning C7514.)
             if (k_blocks > 0) {
                 int kb = 0;
-                OfBlock factors_even = issue(even, 0), factors_odd;
+                OfBlock factors_even, factors_odd;
+                Slot slot_even, slot_odd;
+                issue(even, 0, factors_even, slot_even);
                 for (; kb + 2 < k_blocks; kb += 2) {
-                    factors_odd = issue(odd, kb + 1);
+                    issue(odd, kb + 1, factors_odd, slot_odd);
                     wgmma_wait_group<1>();
-                    add(even, kb, factors_even);
-                    factors_even = issue(even, kb + 2);
+                    add(even, factors_even, slot_even);
+                    issue(even, kb + 2, factors_even, slot_even);
                     wgmma_wait_group<1>();
-                    add(odd, kb + 1, factors_odd);
+                    add(odd, factors_odd, slot_odd);
                 }
                 if (kb + 1 < k_blocks) {
-                    factors_odd = issue(odd, kb + 1);
+                    issue(odd, kb + 1, factors_odd, slot_odd);
                     wgmma_wait_group<1>();
-                    add(even, kb, factors_even);
+                    add(even, factors_even, slot_even);
                     wgmma_wait_group<0>();
-                    add(odd, kb + 1, factors_odd);
+                    add(odd, factors_odd, slot_odd);
                 } else {
                     wgmma_wait_group<0>();
-                    add(even, kb, factors_even);
+                    add(even, factors_even, slot_even);
                 }
-                passed += k_blocks;
             }
             factors.finish(totals);
         }

@@ -14,24 +14,24 @@
 // were). The promotion that buys accuracy pays for the scales' multiplications too: an FMA
 // in place of the FADD.
 //
-// Where the scales come from: the producer copies A's 128 scales of each K block (a row of
-// cuBLASLt's [K / 128][M] layout, one bulk copy: cp.async.bulk) into the stage beside A's
-// and B's blocks, and B's 1 x 128 ones of the tile's columns where B has them; each
-// consumer thread reads its two rows' (and its columns') from the stage as it promotes.
-// B's 128 x 128 scales, one or two a K block, it loads from global memory as it issues the
-// block's wgmmas; they are used a K block later.
+// Where the scales come from: the producer has TMA load A's 128 scales of each K block (a
+// row of cuBLASLt's [K / 128][M] layout, described by a tensor map of its own) into the
+// stage beside A's and B's blocks, and B's 1 x 128 ones of the tile's columns where B has
+// them; each consumer thread reads its two rows' from the stage as it issues the block (its
+// columns' as it promotes). B's 128 x 128 scales, one or two a K block, it loads from global
+// memory as it issues the block's wgmmas; they are used a K block later.
 //
 // Prediction: within a point or two of stage 27 with the recipe's scales (an FMA where
 // there was an FADD, a multiply and two shared loads a K block); with 1 x 128 scales on B,
 // 32 more shared loads and multiplies a thread a K block: a few points more.
 //
-// Measured by make results on the H100 80GB HBM3: 996.3 TFLOPS at N = 4096 (86.0 % of
-// cuBLASLt FP8), 959.8 at 8192 (81.4 %).
-// 88 and 86 % of stage 27's TFLOPS. On DeepGEMM's six (N, K) at M = 4096
-// (results/h100-80gb-hbm3/fp8_deepgemm.csv): 78.6-95.2 % of cuBLASLt with the recipe's
-// scales, 82.8-86.7 % with 1 x 128 on both. Scales loaded by each consumer from global
-// memory, the first version, measured 81.9 and 68.4 % at 4096 and 8192 (1 x 128 on B: 21 %,
-// its 32 pairs a K block spilled): docs/notes/27_fp8_promoted.md.
+// Measured by make results on the H100 80GB HBM3: 1096.2 TFLOPS at N = 4096 (97.1 % of
+// cuBLASLt FP8), 1110.3 at 8192 (96.5 %).
+// 90 % of stage 27's TFLOPS. On four of DeepGEMM's six (N, K) at M = 4096
+// (results/h100-80gb-hbm3/fp8_deepgemm.csv): 94.3-102.5 % of cuBLASLt with the recipe's
+// scales, 90.2-97.4 % with 1 x 128 on both. A's scales copied without a tensor map
+// (cp.async.bulk) measured 89.9 and 87.1 % at 4096 and 8192, by TMA 96.6 and 96.4 %; B's
+// 128 x 128 ones by TMA too, 92.8 and 89.5 %: docs/notes/27_fp8_promoted.md.
 //
 // Shapes: stage 26's. Fp8Scaling::rows_and_blocks and rows_and_rows. sm_90a.
 #include "28_fp8_block_scaled.hpp"

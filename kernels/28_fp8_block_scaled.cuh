@@ -7,23 +7,29 @@
 
 namespace sgemm {
 
-// A's 1 x 128 scales of the tile's rows for K block kb, by the producer into the stage's first
-// kBytes (a row of the [K / 128][rows padded to 4] layout is contiguous: one bulk copy), and
-// this thread's two rows of a consumer's 64 (wgmma's layout: 16 w + t / 4 and 8 further): A's
-// part of every Scales here. A stage's scales of B follow A's, at kBytes.
+// A 1 x 128 layout of scales ([K / 128][rows or columns padded to 4], fp8_problem.hpp) as a
+// tensor map: a K block's scales of a tile's kBox rows (or columns) are one row of a box,
+// which TMA loads into the stage as it loads A and B (beyond the matrix, zeros). (Copied
+// without a tensor map, cp.async.bulk, A's scales cost 9 points of cuBLASLt at 4096:
+// docs/notes/27_fp8_promoted.md.)
+template <int kBox>
+CUtensorMap row_scales_map(const float* scales, int k, int rows) {
+    return make_tensor_map(CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, scales, ceil_div(k, kFp8ScaleBlock), ceil_div(rows, 4) * 4,
+                           1, kBox, CU_TENSOR_MAP_SWIZZLE_NONE);
+}
+
+// A's 1 x 128 scales of the tile's rows for K block kb, loaded into the stage's first kBytes,
+// and this thread's two rows of a consumer's 64 (wgmma's layout: 16 w + t / 4 and 8 further):
+// A's part of every Scales here. A stage's scales of B follow A's, at kBytes.
 template <class Config>
 struct RowScalesOfA {
     static constexpr int kBytes = Config::kBlockM * 4;
-    __device__ static int bytes(const GemmShape& shape, TileOrigin tile) {
-        return max(0, min(Config::kBlockM, ceil_div(shape.m, 4) * 4 - tile.row)) * 4;
+    static CUtensorMap map(const GemmShape& shape, const Fp8Operands& operands) {
+        return row_scales_map<Config::kBlockM>(operands.a_scales, shape.k, shape.m);
     }
-    __device__ static void copy(float* stage_scales, const Fp8Operands& operands, const GemmShape& shape,
-                                TileOrigin tile, int kb, std::uint64_t* full) {
-        const int row_bytes = bytes(shape, tile);
-        if (row_bytes > 0)
-            bulk_copy_to_shared(stage_scales,
-                                operands.a_scales + static_cast<std::size_t>(kb) * (ceil_div(shape.m, 4) * 4) + tile.row,
-                                row_bytes, full);
+    __device__ static void load(float* stage_scales, const CUtensorMap* map, TileOrigin tile, int kb,
+                                std::uint64_t* full) {
+        tma_load_2d(stage_scales, map, tile.row, kb, full);
     }
 
     int row[2];  // in the tile
@@ -40,21 +46,22 @@ struct RowScalesOfA {
 // done), and takes, for each of its 8-column groups, the one of its side.
 struct RowAndBlockScales {
     template <class Config>
-    __device__ static int stage_scale_bytes(const GemmShape& shape, TileOrigin tile) {
-        return RowScalesOfA<Config>::bytes(shape, tile);
+    static Fp8ScaleMaps scale_maps(const GemmShape& shape, const Fp8Operands& operands) {
+        return {RowScalesOfA<Config>::map(shape, operands), {}};
     }
     template <class Config>
-    __device__ static void copy_stage_scales(void* stage_scales, const Fp8Operands& operands, const GemmShape& shape,
-                                             TileOrigin tile, int kb, std::uint64_t* full) {
-        RowScalesOfA<Config>::copy(static_cast<float*>(stage_scales), operands, shape, tile, kb, full);
+    static constexpr int kStageScaleBytes = RowScalesOfA<Config>::kBytes;
+    template <class Config>
+    __device__ static void load_stage_scales(void* stage_scales, const Fp8ScaleMaps& maps, TileOrigin tile, int kb,
+                                             std::uint64_t* full) {
+        RowScalesOfA<Config>::load(static_cast<float*>(stage_scales), &maps.a, tile, kb, full);
     }
 
     template <class Config>
     struct Factors {
         static_assert(Config::kScaleBytes >= RowScalesOfA<Config>::kBytes, "a stage holds A's scales");
         struct OfBlock {
-            const float* stage;
-            float b[2];
+            float a[2], b[2];  // the thread's two rows' scales of A; B's of the part's one or two blocks
         };
         RowScalesOfA<Config> a;
         const float* b_scales;
@@ -70,8 +77,10 @@ struct RowAndBlockScales {
             first_in_second = (b_block[0] + 1) * kFp8ScaleBlock - first_column;
             static_assert(Config::kColumnsPerConsumer <= kFp8ScaleBlock + 8, "a part straddles at most two of B's blocks");
         }
+        // Read as the block is issued, a K block before they are used: the loads' latency
+        // passes under the wgmmas (read at promotion, A's stalled it on every K block).
         __device__ OfBlock load(const float* stage_scales, int kb) const {
-            OfBlock factors{stage_scales, {}};
+            OfBlock factors{{stage_scales[a.row[0]], stage_scales[a.row[1]]}, {}};
 #pragma unroll
             for (int side = 0; side < 2; ++side)
                 factors.b[side] = __ldg(b_scales + static_cast<std::size_t>(b_block[side]) * b_blocks_padded + kb);
@@ -79,9 +88,8 @@ struct RowAndBlockScales {
         }
         __device__ void promote(float (&sums)[Config::kColumnsPerConsumer / 2], const float (&block)[Config::kColumnsPerConsumer / 2],
                                 const OfBlock& factors) const {
-            const float a_top = factors.stage[a.row[0]], a_bottom = factors.stage[a.row[1]];
-            const float top_first = a_top * factors.b[0], top_second = a_top * factors.b[1];
-            const float bottom_first = a_bottom * factors.b[0], bottom_second = a_bottom * factors.b[1];
+            const float top_first = factors.a[0] * factors.b[0], top_second = factors.a[0] * factors.b[1];
+            const float bottom_first = factors.a[1] * factors.b[0], bottom_second = factors.a[1] * factors.b[1];
             // Each 8-column group lies on one side of the boundary (N and the tiles are
             // multiples of 8). Selects, not an array indexed by the side: that went to local
             // memory.
@@ -106,21 +114,18 @@ struct RowAndRowScales {
     template <class Config>
     static constexpr int kBytes = RowScalesOfA<Config>::kBytes + Config::kBlockN * 4;
     template <class Config>
-    __device__ static int column_bytes(const GemmShape& shape, TileOrigin tile) {
-        return min(Config::kBlockN, ceil_div(shape.n, 4) * 4 - tile.col) * 4;
+    static Fp8ScaleMaps scale_maps(const GemmShape& shape, const Fp8Operands& operands) {
+        return {RowScalesOfA<Config>::map(shape, operands),
+                row_scales_map<Config::kBlockN>(operands.b_scales, shape.k, shape.n)};
     }
     template <class Config>
-    __device__ static int stage_scale_bytes(const GemmShape& shape, TileOrigin tile) {
-        return RowScalesOfA<Config>::bytes(shape, tile) + column_bytes<Config>(shape, tile);
-    }
+    static constexpr int kStageScaleBytes = kBytes<Config>;
     template <class Config>
-    __device__ static void copy_stage_scales(void* stage_scales, const Fp8Operands& operands, const GemmShape& shape,
-                                             TileOrigin tile, int kb, std::uint64_t* full) {
+    __device__ static void load_stage_scales(void* stage_scales, const Fp8ScaleMaps& maps, TileOrigin tile, int kb,
+                                             std::uint64_t* full) {
         float* const scales = static_cast<float*>(stage_scales);
-        RowScalesOfA<Config>::copy(scales, operands, shape, tile, kb, full);
-        bulk_copy_to_shared(scales + Config::kBlockM,
-                            operands.b_scales + static_cast<std::size_t>(kb) * (ceil_div(shape.n, 4) * 4) + tile.col,
-                            column_bytes<Config>(shape, tile), full);
+        RowScalesOfA<Config>::load(scales, &maps.a, tile, kb, full);
+        tma_load_2d(scales + Config::kBlockM, &maps.b, tile.col, kb, full);
     }
 
     template <class Config>
@@ -129,16 +134,19 @@ struct RowAndRowScales {
         static constexpr int kPairs = Config::kColumnsPerConsumer / 8;
         struct OfBlock {
             const float* stage;
+            float a[2];  // the thread's two rows' scales of A, read as the block is issued
         };
         RowScalesOfA<Config> a;
         int first_column;  // this thread's first column in the tile
 
         __device__ Factors(const Fp8Operands&, const GemmShape&, TileOrigin, TileOrigin part)
             : a(part), first_column(part.col + wgmma_accumulator_position(threadIdx.x % 128, 0, 0).column) {}
-        __device__ OfBlock load(const float* stage_scales, int) const { return {stage_scales}; }
+        __device__ OfBlock load(const float* stage_scales, int) const {
+            return {stage_scales, {stage_scales[a.row[0]], stage_scales[a.row[1]]}};
+        }
         __device__ void promote(float (&sums)[Config::kColumnsPerConsumer / 2], const float (&block)[Config::kColumnsPerConsumer / 2],
                                 const OfBlock& factors) const {
-            const float a_scale[2] = {factors.stage[a.row[0]], factors.stage[a.row[1]]};
+            const float (&a_scale)[2] = factors.a;
             const float* const b_scale = factors.stage + Config::kBlockM + first_column;
 #pragma unroll
             for (int j = 0; j < kPairs; ++j) {

@@ -22,13 +22,14 @@
 // Prediction: the squares as stage 28 (the model keeps 128 x 128 there); M = 64 and 128 near
 // DRAM's rate for B (64 x 16 tiles: 132 of them at N = 2112).
 //
-// Measured by make results on the H100 80GB HBM3: 1016.1 TFLOPS at N = 4096 (86.8 % of
-// cuBLASLt FP8), 1060.0 at 8192 (84.0 %).
-// The squares in stage 28's tiles, a sixth stage in (8192: 81.4 -> 84.0 %). The few tokens
-// caught up with cuBLASLt: on DeepGEMM's six (N, K), the recipe's scales, the fp8 track at M
-// = 64 99.2-112.1 %, at M = 128 94.7-110.6 %, where stage 28 ran 65.0-85.9 and 68.1-85.2 %
-// (fp8_deepgemm.csv, fp8_track_deepgemm.csv). A 128 x 96 tile the model chose for M = 4096,
-// N = 2112 ran at 67.4 % where 128 x 128 ran 82.5: not offered (docs/notes/29_fp8_tiles.md).
+// Measured by make results on the H100 80GB HBM3: 1092.0 TFLOPS at N = 4096 (96.8 % of
+// cuBLASLt FP8), 1105.7 at 8192 (96.1 %).
+// The squares in stage 28's tiles, a sixth stage in (8192: 81.4 -> 84.0 % in the first
+// version). The few tokens passed cuBLASLt: on DeepGEMM's six (N, K), the recipe's scales,
+// the fp8 track at M = 64 101.0-114.1 %, at M = 128 95.1-112.9 % launch by launch, by CUDA
+// graphs 94.4-122.6 % at M = 128 (fp8_track_deepgemm*.csv). A 128 x 96 tile the model chose
+// for M = 4096, N = 2112 ran at 67.4 % where 128 x 128 ran 82.5: not offered
+// (docs/notes/29_fp8_tiles.md).
 //
 // Shapes: stage 26's. Every scaling, promoted (stage 27's TensorScales, stage 28's blocks).
 // sm_90a. The fp8 track (dispatch/fp8.cpp) runs this stage.
@@ -63,11 +64,12 @@ constexpr int kStageScaleBytes<RowAndBlockScales, kBlockM, kBlockN> = kBlockM * 
 template <int kBlockM, int kBlockN>
 constexpr int kStageScaleBytes<RowAndRowScales, kBlockM, kBlockN> = (kBlockM + kBlockN) * 4;
 
-// The stages 227 KB hold (at most eight) beside the D stores' buffers.
+// The stages 227 KB hold (at most eight) beside the D stores' buffers; a stage's scales take
+// whole 128 bytes (Fp8Config).
 template <class DStore>
 constexpr int stages_that_fit(int stage_bytes, int scale_bytes) {
     const int fixed = 2 * std::max(DStore::kBufferBytes, 16) + 2048;
-    return std::min(8, (227 * 1024 - fixed) / (stage_bytes + std::max(scale_bytes, 16) + 16));
+    return std::min(8, (227 * 1024 - fixed) / (stage_bytes + std::max((scale_bytes + 127) / 128 * 128, 16) + 16));
 }
 
 // The kernel's configuration for a tile and a Scales: stage 19's chunked D stores where a

@@ -47,19 +47,6 @@ __device__ __forceinline__ void tma_load_2d_multicast(void* shared, const CUtens
 #endif
 }
 
-// cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes: `bytes` contiguous bytes
-// (a multiple of 16, both addresses 16-byte aligned) into `shared`, counted against `barrier`:
-// TMA without a tensor map, for a row of scales.
-__device__ __forceinline__ void bulk_copy_to_shared(void* shared, const void* global, int bytes,
-                                                    std::uint64_t* barrier) {
-#if __CUDA_ARCH__ >= 900
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
-                     shared_address(shared)),
-                 "l"(global), "r"(bytes), "r"(shared_address(barrier))
-                 : "memory");
-#endif
-}
-
 // cp.async.bulk.tensor.2d.global.shared::cta.bulk_group: the copy engine writes the box
 // in `shared` to the matrix at (column, row), leaving out what lies outside the matrix.
 // Asynchronous: the thread goes on at once; tma_store_commit() closes the stores issued
@@ -94,14 +81,15 @@ __device__ __forceinline__ void tma_store_wait() {
 #endif
 }
 
-// A tensor map for a row-major rows x columns matrix of `type` (2 or 4 bytes a value)
-// read or written in boxes of box_rows x box_columns with the 128-byte swizzle: a box row
-// must be 128 bytes (one swizzle row), and the row pitch a multiple of 16 bytes, as TMA
-// requires. The driver's cuTensorMapEncodeTiled is found through the runtime, so the
+// A tensor map for a row-major rows x columns matrix of `type` (1, 2 or 4 bytes a value)
+// read or written in boxes of box_rows x box_columns, with the 128-byte swizzle (a box row
+// must then be 128 bytes, one swizzle row) or none (a box row a multiple of 16 bytes); the
+// row pitch a multiple of 16 bytes, as TMA requires. The driver's cuTensorMapEncodeTiled is found through the runtime, so the
 // binary needs no link to libcuda and runs (without these stages) where there is no
 // driver.
 inline CUtensorMap make_tensor_map(CUtensorMapDataType type, int value_bytes, const void* matrix, int rows,
-                                   int columns, int box_rows, int box_columns) {
+                                   int columns, int box_rows, int box_columns,
+                                   CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_128B) {
     static PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
         void* function = nullptr;
         cudaDriverEntryPointQueryResult found{};
@@ -118,7 +106,7 @@ inline CUtensorMap make_tensor_map(CUtensorMapDataType type, int value_bytes, co
     const cuuint32_t element_strides[2] = {1, 1};
     const CUresult status = encode(&map, type, 2, const_cast<void*>(matrix), sizes,
                                    row_pitch, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                                   CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                   swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                                    CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (status != CUDA_SUCCESS)
         throw std::runtime_error("cuTensorMapEncodeTiled failed (" + std::to_string(status) + ") for a " +
