@@ -124,6 +124,26 @@ __device__ __forceinline__ AccumulatorPosition wgmma_accumulator_position(int th
     return AccumulatorPosition{16 * warp + lane / 4 + 8 * half, 8 * j + 2 * (lane % 4)};
 }
 
+// The operand lists of an instruction with N / 2 accumulators a thread, shared with
+// wgmma_fp8.cuh: SGEMM_WGMMA_REGISTERS_n is the string "%0, %1, ..., %(n - 1)" of the
+// asm template, SGEMM_WGMMA_Dn(i) binds d[i .. i + n - 1] to those operands, in order.
+#define SGEMM_WGMMA_REGISTERS_4 "%0, %1, %2, %3"
+#define SGEMM_WGMMA_REGISTERS_8 SGEMM_WGMMA_REGISTERS_4 ", %4, %5, %6, %7"
+#define SGEMM_WGMMA_REGISTERS_16 SGEMM_WGMMA_REGISTERS_8 ", %8, %9, %10, %11, %12, %13, %14, %15"
+#define SGEMM_WGMMA_REGISTERS_24 SGEMM_WGMMA_REGISTERS_16 ", %16, %17, %18, %19, %20, %21, %22, %23"
+#define SGEMM_WGMMA_REGISTERS_32 SGEMM_WGMMA_REGISTERS_24 ", %24, %25, %26, %27, %28, %29, %30, %31"
+#define SGEMM_WGMMA_REGISTERS_40 SGEMM_WGMMA_REGISTERS_32 ", %32, %33, %34, %35, %36, %37, %38, %39"
+#define SGEMM_WGMMA_REGISTERS_48 SGEMM_WGMMA_REGISTERS_40 ", %40, %41, %42, %43, %44, %45, %46, %47"
+#define SGEMM_WGMMA_REGISTERS_56 SGEMM_WGMMA_REGISTERS_48 ", %48, %49, %50, %51, %52, %53, %54, %55"
+#define SGEMM_WGMMA_REGISTERS_64 SGEMM_WGMMA_REGISTERS_56 ", %56, %57, %58, %59, %60, %61, %62, %63"
+#define SGEMM_WGMMA_REGISTERS_72 SGEMM_WGMMA_REGISTERS_64 ", %64, %65, %66, %67, %68, %69, %70, %71"
+#define SGEMM_WGMMA_REGISTERS_80 SGEMM_WGMMA_REGISTERS_72 ", %72, %73, %74, %75, %76, %77, %78, %79"
+#define SGEMM_WGMMA_REGISTERS_88 SGEMM_WGMMA_REGISTERS_80 ", %80, %81, %82, %83, %84, %85, %86, %87"
+#define SGEMM_WGMMA_REGISTERS_96 SGEMM_WGMMA_REGISTERS_88 ", %88, %89, %90, %91, %92, %93, %94, %95"
+#define SGEMM_WGMMA_REGISTERS_104 SGEMM_WGMMA_REGISTERS_96 ", %96, %97, %98, %99, %100, %101, %102, %103"
+#define SGEMM_WGMMA_REGISTERS_112 SGEMM_WGMMA_REGISTERS_104 ", %104, %105, %106, %107, %108, %109, %110, %111"
+#define SGEMM_WGMMA_REGISTERS_120 SGEMM_WGMMA_REGISTERS_112 ", %112, %113, %114, %115, %116, %117, %118, %119"
+#define SGEMM_WGMMA_REGISTERS_128 SGEMM_WGMMA_REGISTERS_120 ", %120, %121, %122, %123, %124, %125, %126, %127"
 #define SGEMM_WGMMA_D4(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3])
 #define SGEMM_WGMMA_D8(i)                                                                              \
     "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
@@ -170,47 +190,33 @@ constexpr bool kIsF16 = std::is_same_v<Input, __half>;
     };
 
 SGEMM_WGMMA_SPECIALIZATION(8,
-    "%0, %1, %2, %3",
+    SGEMM_WGMMA_REGISTERS_4,
     "%4", "%5", "%6", "%7", "%8", SGEMM_WGMMA_D4(0))
 
 SGEMM_WGMMA_SPECIALIZATION(16,
-    "%0, %1, %2, %3, %4, %5, %6, %7",
+    SGEMM_WGMMA_REGISTERS_8,
     "%8", "%9", "%10", "%11", "%12", SGEMM_WGMMA_D8(0))
 
 SGEMM_WGMMA_SPECIALIZATION(32,
-    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15",
+    SGEMM_WGMMA_REGISTERS_16,
     "%16", "%17", "%18", "%19", "%20", SGEMM_WGMMA_D8(0), SGEMM_WGMMA_D8(8))
 
 SGEMM_WGMMA_SPECIALIZATION(64,
-    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31",
+    SGEMM_WGMMA_REGISTERS_32,
     "%32", "%33", "%34", "%35", "%36", SGEMM_WGMMA_D32(0))
 
 SGEMM_WGMMA_SPECIALIZATION(128,
-    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
-    "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
-    "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63",
+    SGEMM_WGMMA_REGISTERS_64,
     "%64", "%65", "%66", "%67", "%68", SGEMM_WGMMA_D32(0), SGEMM_WGMMA_D32(32))
 
 SGEMM_WGMMA_SPECIALIZATION(256,
-    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
-    "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
-    "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
-    "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
-    "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
-    "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
-    "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127",
+    SGEMM_WGMMA_REGISTERS_128,
     "%128", "%129", "%130", "%131", "%132", SGEMM_WGMMA_D32(0), SGEMM_WGMMA_D32(32), SGEMM_WGMMA_D32(64),
     SGEMM_WGMMA_D32(96))
 
 #undef SGEMM_WGMMA_SPECIALIZATION
 #undef SGEMM_ON_SM90A
 #undef SGEMM_WGMMA_ASM
-#undef SGEMM_WGMMA_D32
-#undef SGEMM_WGMMA_D8
-#undef SGEMM_WGMMA_D4
 
 template <int N, bool kBMnMajor, class Input = __nv_bfloat16, bool kAMnMajor = false>
 __device__ __forceinline__ void wgmma_m64k16(float (&d)[N / 2], std::uint64_t a_descriptor, std::uint64_t b_descriptor,

@@ -21,14 +21,11 @@ namespace sgemm {
 template <int N>
 struct WgmmaE4m3;
 
-#define SGEMM_D8(i)                                                                              \
-    "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
-        "+f"(d[i + 6]), "+f"(d[i + 7])
-
 // WgmmaE4m3<N>::mma(d, a, b, accumulate): d (+)= A * B for one m64nNk32 step, d the
 // warpgroup's 64 x N tile (N / 2 registers a thread, laid out as common/wgmma.cuh says).
-// REGISTERS lists d's operands %0 .. %(N/2 - 1); A, B and ACCUMULATE number the operands
-// after them.
+// REGISTERS lists d's operands %0 .. %(N/2 - 1) and the arguments after ACCUMULATE bind d to
+// them (wgmma.cuh's SGEMM_WGMMA_REGISTERS_n and SGEMM_WGMMA_Dn); A, B and ACCUMULATE number
+// the operands after them.
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define SGEMM_WGMMA_E4M3(N, REGISTERS, A, B, ACCUMULATE, ...)                                          \
     template <>                                                                                       \
@@ -50,84 +47,23 @@ struct WgmmaE4m3;
     };
 #endif
 
-SGEMM_WGMMA_E4M3(8,
-    "%0, %1, %2, %3",
-    "%4", "%5", "%6",
-    "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]))
-
-SGEMM_WGMMA_E4M3(16,
-    "%0, %1, %2, %3, %4, %5, %6, %7",
-    "%8", "%9", "%10",
-    SGEMM_D8(0))
-
-SGEMM_WGMMA_E4M3(32,
-    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15",
-    "%16", "%17", "%18",
-    SGEMM_D8(0), SGEMM_D8(8))
-
-SGEMM_WGMMA_E4M3(64,
-    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31",
-    "%32", "%33", "%34",
-    SGEMM_D8(0), SGEMM_D8(8), SGEMM_D8(16), SGEMM_D8(24))
-
-SGEMM_WGMMA_E4M3(96,
-    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
-    "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47",
-    "%48", "%49", "%50",
-    SGEMM_D8(0), SGEMM_D8(8), SGEMM_D8(16), SGEMM_D8(24), SGEMM_D8(32), SGEMM_D8(40))
-
-SGEMM_WGMMA_E4M3(128,
-    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
-    "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
-    "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63",
-    "%64", "%65", "%66",
-    SGEMM_D8(0), SGEMM_D8(8), SGEMM_D8(16), SGEMM_D8(24), SGEMM_D8(32), SGEMM_D8(40), SGEMM_D8(48), SGEMM_D8(56))
-
-SGEMM_WGMMA_E4M3(144,
-    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
-    "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
-    "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
-    "%64, %65, %66, %67, %68, %69, %70, %71",
-    "%72", "%73", "%74",
-    SGEMM_D8(0), SGEMM_D8(8), SGEMM_D8(16), SGEMM_D8(24), SGEMM_D8(32), SGEMM_D8(40), SGEMM_D8(48), SGEMM_D8(56), SGEMM_D8(64))
-
-SGEMM_WGMMA_E4M3(160,
-    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
-    "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
-    "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
-    "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79",
-    "%80", "%81", "%82",
-    SGEMM_D8(0), SGEMM_D8(8), SGEMM_D8(16), SGEMM_D8(24), SGEMM_D8(32), SGEMM_D8(40), SGEMM_D8(48), SGEMM_D8(56), SGEMM_D8(64), SGEMM_D8(72))
-
-SGEMM_WGMMA_E4M3(192,
-    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
-    "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
-    "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
-    "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
-    "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95",
-    "%96", "%97", "%98",
-    SGEMM_D8(0), SGEMM_D8(8), SGEMM_D8(16), SGEMM_D8(24), SGEMM_D8(32), SGEMM_D8(40), SGEMM_D8(48), SGEMM_D8(56), SGEMM_D8(64), SGEMM_D8(72), SGEMM_D8(80), SGEMM_D8(88))
-
-SGEMM_WGMMA_E4M3(256,
-    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
-    "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
-    "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
-    "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
-    "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
-    "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
-    "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127",
-    "%128", "%129", "%130",
-    SGEMM_D8(0), SGEMM_D8(8), SGEMM_D8(16), SGEMM_D8(24), SGEMM_D8(32), SGEMM_D8(40), SGEMM_D8(48), SGEMM_D8(56), SGEMM_D8(64), SGEMM_D8(72), SGEMM_D8(80), SGEMM_D8(88), SGEMM_D8(96), SGEMM_D8(104), SGEMM_D8(112), SGEMM_D8(120))
+SGEMM_WGMMA_E4M3(8, SGEMM_WGMMA_REGISTERS_4, "%4", "%5", "%6", SGEMM_WGMMA_D4(0))
+SGEMM_WGMMA_E4M3(16, SGEMM_WGMMA_REGISTERS_8, "%8", "%9", "%10", SGEMM_WGMMA_D8(0))
+SGEMM_WGMMA_E4M3(32, SGEMM_WGMMA_REGISTERS_16, "%16", "%17", "%18", SGEMM_WGMMA_D8(0), SGEMM_WGMMA_D8(8))
+SGEMM_WGMMA_E4M3(64, SGEMM_WGMMA_REGISTERS_32, "%32", "%33", "%34", SGEMM_WGMMA_D32(0))
+SGEMM_WGMMA_E4M3(96, SGEMM_WGMMA_REGISTERS_48, "%48", "%49", "%50", SGEMM_WGMMA_D32(0), SGEMM_WGMMA_D8(32),
+                 SGEMM_WGMMA_D8(40))
+SGEMM_WGMMA_E4M3(128, SGEMM_WGMMA_REGISTERS_64, "%64", "%65", "%66", SGEMM_WGMMA_D32(0), SGEMM_WGMMA_D32(32))
+SGEMM_WGMMA_E4M3(144, SGEMM_WGMMA_REGISTERS_72, "%72", "%73", "%74", SGEMM_WGMMA_D32(0), SGEMM_WGMMA_D32(32),
+                 SGEMM_WGMMA_D8(64))
+SGEMM_WGMMA_E4M3(160, SGEMM_WGMMA_REGISTERS_80, "%80", "%81", "%82", SGEMM_WGMMA_D32(0), SGEMM_WGMMA_D32(32),
+                 SGEMM_WGMMA_D8(64), SGEMM_WGMMA_D8(72))
+SGEMM_WGMMA_E4M3(192, SGEMM_WGMMA_REGISTERS_96, "%96", "%97", "%98", SGEMM_WGMMA_D32(0), SGEMM_WGMMA_D32(32),
+                 SGEMM_WGMMA_D32(64))
+SGEMM_WGMMA_E4M3(256, SGEMM_WGMMA_REGISTERS_128, "%128", "%129", "%130", SGEMM_WGMMA_D32(0), SGEMM_WGMMA_D32(32),
+                 SGEMM_WGMMA_D32(64), SGEMM_WGMMA_D32(96))
 
 #undef SGEMM_WGMMA_E4M3
-#undef SGEMM_D8
 
 template <int N>
 __device__ __forceinline__ void wgmma_m64k32_e4m3(float (&d)[N / 2], std::uint64_t a_descriptor,
