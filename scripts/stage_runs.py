@@ -128,10 +128,15 @@ def precision_reference(precision):
 def fp8_reference_note(rows, what="runs"):
     """" (cuBLASLt FP8 for the fp8 runs)" where the rows have FP8 runs, which are timed against
     cuBLASLt (cuBLAS has no FP8 GEMM): what "against cuBLAS at its precision" means for them;
-    "" otherwise."""
-    if not any(input_precision(row["precision"]) == "fp8" for row in rows):
+    "" otherwise. Where an FP8 row's M is not a multiple of 16, cuBLASLt has none of its FP8
+    GEMMs, and sgemm runs it on A padded with zero rows (src/gpu/cublaslt_fp8.hpp): said too."""
+    fp8_rows = [row for row in rows if input_precision(row["precision"]) == "fp8"]
+    if not fp8_rows:
         return ""
-    return f" ({REFERENCES['fp8']} for the fp8 {what})"
+    padded = any(int(row["m"]) % 16 for row in fp8_rows)
+    return (f" ({REFERENCES['fp8']} for the fp8 {what}"
+            + ("; where M is not a multiple of 16, of which it has no FP8 GEMM, on A padded with zero rows to one"
+               if padded else "") + ")")
 
 
 def precision_of(run, rows):

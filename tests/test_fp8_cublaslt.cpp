@@ -28,18 +28,19 @@ std::vector<double> cublaslt_d(const Fp8Operand& a, const Fp8Operand& b, Fp8Scal
     const int m = a.rows, n = b.rows;
     const DeviceBuffer<std::uint8_t> a_values = to_device(a.values), b_values = to_device(b.values);
     const DeviceBuffer<float> a_scales = to_device(cublaslt_scales(a)), b_scales = to_device(cublaslt_scales(b));
-    std::vector<__nv_bfloat16> d_host(d_in.size());
+    const std::size_t column_rows = cublaslt_d_rows(m);
+    std::vector<__nv_bfloat16> d_host(column_rows * n);
     for (int i = 0; i < m; ++i)
         for (int j = 0; j < n; ++j)
-            d_host[static_cast<std::size_t>(j) * m + i] = __float2bfloat16_rn(d_in[static_cast<std::size_t>(i) * n + j]);
+            d_host[j * column_rows + i] = __float2bfloat16_rn(d_in[static_cast<std::size_t>(i) * n + j]);
     const DeviceBuffer<__nv_bfloat16> d = to_device(d_host);
-    const CublasLtFp8 gemm(m, n, a.k, scaling, a_scales.data(), b_scales.data(), promote);
-    gemm.run(a_values.data(), b_values.data(), d.data(), alpha, beta, nullptr);
+    const CublasLtFp8 gemm(m, n, a.k, scaling, a_values.data(), a_scales.data(), b_scales.data(), promote);
+    gemm.run(b_values.data(), d.data(), alpha, beta, nullptr);
     CUDA_CHECK(cudaMemcpy(d_host.data(), d.data(), d.bytes(), cudaMemcpyDeviceToHost));
-    std::vector<double> out(d_host.size());
+    std::vector<double> out(d_in.size());
     for (int i = 0; i < m; ++i)
         for (int j = 0; j < n; ++j)
-            out[static_cast<std::size_t>(i) * n + j] = __bfloat162float(d_host[static_cast<std::size_t>(j) * m + i]);
+            out[static_cast<std::size_t>(i) * n + j] = __bfloat162float(d_host[j * column_rows + i]);
     return out;
 }
 
@@ -75,32 +76,36 @@ VerificationReport check(const std::vector<double>& d, const std::vector<double>
 // the scaling cuts them), quantized as the recipe does, with alpha and beta.
 TEST(CublasLtFp8, BlockScalesApplyToTheirBlocks) {
     if (!gpu_has_fp8()) GTEST_SKIP() << "needs an FP8 GPU (sm_90 or later)";
-    const int m = 256, n = 384, k = 1024;
-    for (const Fp8Scaling scaling : kScalings) {
-        std::mt19937 rng(static_cast<unsigned>(scaling) + 3);
-        std::uniform_int_distribution<int> exponent(-8, 8);
-        std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-        const auto graded = [&](int rows, Fp8Block block) {
-            const int block_rows = block == Fp8Block::block_128x128 ? 128 : 1;
-            std::vector<int> exponents(static_cast<std::size_t>((rows + block_rows - 1) / block_rows) * (k / 128));
-            for (int& e : exponents) e = exponent(rng);
-            std::vector<float> x(static_cast<std::size_t>(rows) * k);
-            for (int row = 0; row < rows; ++row)
-                for (int column = 0; column < k; ++column)
-                    x[static_cast<std::size_t>(row) * k + column] =
-                        std::ldexp(uniform(rng), exponents[static_cast<std::size_t>(row / block_rows) * (k / 128) + column / 128]);
-            return quantize_e4m3(x, rows, k, block);
-        };
-        const Fp8Operand a = graded(m, a_block(scaling)), b = graded(n, b_block(scaling));
-        std::vector<float> c(static_cast<std::size_t>(m) * n);
-        for (float& value : c) value = __bfloat162float(__float2bfloat16_rn(uniform(rng)));
-        const double alpha = 0.75, beta = -1.5;
-        const VerificationReport report = check(cublaslt_d(a, b, scaling, alpha, beta, c),
-                                                fp8_reference(a, b, alpha, beta, c),
-                                                fp8_magnitude(a, b, alpha, beta, c), k);
-        EXPECT_TRUE(report.passed()) << to_string(scaling) << ": normwise " << report.normwise_relative_error
-                                     << " (budget " << report.normwise_relative_budget << "), worst element "
-                                     << report.worst_error_over_budget << " of its budget";
+    const int n = 384, k = 1024;
+    // M = 37 and 1: cuBLASLt multiplies A padded to 48 and 16 rows (cublaslt_d_rows).
+    for (const int m : {256, 37, 1}) {
+        for (const Fp8Scaling scaling : kScalings) {
+            std::mt19937 rng(static_cast<unsigned>(scaling) + 3 + m);
+            std::uniform_int_distribution<int> exponent(-8, 8);
+            std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+            const auto graded = [&](int rows, Fp8Block block) {
+                const int block_rows = block == Fp8Block::block_128x128 ? 128 : 1;
+                std::vector<int> exponents(static_cast<std::size_t>((rows + block_rows - 1) / block_rows) * (k / 128));
+                for (int& e : exponents) e = exponent(rng);
+                std::vector<float> x(static_cast<std::size_t>(rows) * k);
+                for (int row = 0; row < rows; ++row)
+                    for (int column = 0; column < k; ++column)
+                        x[static_cast<std::size_t>(row) * k + column] =
+                            std::ldexp(uniform(rng),
+                                       exponents[static_cast<std::size_t>(row / block_rows) * (k / 128) + column / 128]);
+                return quantize_e4m3(x, rows, k, block);
+            };
+            const Fp8Operand a = graded(m, a_block(scaling)), b = graded(n, b_block(scaling));
+            std::vector<float> c(static_cast<std::size_t>(m) * n);
+            for (float& value : c) value = __bfloat162float(__float2bfloat16_rn(uniform(rng)));
+            const double alpha = 0.75, beta = -1.5;
+            const VerificationReport report = check(cublaslt_d(a, b, scaling, alpha, beta, c),
+                                                    fp8_reference(a, b, alpha, beta, c),
+                                                    fp8_magnitude(a, b, alpha, beta, c), k);
+            EXPECT_TRUE(report.passed()) << "M = " << m << ", " << to_string(scaling) << ": normwise "
+                                         << report.normwise_relative_error << " (budget " << report.normwise_relative_budget << "), worst element "
+                                         << report.worst_error_over_budget << " of its budget";
+        }
     }
 }
 

@@ -401,6 +401,8 @@ class Fp8RowsTest(unittest.TestCase):
         self.assertEqual(stage_runs.run_argument("fp8"), "fp8")
         self.assertNotIn("fp8", stage_runs.DEFAULT_TRACKS)
         self.assertEqual(stage_runs.fp8_reference_note(self.rows), " (cuBLASLt FP8 for the fp8 runs)")
+        off_16 = [dict(row, m=710) if row["precision"].startswith("fp8") else row for row in self.rows]
+        self.assertIn("on A padded with zero rows", stage_runs.fp8_reference_note(off_16))
         self.assertEqual(stage_runs.fp8_reference_note(fixture_rows()), "")
 
     def test_the_main_table_lists_them_and_its_caption_names_cublaslt(self):

@@ -27,11 +27,11 @@ struct Fp8Set {
 
 Fp8Set make_set(const GemmProblem& problem, const Stage& stage, Fp8Scaling scaling, const Fp8Operands& operands) {
     const GemmShape& s = problem.shape;
-    const std::size_t count = static_cast<std::size_t>(s.m) * s.n;
+    const std::size_t count = static_cast<std::size_t>(s.m) * s.n, cublaslt_count = static_cast<std::size_t>(cublaslt_d_rows(s.m)) * s.n;
     return Fp8Set{operands,
-                  std::make_unique<CublasLtFp8>(s.m, s.n, s.k, scaling, operands.a_scales, operands.b_scales,
+                  std::make_unique<CublasLtFp8>(s.m, s.n, s.k, scaling, operands.a, operands.a_scales, operands.b_scales,
                                                 stage.fp8_accumulation == Fp8Accumulation::promoted),
-                  DeviceBuffer<__nv_bfloat16>(count), DeviceBuffer<__nv_bfloat16>(count)};
+                  DeviceBuffer<__nv_bfloat16>(count), DeviceBuffer<__nv_bfloat16>(cublaslt_count)};
 }
 
 // Whose kernel runs the problem: the stage's, or the one the fp8 track chooses for the scaling.
@@ -64,7 +64,7 @@ StageResult StageRunner::run_fp8(const Stage& stage, const RunSettings& settings
         launch_fp8_stage(stage, problem, scaling, set.operands, d, stream);
     };
     const auto launch_cublaslt = [&](const Fp8Set& set, __nv_bfloat16* d) {
-        set.cublaslt->run(set.operands.a, set.operands.b, d, problem.alpha, problem.beta, stream);
+        set.cublaslt->run(set.operands.b, d, problem.alpha, problem.beta, stream);
     };
 
     if (settings.verify)
@@ -102,8 +102,8 @@ void StageRunner::profile_fp8_once(const Stage& stage, const RunSettings& settin
         },
         [&] {
             if (cublaslt)
-                set.cublaslt->run(set.operands.a, set.operands.b, set.cublaslt_d.data(), settings.problem.alpha,
-                                  settings.problem.beta, stream);
+                set.cublaslt->run(set.operands.b, set.cublaslt_d.data(), settings.problem.alpha, settings.problem.beta,
+                                  stream);
             else
                 launch_fp8_stage(stage, settings.problem, scaling, set.operands, set.stage_d.data(), stream);
         });

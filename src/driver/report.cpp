@@ -63,7 +63,9 @@ std::string precision_words(const StageResult& r) {
 // accumulation for a stage that does not promote).
 std::string reference_name(const StageResult& r) {
     if (r.stage->precision != Precision::fp8) return "cuBLAS";
-    return r.stage->fp8_accumulation == Fp8Accumulation::promoted ? "cuBLASLt" : "cuBLASLt fast-accum";
+    const std::string name = r.stage->fp8_accumulation == Fp8Accumulation::promoted ? "cuBLASLt" : "cuBLASLt fast-accum";
+    const int rows = cublaslt_d_rows(r.problem.shape.m);
+    return rows == r.problem.shape.m ? name : fmt::format("{} (A padded to {} rows)", name, rows);
 }
 
 // "12.3 % of the wgmma ceiling (658 TFLOPS)", or nothing where the ceiling is not measured.

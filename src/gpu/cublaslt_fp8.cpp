@@ -29,9 +29,26 @@ constexpr std::size_t kWorkspaceBytes = 32u << 20;
 
 }  // namespace
 
-CublasLtFp8::CublasLtFp8(int m, int n, int k, Fp8Scaling scaling, const float* a_scales, const float* b_scales,
-                         bool promote)
-    : workspace_(kWorkspaceBytes) {
+CublasLtFp8::CublasLtFp8(int m, int n, int k, Fp8Scaling scaling, const std::uint8_t* a, const float* a_scales,
+                         const float* b_scales, bool promote)
+    : workspace_(kWorkspaceBytes), a_(a) {
+    const int rows = cublaslt_d_rows(m);
+    if (rows != m) {
+        // A's rows, then zeros; 1 x 128 scales keep their blocks of K, each `rows` long.
+        CUDA_CHECK(cudaDeviceSynchronize());  // the operands are written on the caller's stream
+        padded_a_ = DeviceBuffer<std::uint8_t>(static_cast<std::size_t>(rows) * k);
+        CUDA_CHECK(cudaMemset(padded_a_.data(), 0, padded_a_.bytes()));
+        CUDA_CHECK(cudaMemcpy(padded_a_.data(), a, static_cast<std::size_t>(m) * k, cudaMemcpyDeviceToDevice));
+        a_ = padded_a_.data();
+        if (a_block(scaling) == Fp8Block::row_128) {
+            const std::size_t blocks = (k + 127) / 128, stride = (m + 3) / 4 * 4;
+            padded_a_scales_ = DeviceBuffer<float>(blocks * rows);
+            CUDA_CHECK(cudaMemset(padded_a_scales_.data(), 0, padded_a_scales_.bytes()));
+            CUDA_CHECK(cudaMemcpy2D(padded_a_scales_.data(), rows * sizeof(float), a_scales, stride * sizeof(float),
+                                    stride * sizeof(float), blocks, cudaMemcpyDeviceToDevice));
+            a_scales = padded_a_scales_.data();
+        }
+    }
     CUBLAS_CHECK(cublasLtCreate(&handle_));
     CUBLAS_CHECK(cublasLtMatmulDescCreate(&operation_, CUBLAS_COMPUTE_32F, CUDA_R_32F));
     set_attribute(operation_, CUBLASLT_MATMUL_DESC_TRANSA, CUBLAS_OP_T);
@@ -41,9 +58,9 @@ CublasLtFp8::CublasLtFp8(int m, int n, int k, Fp8Scaling scaling, const float* a
     set_attribute(operation_, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, scale_mode(b_block(scaling)));
     set_attribute(operation_, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, a_scales);
     set_attribute(operation_, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, b_scales);
-    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&a_layout_, CUDA_R_8F_E4M3, k, m, k));
+    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&a_layout_, CUDA_R_8F_E4M3, k, rows, k));
     CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&b_layout_, CUDA_R_8F_E4M3, k, n, k));
-    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&d_layout_, CUDA_R_16BF, m, n, m));
+    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&d_layout_, CUDA_R_16BF, rows, n, rows));
     cublasLtMatmulPreference_t preference = nullptr;
     CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&preference));
     const std::size_t workspace_bytes = workspace_.bytes();
@@ -68,9 +85,8 @@ CublasLtFp8::~CublasLtFp8() {
     if (handle_ != nullptr) cublasLtDestroy(handle_);
 }
 
-void CublasLtFp8::run(const std::uint8_t* a, const std::uint8_t* b, __nv_bfloat16* d, float alpha, float beta,
-                      cudaStream_t stream) const {
-    CUBLAS_CHECK(cublasLtMatmul(handle_, operation_, &alpha, a, a_layout_, b, b_layout_, &beta, d, d_layout_, d,
+void CublasLtFp8::run(const std::uint8_t* b, __nv_bfloat16* d, float alpha, float beta, cudaStream_t stream) const {
+    CUBLAS_CHECK(cublasLtMatmul(handle_, operation_, &alpha, a_, a_layout_, b, b_layout_, &beta, d, d_layout_, d,
                                 d_layout_, &heuristic_.algo, workspace_.data(), workspace_.bytes(), stream));
 }
 

@@ -8,7 +8,7 @@
 // M x K row-major, is its K x M) and its B not (our B, N x K row-major, is its K x N). NVIDIA's
 // cuBLASLt sample of the recipe's scales (LtBlk128x128Fp8Matmul) puts the 1 x 128 ones on its A
 // and the 128 x 128 ones on its B, as our A and B have them; so A stays A here, and D comes
-// out column-major: element (i, j) at j M + i (the same work as row-major; a caller reads it
+// out column-major: element (i, j) at j L + i, L = cublaslt_d_rows(M) (the same work as row-major; a caller reads it
 // so). The other assignment was not tried with the scale pointers set.
 #pragma once
 
@@ -25,17 +25,19 @@ namespace sgemm {
 
 class CublasLtFp8 {
 public:
-    // For operands whose scales (laid out by cublaslt_scales()) lie on the device at these
-    // addresses: cuBLASLt chooses its kernel for block scales only once it has them.
-    CublasLtFp8(int m, int n, int k, Fp8Scaling scaling, const float* a_scales, const float* b_scales,
-                bool promote = true);
+    // For operands that lie on the device at these addresses (the scales laid out by
+    // cublaslt_scales()): cuBLASLt chooses its kernel for block scales only once it has them.
+    // Where M is not a multiple of 16, A and its scales are copied here once, padded with
+    // zero rows to cublaslt_d_rows(M).
+    CublasLtFp8(int m, int n, int k, Fp8Scaling scaling, const std::uint8_t* a, const float* a_scales,
+                const float* b_scales, bool promote = true);
     ~CublasLtFp8();
     CublasLtFp8(const CublasLtFp8&) = delete;
     CublasLtFp8& operator=(const CublasLtFp8&) = delete;
 
-    // The operands on the device; D (and C, where beta is not 0) column-major.
-    void run(const std::uint8_t* a, const std::uint8_t* b, __nv_bfloat16* d, float alpha, float beta,
-             cudaStream_t stream) const;
+    // D = alpha A B^T + beta D for the A given at construction: D (and C, where beta is not
+    // 0) column-major, each column cublaslt_d_rows(M) long.
+    void run(const std::uint8_t* b, __nv_bfloat16* d, float alpha, float beta, cudaStream_t stream) const;
 
 private:
     cublasLtHandle_t handle_ = nullptr;
@@ -43,6 +45,9 @@ private:
     cublasLtMatrixLayout_t a_layout_ = nullptr, b_layout_ = nullptr, d_layout_ = nullptr;
     cublasLtMatmulHeuristicResult_t heuristic_{};
     DeviceBuffer<std::byte> workspace_;
+    DeviceBuffer<std::uint8_t> padded_a_;  // where M is not a multiple of 16
+    DeviceBuffer<float> padded_a_scales_;
+    const std::uint8_t* a_;
 };
 
 }  // namespace sgemm

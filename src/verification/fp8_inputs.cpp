@@ -44,14 +44,15 @@ Fp8Inputs::Fp8Inputs(const GemmProblem& problem, Fp8Scaling scaling, std::uint64
     b_scales_ = on_device(cublaslt_scales(b_), stream);
     if (problem.beta != 0.0f) {
         c_initial_ = drawn(Operand::c, s.m, s.n, seed * 3 + 2, data, stream);
-        std::vector<__nv_bfloat16> rows(c_initial_.size()), columns(c_initial_.size());
+        const std::size_t column_rows = cublaslt_d_rows(s.m);
+        std::vector<__nv_bfloat16> rows(c_initial_.size()), columns(column_rows * s.n, __float2bfloat16_rn(0.0f));
         for (std::size_t row = 0; row < static_cast<std::size_t>(s.m); ++row)
             for (std::size_t column = 0; column < static_cast<std::size_t>(s.n); ++column) {
                 float& value = c_initial_[row * s.n + column];
                 const __nv_bfloat16 rounded = __float2bfloat16_rn(value);
                 value = __bfloat162float(rounded);
                 rows[row * s.n + column] = rounded;
-                columns[column * s.m + row] = rounded;
+                columns[column * column_rows + row] = rounded;
             }
         c_rows_ = on_device(rows, stream);
         c_columns_ = on_device(columns, stream);
@@ -87,7 +88,7 @@ void Fp8Inputs::reset_output(__nv_bfloat16* d, cudaStream_t stream) const {
 }
 
 void Fp8Inputs::reset_output_column_major(__nv_bfloat16* d, cudaStream_t stream) const {
-    if (c_columns_.size() == 0) return fill_nan(d, static_cast<std::size_t>(shape_.m) * shape_.n, stream);
+    if (c_columns_.size() == 0) return fill_nan(d, static_cast<std::size_t>(cublaslt_d_rows(shape_.m)) * shape_.n, stream);
     CUDA_CHECK(cudaMemcpyAsync(d, c_columns_.data(), c_columns_.bytes(), cudaMemcpyDeviceToDevice, stream));
 }
 

@@ -48,7 +48,7 @@ public:
     const std::vector<float>& b_fp32() const { return b_fp32_; }
 
     // D (M x N bf16) to the state every launch starts from: row-major as the stages write it,
-    // or column-major as cuBLASLt does.
+    // or column-major as cuBLASLt does (columns cublaslt_d_rows(M) long).
     void reset_output(__nv_bfloat16* d, cudaStream_t stream) const;
     void reset_output_column_major(__nv_bfloat16* d, cudaStream_t stream) const;
 

@@ -81,4 +81,12 @@ std::vector<double> fp8_magnitude(const Fp8Operand& a, const Fp8Operand& b, doub
 // multiple of 4); the padding zeros.
 std::vector<float> cublaslt_scales(const Fp8Operand& operand);
 
+// The rows cuBLASLt multiplies for an M-row A: M rounded up to a multiple of 16, the rows past
+// M zeros (CublasLtFp8 pads them), as FP8 users pad their tokens. cuBLASLt 13 offers no FP8
+// kernel where M is not a multiple of 8 (of 16 in every case seen; a leading dimension of D
+// rounded up did not change that), and at M = 1 with the recipe's scales it offered one that
+// read out of bounds and whose D was wrong (seed 9's draw, device runs 55-57). D comes out
+// with this many rows in each column.
+inline int cublaslt_d_rows(int m) { return (m + 15) / 16 * 16; }
+
 }  // namespace sgemm

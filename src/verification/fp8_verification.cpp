@@ -12,20 +12,20 @@ namespace {
 // D after one launch, as floats in row-major order.
 std::vector<float> run_once(const GemmShape& shape, const Fp8Launch& launch, bool column_major,
                             const Fp8Inputs& inputs, cudaStream_t stream) {
-    const std::size_t count = static_cast<std::size_t>(shape.m) * shape.n;
-    DeviceBuffer<__nv_bfloat16> d(count);
+    const std::size_t column_rows = cublaslt_d_rows(shape.m);
+    DeviceBuffer<__nv_bfloat16> d((column_major ? column_rows : shape.m) * static_cast<std::size_t>(shape.n));
     if (column_major) inputs.reset_output_column_major(d.data(), stream);
     else inputs.reset_output(d.data(), stream);
     launch(d.data());
     CUDA_CHECK(cudaGetLastError());
-    std::vector<__nv_bfloat16> host(count);
+    std::vector<__nv_bfloat16> host(d.size());
     CUDA_CHECK(cudaMemcpyAsync(host.data(), d.data(), d.bytes(), cudaMemcpyDeviceToHost, stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
-    std::vector<float> values(count);
+    std::vector<float> values(static_cast<std::size_t>(shape.m) * shape.n);
     for (std::size_t row = 0; row < static_cast<std::size_t>(shape.m); ++row)
         for (std::size_t column = 0; column < static_cast<std::size_t>(shape.n); ++column)
             values[row * shape.n + column] =
-                __bfloat162float(host[column_major ? column * shape.m + row : row * shape.n + column]);
+                __bfloat162float(host[column_major ? column * column_rows + row : row * shape.n + column]);
     return values;
 }
 
