@@ -1,4 +1,5 @@
-// The FP32 track on tensor cores: which kernel takes a shape.
+// The FP32 track on tensor cores: which kernel takes a shape. "Stage 10's kernel" runs in
+// the tile and split of K the fp32 track's model chooses (dispatch/fp32.cpp).
 //   sums_too_short_to_split or rows_too_few_to_split: stage 10's kernel
 //   N off a multiple of 8 (the kernels' TMA rows): stage 10's kernel where the copies
 //     would outweigh the math (padding_cost.hpp, 40 FLOPs a copied byte, fitted on the
@@ -16,6 +17,7 @@
 #include "23_split_in_registers.hpp"
 #include "24_a_in_registers.hpp"
 #include "common/padded_launch.cuh"
+#include "dispatch/fp32.hpp"
 #include "dispatch/padding_cost.hpp"
 
 namespace sgemm {
@@ -122,7 +124,7 @@ void launch_fp32_tc_track(const GemmProblem& problem, const float* a, const floa
         default:
             if (choice.variant == kShortParts)
                 return launch_tuned_with_k_parts(problem, a, b, c, stream, k_parts_of_at_most_256_products);
-            return launch_tuned(problem, a, b, c, stream);
+            return launch_fp32_track(problem, a, b, c, stream);
     }
 }
 

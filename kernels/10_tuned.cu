@@ -38,13 +38,13 @@
 // applies alpha and beta. Problems that fill whole waves run unsplit, as before.
 //
 // Few rows. A 128-row tile on a C of 2 rows computes 64 times the FLOPs asked for. Where M
-// is at most 16, 32 or 64, blocks of that many rows by 256 columns run instead (the 64-row
-// ones only where there are 16 or more: fewer lost to the tuned tiles split along K), bound,
-// as SGEMM is, by reading B once.
+// is at most 16, 32 or 64, blocks of that many rows by 256 columns run instead (64 rows only
+// where that makes 16 blocks or more), bound, as SGEMM is, by reading B once. Blocks for a
+// narrow or small C (128 x 64, 128 x 32, 64 x 64) only the fp32 track's model chooses.
 //
 // What changed since stage 9: the tile shape is a parameter and the tuner's pick; the
-// barrier placement, fragment double-buffering and cp.async for B; the rasterized block
-// order; the edge-safe variants; the split of K; the blocks of few rows.
+// barrier placement, fragment buffers and cp.async for B; the rasterized block order; the
+// edge-safe variants; the split of K; the blocks of few rows, narrow and small C.
 //
 // Prediction: 5–10 % over stage 9, to 90–100 % of cuBLAS.
 //
@@ -56,9 +56,11 @@
 // 1024^3 from 54 % to 98 % of cuBLAS and the shape suite's M, N >= 1024 from 86.5 to
 // 93.3 % in geomean; blocks of few rows, M <= 64 from 47 to 79 %; 75.7 % on seed 5's draw.
 //
-// Shapes: any M, N, K >= 1. The dispatch (dispatch/) runs this kernel for the fp32 track on
-// every shape, and for the fp32-tc track where splitting FP32 for the tensor cores does not pay.
+// Shapes: any M, N, K >= 1. The fp32 track runs this kernel on every shape, and the fp32-tc
+// track where splitting FP32 for the tensor cores does not pay (dispatch/).
 #include "10_tuned.cuh"
+
+#include <stdexcept>
 
 namespace sgemm {
 
@@ -81,6 +83,47 @@ void launch_tuned_with_k_parts(const GemmProblem& problem, const float* a, const
 
 void launch_tuned(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream) {
     launch_tuned_with_k_parts(problem, a, b, c, stream, k_parts);
+}
+
+namespace {
+
+template <class Config>
+Stage10Tile tile_of(int id, std::string_view name) {
+    return Stage10Tile{id, Config::kBlockM, Config::kBlockN, Config::kBlockK, Config::kMinBlocksPerSm, name};
+}
+
+// Calls `run` with the tile's configuration.
+template <class Run>
+auto with_config(const Stage10Tile& tile, Run&& run) {
+    switch (tile.id) {
+        case 0: return run(TunedConfig{});
+        case 1: return run(Rows64Config{});
+        case 2: return run(Rows32Config{});
+        case 3: return run(Rows16Config{});
+        case 4: return run(Columns64Config{});
+        case 5: return run(Columns32Config{});
+        case 6: return run(Small64Config{});
+    }
+    throw std::logic_error("stage 10 was given a tile not of its own");
+}
+
+}  // namespace
+
+const std::vector<Stage10Tile>& stage10_tiles() {
+    static const std::vector<Stage10Tile> tiles{
+        tile_of<TunedConfig>(0, "128x128"),     tile_of<Rows64Config>(1, "64x256"),
+        tile_of<Rows32Config>(2, "32x256"),     tile_of<Rows16Config>(3, "16x256"),
+        tile_of<Columns64Config>(4, "128x64"),  tile_of<Columns32Config>(5, "128x32"),
+        tile_of<Small64Config>(6, "64x64"),
+    };
+    return tiles;
+}
+
+void launch_tuned_tile(const Stage10Tile& tile, int parts, const GemmProblem& problem, const float* a, const float* b,
+                       float* c, cudaStream_t stream) {
+    with_config(tile, [&](auto config) {
+        launch_tile_config_in_parts<decltype(config)>(problem, a, b, c, kTunedGroupRows, stream, parts);
+    });
 }
 
 }  // namespace sgemm

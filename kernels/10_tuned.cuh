@@ -4,6 +4,7 @@
 // how K is split (KPartsRule), which a caller may choose. Read 10_tuned.cu first.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 
 #include "10_tuned.hpp"
@@ -71,6 +72,14 @@ constexpr int kTunedGroupRows = 8;
 using Rows16Config = TileConfig<16, 256, 32, 16, 64, 4, 8, 3, 2>;
 using Rows32Config = TileConfig<32, 256, 16, 32, 64, 8, 8, 3, 2>;
 using Rows64Config = TileConfig<64, 256, 16, 64, 64, 8, 16, 3, 2>;
+
+// Narrow and small C, which a 128 x 128 tile covers with few blocks or mostly outside C
+// (the fp32 track chooses them by its model, dispatch/fp32.cpp): 128 x 64 blocks of 64 x 32
+// warps, 8 x 8 outputs a thread, three blocks an SM; 128 x 32 and 64 x 64 blocks of 32 x 32
+// warps, 8 x 4 outputs a thread, four blocks an SM. Chosen by hand, not by the tuner.
+using Columns64Config = TileConfig<128, 64, 16, 64, 32, 8, 8, 3, 3>;
+using Columns32Config = TileConfig<128, 32, 16, 32, 32, 8, 4, 3, 4>;
+using Small64Config = TileConfig<64, 64, 16, 32, 32, 8, 4, 3, 4>;
 
 // A split of K (10_tuned.cu): part p of `parts` (blockIdx.y) sums K tiles
 // [p tiles / parts, (p + 1) tiles / parts) of its tile of C into partials + p M N, an
@@ -420,21 +429,24 @@ inline float* k_split_partials(std::size_t values) {
     return static_cast<float*>(partials.at_least(values * sizeof(float)));
 }
 
+// The blocks of Config's kernel the GPU runs at once.
+template <class Config>
+int tile_config_slots() {
+    static const int slots =
+        resident_blocks(tuned_kernel<Config, EdgeTests::kNone, false>, Config::kThreads, Config::kSharedBytes);
+    return slots;
+}
+
 // Whole tiles take the kernel that tests nothing; rows 16-byte aligned, the one that tests
 // float4s; any other shape, the one that tests every value (EdgeTests). K is split into
-// the parts that `parts_rule` chooses (k_parts: where that finishes sooner), and the parts
-// are added up after.
+// `parts` (at most one a K tile), and the parts are added up after.
 template <class Config>
-void launch_tile_config(const GemmProblem& problem, const float* a, const float* b, float* c,
-                        int group_rows, cudaStream_t stream, KPartsRule parts_rule = k_parts) {
+void launch_tile_config_in_parts(const GemmProblem& problem, const float* a, const float* b, float* c,
+                                 int group_rows, cudaStream_t stream, int parts) {
     const GemmShape& s = problem.shape;
     const bool whole_tiles = s.m % Config::kBlockM == 0 && s.n % Config::kBlockN == 0 && s.k % Config::kBlockK == 0;
     const bool aligned_rows = s.n % 4 == 0 && s.k % 4 == 0;
-    const int tiles = ceil_div(s.m, Config::kBlockM) * ceil_div(s.n, Config::kBlockN);
-    static const int slots =
-        resident_blocks(tuned_kernel<Config, EdgeTests::kNone, false>, Config::kThreads, Config::kSharedBytes);
-    const int k_tiles = ceil_div(s.k, Config::kBlockK);
-    const int parts = parts_rule(tiles, k_tiles, slots);
+    parts = std::max(1, std::min(parts, ceil_div(s.k, Config::kBlockK)));
     if (parts > 1) {
         const KSplit split{parts, k_split_partials(static_cast<std::size_t>(parts) * s.m * s.n)};
         if (whole_tiles)
@@ -453,6 +465,17 @@ void launch_tile_config(const GemmProblem& problem, const float* a, const float*
     } else {
         launch_tuned_kernel<Config, EdgeTests::kPerFloat>(problem, a, b, c, group_rows, stream);
     }
+}
+
+// The same with K split into the parts that `parts_rule` chooses (k_parts: where that
+// finishes sooner).
+template <class Config>
+void launch_tile_config(const GemmProblem& problem, const float* a, const float* b, float* c,
+                        int group_rows, cudaStream_t stream, KPartsRule parts_rule = k_parts) {
+    const GemmShape& s = problem.shape;
+    const int tiles = ceil_div(s.m, Config::kBlockM) * ceil_div(s.n, Config::kBlockN);
+    const int parts = parts_rule(tiles, ceil_div(s.k, Config::kBlockK), tile_config_slots<Config>());
+    launch_tile_config_in_parts<Config>(problem, a, b, c, group_rows, stream, parts);
 }
 
 }  // namespace sgemm

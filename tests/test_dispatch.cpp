@@ -21,9 +21,27 @@ constexpr int kSms = 132;
 
 TEST(Fp32Track, StageTensOnEveryShape) {
     for (const GemmShape shape : {GemmShape{1, 1, 1}, GemmShape{4096, 4096, 4096}, GemmShape{7, 4100, 515}}) {
-        const KernelChoice choice = choose_fp32_kernel(shape);
+        const KernelChoice choice = choose_fp32_kernel(shape, kSms);
         EXPECT_EQ(choice.stage, 10);
         EXPECT_FALSE(choice.padded);
+        EXPECT_FALSE(choice.variant.empty());
+    }
+}
+
+// The model keeps the tuner's tile, unsplit, where its blocks fill the SMs in whole waves,
+// and otherwise finds a plan it predicts faster than that tile's: few rows on the blocks
+// of few rows, a narrow C on the narrow tiles, a small problem in smaller tiles or parts.
+TEST(Fp32Track, TheModelKeepsTheTunedTileOnSquaresAndLeavesItWhereItWastes) {
+    const Fp32Plan square = fp32_plan({4096, 4096, 4096}, kSms);
+    EXPECT_EQ(square.tile.name, "128x128");
+    EXPECT_EQ(square.parts, 1);
+    const Stage10Tile& tuned = stage10_tiles().front();
+    EXPECT_EQ(fp32_plan({8, 8192, 4096}, kSms).tile.block_m, 16);
+    EXPECT_LE(fp32_plan({4096, 24, 4096}, kSms).tile.block_n, 32);
+    for (const GemmShape shape : {GemmShape{408, 47, 227}, GemmShape{4096, 64, 4096}, GemmShape{128, 6144, 4096}}) {
+        const Fp32Plan plan = fp32_plan(shape, kSms);
+        EXPECT_TRUE(plan.tile.name != tuned.name || plan.parts > 1) << shape.m << " x " << shape.n << " x " << shape.k;
+        EXPECT_LT(plan.seconds, fp32_predicted_seconds(shape, tuned, 1, kSms));
     }
 }
 
@@ -213,7 +231,7 @@ TEST(Tracks, ChooseAStageOfTheirPrecision) {
         for (const GemmShape shape : {GemmShape{1, 1, 1}, GemmShape{4096, 4096, 4096}, GemmShape{1500, 41, 516}}) {
             const KernelChoice choice = track.precision == Precision::bf16 ? choose_bf16_kernel(shape, kH100)
                                         : track.precision == Precision::fp8 ? choose_fp8_kernel(shape, Fp8Scaling::rows_and_blocks)
-                                        : track.name == "fp32"            ? choose_fp32_kernel(shape)
+                                        : track.name == "fp32"            ? choose_fp32_kernel(shape, kSms)
                                                                            : choose_fp32_tc_kernel(shape, kSms);
             const Stage* const stage = find_stage(choice.stage);
             ASSERT_NE(stage, nullptr) << track.name;

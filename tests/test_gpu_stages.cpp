@@ -12,9 +12,12 @@
 #include <cmath>
 #include <map>
 #include <random>
+#include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "10_tuned.hpp"
 #include "driver/stage_registry.hpp"
 #include "driver/stage_runner.hpp"
 #include "gpu/build_target.hpp"
@@ -350,6 +353,37 @@ INSTANTIATE_TEST_SUITE_P(AllStages, StageCorrectness, ::testing::ValuesIn(all_ca
                              return stage.is_track() ? fmt::format("track_{}_{}", name, info.param.label)
                                                      : fmt::format("stage{}_{}", stage.number, info.param.label);
                          });
+
+// Stage 10's kernel in each of its tiles, K whole and in three parts: the plans the fp32
+// track chooses among (dispatch/fp32.cpp), on whole tiles, rows 16-byte aligned off the
+// tiles, and any shape (the kernel's three kinds of edge tests), alpha and beta not 1.
+template <int kTile, int kParts>
+void launch_stage10_tile(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream) {
+    launch_tuned_tile(stage10_tiles().at(kTile), kParts, problem, a, b, c, stream);
+}
+
+template <int... kTiles>
+std::vector<std::pair<Fp32Launcher, std::string>> stage10_plans(std::integer_sequence<int, kTiles...>) {
+    std::vector<std::pair<Fp32Launcher, std::string>> plans;
+    ((plans.emplace_back(launch_stage10_tile<kTiles, 1>, std::to_string(kTiles) + " whole K"),
+      plans.emplace_back(launch_stage10_tile<kTiles, 3>, std::to_string(kTiles) + " K in 3 parts")),
+     ...);
+    return plans;
+}
+
+TEST(Stage10Tiles, EveryTileAndSplitMatchesFloat64) {
+    if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
+    constexpr int kTileCount = 7;
+    ASSERT_EQ(stage10_tiles().size(), static_cast<std::size_t>(kTileCount));
+    for (const auto& [launch, name] : stage10_plans(std::make_integer_sequence<int, kTileCount>{})) {
+        Stage stage = *find_stage(10);
+        stage.launch = launch;
+        for (const GemmShape shape : {GemmShape{128, 256, 256}, GemmShape{100, 68, 260}, GemmShape{77, 45, 131}}) {
+            const StageResult result = run_checked(stage, GemmProblem{shape, 0.75f, -1.5f}, 7);
+            EXPECT_TRUE(result.passed()) << "tile " << name << ", " << shape.m << " x " << shape.n << " x " << shape.k;
+        }
+    }
+}
 
 // Broken stages, made from a correct one (stage 3) and then damaged.
 constexpr int kDamagedRow = 17;

@@ -58,7 +58,7 @@ constexpr ShapeRule kFp8Rows{1, 8, 16, false};
 constexpr bool kSm90a = true;
 
 // The tracks' choices on the GPU at hand.
-KernelChoice fp32_here(const GemmShape& shape) { return choose_fp32_kernel(shape); }
+KernelChoice fp32_here(const GemmShape& shape) { return choose_fp32_kernel(shape, sm_count_here()); }
 KernelChoice bf16_here(const GemmShape& shape) { return choose_bf16_kernel(shape, bf16_gpu_here()); }
 KernelChoice fp32_tc_here(const GemmShape& shape) { return choose_fp32_tc_kernel(shape, sm_count_here()); }
 // The FP8 track's choice for its default scaling (an FP8 run asks choose_fp8_kernel with its own).
