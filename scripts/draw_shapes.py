@@ -15,9 +15,10 @@ Writes results/<gpu>/draw_<seed>.csv (a row per run: the columns of results.csv,
 problem's number, name, kind and band of M, the run's status, ok, refused, failed or
 skipped, and why) and draw_<seed>.md. A run replaces the rows of the problems and runs
 (tracks or stages) it ran and keeps the others, so a draw can be measured in parts
-(--problems 1-50, ...). --no-run rebuilds draw_<seed>.md from draw_<seed>.csv. Exits
-non-zero if a run failed verification or the binary failed; a refusal (a shape the run
-does not take) is a row.
+(--problems 1-50, ...); the CSV is written after each problem, so a run stopped part way
+(a time limit) keeps the problems it finished. --no-run rebuilds draw_<seed>.md from
+draw_<seed>.csv. Exits non-zero if a run failed verification or the binary failed; a
+refusal (a shape the run does not take) is a row.
 """
 
 import argparse
@@ -82,10 +83,13 @@ def run_once(binary, problem, run, timing, time_budget, scratch):
     return draw_report.blank_row(**fields, status=status, reason=why)
 
 
-def run_draw(binary, problems, args, scratch):
-    """Every run of args.stages on every problem; [rows]."""
+def run_draw(binary, problems, args, scratch, save=lambda rows: None):
+    """Every run of args.stages on every problem; [rows]. save(rows) after each problem, so
+    that a draw stopped part way (a time limit) keeps what it measured."""
     rows = []
     for problem in problems:
+        if rows:
+            save(rows)
         reason = draw_problems.skip_reason(problem, args.max_flops, args.max_bytes)
         if reason:
             print(f"[{problem.index}/{args.count}] {problem.name}: skipped, {reason}", flush=True)
@@ -103,6 +107,28 @@ def run_draw(binary, problems, args, scratch):
                 print(f"  again with --timing {args.timing_short}", flush=True)
                 rows.append(run_once(binary, problem, run, args.timing_short, args.time_budget, scratch))
     return rows
+
+
+def save_draw(rows, results_dir, csv_name, old_rows, strict):
+    """The run's rows merged into RESULTS_DIR/<gpu>/csv_name with the rows it held before the
+    run (read once, into old_rows); (folder, all rows). Before a row names its GPU nothing is
+    written: strict exits then, as at the end of a run; otherwise (None, rows)."""
+    try:
+        gpu = results_csv.single_gpu(rows)
+    except ValueError as error:
+        if strict:
+            sys.exit(f"error: {error}; see the output above")
+        return None, rows
+    rows = [dict(row, gpu=row["gpu"] or gpu) for row in rows]
+    out_dir = results_dir / results_csv.gpu_slug(gpu)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / csv_name
+    if out_dir not in old_rows:
+        old_rows[out_dir] = draw_report.read_draw(path) if path.exists() else []
+    merged = results_csv.merged(rows, old_rows[out_dir], key=lambda row: (row["index"], row["stage"]))
+    rows = draw_report.in_draw_order(merged)
+    draw_report.write_draw(rows, path)
+    return out_dir, rows
 
 
 def dram_tbps(out_dir):
@@ -137,23 +163,14 @@ def main(argv=None):
         problems = draw_problems.draw(args.seed, args.count)
         if args.problems:
             problems = [problem for problem in problems if problem.index in args.problems]
+        old_rows = {}  # by the folder written to: its rows before this run
         with tempfile.TemporaryDirectory(prefix="sgemm-draw-") as scratch:
-            rows = run_draw(binary, problems, args, Path(scratch))
-        try:
-            gpu = results_csv.single_gpu(rows)
-        except ValueError as error:
-            sys.exit(f"error: {error}; see the output above")
-        for row in rows:
-            row["gpu"] = row["gpu"] or gpu
+            rows = run_draw(binary, problems, args, Path(scratch),
+                            save=lambda rows: save_draw(rows, results_dir, csv_name, old_rows, strict=False))
         failures = [f"{row['problem']} {run_label(row['stage'])} ({row['timing']}): {row['reason']}"
                     for row in rows if row["status"] == "failed"]
-        out_dir = results_dir / results_csv.gpu_slug(gpu)
-        out_dir.mkdir(parents=True, exist_ok=True)
-        old_path = out_dir / csv_name
-        old_rows = draw_report.read_draw(old_path) if old_path.exists() else []
-        rows = draw_report.in_draw_order(results_csv.merged(rows, old_rows, key=lambda row: (row["index"], row["stage"])))
-        draw_report.write_draw(rows, old_path)
-        print(f"wrote {old_path}")
+        out_dir, rows = save_draw(rows, results_dir, csv_name, old_rows, strict=True)
+        print(f"wrote {out_dir / csv_name}")
     count = max(row["index"] for row in rows)
     markdown = draw_report.draw_markdown(rows, args.seed, count, dram_tbps(out_dir), args.max_flops, args.max_bytes)
     (out_dir / f"draw_{args.seed}.md").write_text(markdown, encoding="utf-8")

@@ -48,6 +48,9 @@ FAKE_BINARY = textwrap.dedent("""\
               file=sys.stderr)
         sys.exit(2)
     timing = options["--timing"]
+    if os.environ.get("FAKE_HANG") == f"{{stage}}:{{m}}:{{n}}:{{k}}":
+        import time
+        time.sleep(60)
     failed = os.environ.get("FAKE_FAIL") == f"{{stage}}:{{m}}:{{n}}:{{k}}"
     row = dict.fromkeys(columns, "")
     row.update(stage=stage, name="fake", precision="bf16" if stage in ("20", "bf16") else "fp32", m=m, n=n, k=k,
@@ -259,11 +262,22 @@ class RunTest(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
-    def run_draw(self, *arguments, fail=""):
+    def run_draw(self, *arguments, fail="", hang="", timeout=300):
         command = [sys.executable, str(REPO_ROOT / "scripts" / "draw_shapes.py"), "--binary", str(self.binary),
                    "--results-dir", str(self.results), "--seed", "5", *arguments]
-        return subprocess.run(command, capture_output=True, text=True, timeout=300,
-                              env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "FAKE_FAIL": fail})
+        return subprocess.run(command, capture_output=True, text=True, timeout=timeout,
+                              env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "FAKE_FAIL": fail, "FAKE_HANG": hang})
+
+    def test_a_draw_stopped_part_way_keeps_the_problems_it_measured(self):
+        count, max_flops = 8, 2e11
+        ran = [p for p in draw_problems.draw(5, count) if not draw_problems.skip_reason(p, max_flops)]
+        hanging = ran[2]
+        with self.assertRaises(subprocess.TimeoutExpired):
+            self.run_draw("--count", str(count), "--max-flops", str(max_flops), "--stages", "fp32",
+                          hang=f"fp32:{hanging.m}:{hanging.n}:{hanging.k}", timeout=15)
+        rows = draw_report.read_draw(self.out_dir / "draw_5.csv")
+        kept = {row["index"] for row in rows if row["status"] == "ok"}
+        self.assertEqual(kept, {ran[0].index, ran[1].index})
 
     def test_a_draw_through_a_stand_in_binary(self):
         count, max_flops = 16, 2e11
