@@ -99,7 +99,7 @@ constexpr Stage kStages[] = {
 };
 
 constexpr Stage kTracks[] = {
-    {kTrackNumber, "fp32",    Precision::fp32, 80, kAnyShape, "FP32 on CUDA cores: stage 10's kernel", launch_fp32_track, nullptr, false, nullptr, fp32_here},
+    {kTrackNumber, "fp32",    Precision::fp32, 80, kAnyShape, "FP32 on CUDA cores: stage 10's kernel, its tile and split of K by a model", launch_fp32_track, nullptr, false, nullptr, fp32_here},
     {kTrackNumber, "bf16",    Precision::bf16, 80, kAnyShape, "bf16 in, FP32 sums: the kernel a cost model predicts fastest of stages 20's (padded off the multiples of 8), 25's and 14's", nullptr, launch_bf16_track, false, launch_bf16_track_bf16_c, bf16_here},
     {kTrackNumber, "fp32-tc", Precision::fp32, 90, kAnyShape, "FP32 on tensor cores, SGEMM's accuracy: stage 24's, 23's or 22's kernels, or stage 10's where the split does not pay", launch_fp32_tc_track, nullptr, kSm90a, nullptr, fp32_tc_here},
     {kTrackNumber, "fp8",     Precision::fp8, 90, kFp8Rows, "FP8 with FP32 promotion, any of cuBLASLt's Hopper scalings: stage 29's kernel in the tile its model chooses", nullptr, nullptr, kSm90a, nullptr, fp8_here, launch_fp8_track, Fp8Accumulation::promoted, kTensorScale | kBlockScales},
