@@ -41,7 +41,7 @@ CublasLtFp8::CublasLtFp8(int m, int n, int k, Fp8Scaling scaling, const std::uin
         CUDA_CHECK(cudaMemcpy(padded_a_.data(), a, static_cast<std::size_t>(m) * k, cudaMemcpyDeviceToDevice));
         a_ = padded_a_.data();
         if (a_block(scaling) == Fp8Block::row_128) {
-            const std::size_t blocks = (k + 127) / 128, stride = (m + 3) / 4 * 4;
+            const std::size_t blocks = (k + 127) / 128, stride = cublaslt_scales_stride(m);
             padded_a_scales_ = DeviceBuffer<float>(blocks * rows);
             CUDA_CHECK(cudaMemset(padded_a_scales_.data(), 0, padded_a_scales_.bytes()));
             CUDA_CHECK(cudaMemcpy2D(padded_a_scales_.data(), rows * sizeof(float), a_scales, stride * sizeof(float),

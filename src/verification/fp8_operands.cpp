@@ -179,12 +179,11 @@ ErrorBudget fp8_unpromoted_error_budget(int k) {
 }
 
 std::vector<float> cublaslt_scales(const Fp8Operand& operand) {
-    const auto round_up_4 = [](int count) { return (count + 3) / 4 * 4; };
     switch (operand.block) {
         case Fp8Block::tensor:
             return operand.scales;
         case Fp8Block::row_128: {
-            const int stride = round_up_4(operand.rows);
+            const int stride = cublaslt_scales_stride(operand.rows);
             std::vector<float> laid(static_cast<std::size_t>(stride) * operand.scale_columns(), 0.0f);
             for (int row = 0; row < operand.rows; ++row)
                 for (int block = 0; block < operand.scale_columns(); ++block)
@@ -193,7 +192,7 @@ std::vector<float> cublaslt_scales(const Fp8Operand& operand) {
             return laid;
         }
         case Fp8Block::block_128x128: {
-            const int stride = round_up_4(operand.scale_columns());
+            const int stride = cublaslt_scales_stride(operand.scale_columns());
             std::vector<float> laid(static_cast<std::size_t>(stride) * operand.scale_rows(), 0.0f);
             for (int row_block = 0; row_block < operand.scale_rows(); ++row_block)
                 for (int block = 0; block < operand.scale_columns(); ++block)

@@ -81,6 +81,10 @@ std::vector<double> fp8_magnitude(const Fp8Operand& a, const Fp8Operand& b, doub
 // multiple of 4); the padding zeros.
 std::vector<float> cublaslt_scales(const Fp8Operand& operand);
 
+// How many scales each block of those layouts holds for `count` rows (1 x 128) or blocks of K
+// (128 x 128): the count rounded up to a multiple of 4.
+inline int cublaslt_scales_stride(int count) { return (count + 3) / 4 * 4; }
+
 // The rows cuBLASLt multiplies for an M-row A: M rounded up to a multiple of 16, the rows past
 // M zeros (CublasLtFp8 pads them), as FP8 users pad their tokens. cuBLASLt 13 offers no FP8
 // kernel where M is not a multiple of 8 (of 16 in every case seen; a leading dimension of D
