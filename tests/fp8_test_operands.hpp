@@ -51,4 +51,21 @@ inline Fp8Operand exact_operand(int rows, int k, Fp8Block block, int largest, st
     return operand;
 }
 
+// rows x k values uniform in [-1, 1), each block of `block` (1 x 128 or 128 x 128 of rows x K)
+// times its own 2^-8 to 2^8 (one magnitude for one scale a tensor), quantized in `block`: a
+// scale applied to another block's values fails the check.
+inline Fp8Operand graded_operand(int rows, int k, Fp8Block block, std::mt19937& rng) {
+    std::uniform_int_distribution<int> exponent(-8, 8);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    const int block_rows = block == Fp8Block::block_128x128 ? 128 : 1, k_blocks = (k + 127) / 128;
+    std::vector<int> exponents(static_cast<std::size_t>((rows + block_rows - 1) / block_rows) * k_blocks);
+    for (int& e : exponents) e = block == Fp8Block::tensor ? 0 : exponent(rng);
+    std::vector<float> x(static_cast<std::size_t>(rows) * k);
+    for (int row = 0; row < rows; ++row)
+        for (int column = 0; column < k; ++column)
+            x[static_cast<std::size_t>(row) * k + column] = std::ldexp(
+                uniform(rng), exponents[static_cast<std::size_t>(row / block_rows) * k_blocks + column / 128]);
+    return quantize_e4m3(x, rows, k, block);
+}
+
 }  // namespace sgemm

@@ -73,7 +73,8 @@ VerificationReport check(const std::vector<double>& d, const std::vector<double>
 }
 
 // FP32 data in blocks of magnitudes 2^-8 to 2^8 (A's 1 x 128, B's 128 x 128 or 1 x 128, as
-// the scaling cuts them), quantized as the recipe does, with alpha and beta.
+// the scaling cuts them; one magnitude for one scale a tensor: graded_operand), quantized as
+// the recipe does, with alpha and beta.
 TEST(CublasLtFp8, BlockScalesApplyToTheirBlocks) {
     if (!gpu_has_fp8()) GTEST_SKIP() << "needs an FP8 GPU (sm_90 or later)";
     const int n = 384, k = 1024;
@@ -81,21 +82,9 @@ TEST(CublasLtFp8, BlockScalesApplyToTheirBlocks) {
     for (const int m : {256, 37, 1}) {
         for (const Fp8Scaling scaling : kScalings) {
             std::mt19937 rng(static_cast<unsigned>(scaling) + 3 + m);
-            std::uniform_int_distribution<int> exponent(-8, 8);
             std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-            const auto graded = [&](int rows, Fp8Block block) {
-                const int block_rows = block == Fp8Block::block_128x128 ? 128 : 1;
-                std::vector<int> exponents(static_cast<std::size_t>((rows + block_rows - 1) / block_rows) * (k / 128));
-                for (int& e : exponents) e = exponent(rng);
-                std::vector<float> x(static_cast<std::size_t>(rows) * k);
-                for (int row = 0; row < rows; ++row)
-                    for (int column = 0; column < k; ++column)
-                        x[static_cast<std::size_t>(row) * k + column] =
-                            std::ldexp(uniform(rng),
-                                       exponents[static_cast<std::size_t>(row / block_rows) * (k / 128) + column / 128]);
-                return quantize_e4m3(x, rows, k, block);
-            };
-            const Fp8Operand a = graded(m, a_block(scaling)), b = graded(n, b_block(scaling));
+            const Fp8Operand a = graded_operand(m, k, a_block(scaling), rng);
+            const Fp8Operand b = graded_operand(n, k, b_block(scaling), rng);
             std::vector<float> c(static_cast<std::size_t>(m) * n);
             for (float& value : c) value = __bfloat162float(__float2bfloat16_rn(uniform(rng)));
             const double alpha = 0.75, beta = -1.5;

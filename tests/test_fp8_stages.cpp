@@ -96,23 +96,12 @@ TEST(Fp8Stages, ExactWhereTheArithmeticIsExact) {
 // does, with alpha and beta.
 TEST(Fp8Stages, BlockScalesApplyToTheirBlocks) {
     if (!gpu_is_hopper()) GTEST_SKIP() << "needs Hopper (sm_90a)";
-    const int m = 300, n = 264, k = 1040, k_blocks = (k + 127) / 128;
+    const int m = 300, n = 264, k = 1040;
     for (const Fp8Run& run : fp8_runs()) {
         std::mt19937 rng(static_cast<unsigned>(run.scaling) + 7);
-        std::uniform_int_distribution<int> exponent(-8, 8);
         std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-        const auto graded = [&](int rows, Fp8Block block) {
-            const int block_rows = block == Fp8Block::block_128x128 ? 128 : 1;
-            std::vector<int> exponents(static_cast<std::size_t>((rows + block_rows - 1) / block_rows) * k_blocks);
-            for (int& e : exponents) e = block == Fp8Block::tensor ? 0 : exponent(rng);
-            std::vector<float> x(static_cast<std::size_t>(rows) * k);
-            for (int row = 0; row < rows; ++row)
-                for (int column = 0; column < k; ++column)
-                    x[static_cast<std::size_t>(row) * k + column] = std::ldexp(
-                        uniform(rng), exponents[static_cast<std::size_t>(row / block_rows) * k_blocks + column / 128]);
-            return quantize_e4m3(x, rows, k, block);
-        };
-        const Fp8Operand a = graded(m, a_block(run.scaling)), b = graded(n, b_block(run.scaling));
+        const Fp8Operand a = graded_operand(m, k, a_block(run.scaling), rng);
+        const Fp8Operand b = graded_operand(n, k, b_block(run.scaling), rng);
         std::vector<float> c(static_cast<std::size_t>(m) * n);
         for (float& value : c) value = __bfloat162float(__float2bfloat16_rn(uniform(rng)));
         const double alpha = 0.75, beta = -1.5;
