@@ -60,7 +60,10 @@
 // track where splitting FP32 for the tensor cores does not pay (dispatch/).
 #include "10_tuned.cuh"
 
+#include <iterator>
 #include <stdexcept>
+#include <tuple>
+#include <utility>
 
 namespace sgemm {
 
@@ -87,43 +90,45 @@ void launch_tuned(const GemmProblem& problem, const float* a, const float* b, fl
 
 namespace {
 
+// The tiles of stage10_tiles(), in its order, and their names.
+using TileConfigs =
+    std::tuple<TunedConfig, Rows64Config, Rows32Config, Rows16Config, Columns64Config, Columns32Config, Small64Config>;
+constexpr std::string_view kTileNames[] = {"128x128", "64x256", "32x256", "16x256", "128x64", "128x32", "64x64"};
+static_assert(std::size(kTileNames) == std::tuple_size_v<TileConfigs>, "a name for each tile");
+using TileIds = std::make_index_sequence<std::tuple_size_v<TileConfigs>>;
+
 template <class Config>
-Stage10Tile tile_of(int id, std::string_view name) {
-    return Stage10Tile{id, Config::kBlockM, Config::kBlockN, Config::kBlockK, Config::kMinBlocksPerSm, name};
+Stage10Tile tile_of(int id) {
+    return Stage10Tile{id, Config::kBlockM, Config::kBlockN, Config::kBlockK, Config::kMinBlocksPerSm, kTileNames[id]};
 }
 
-// Calls `run` with the tile's configuration.
-template <class Run>
-auto with_config(const Stage10Tile& tile, Run&& run) {
-    switch (tile.id) {
-        case 0: return run(TunedConfig{});
-        case 1: return run(Rows64Config{});
-        case 2: return run(Rows32Config{});
-        case 3: return run(Rows16Config{});
-        case 4: return run(Columns64Config{});
-        case 5: return run(Columns32Config{});
-        case 6: return run(Small64Config{});
-    }
-    throw std::logic_error("stage 10 was given a tile not of its own");
+template <std::size_t... kIds>
+std::vector<Stage10Tile> tiles_of(std::index_sequence<kIds...>) {
+    return {tile_of<std::tuple_element_t<kIds, TileConfigs>>(static_cast<int>(kIds))...};
+}
+
+template <std::size_t... kIds>
+void launch_in_tile(int id, int parts, const GemmProblem& problem, const float* a, const float* b, float* c,
+                    cudaStream_t stream, std::index_sequence<kIds...>) {
+    ((id == static_cast<int>(kIds)
+          ? launch_tile_config_in_parts<std::tuple_element_t<kIds, TileConfigs>>(problem, a, b, c, kTunedGroupRows,
+                                                                                 stream, parts)
+          : void()),
+     ...);
 }
 
 }  // namespace
 
 const std::vector<Stage10Tile>& stage10_tiles() {
-    static const std::vector<Stage10Tile> tiles{
-        tile_of<TunedConfig>(0, "128x128"),     tile_of<Rows64Config>(1, "64x256"),
-        tile_of<Rows32Config>(2, "32x256"),     tile_of<Rows16Config>(3, "16x256"),
-        tile_of<Columns64Config>(4, "128x64"),  tile_of<Columns32Config>(5, "128x32"),
-        tile_of<Small64Config>(6, "64x64"),
-    };
+    static const std::vector<Stage10Tile> tiles = tiles_of(TileIds{});
     return tiles;
 }
 
 void launch_tuned_tile(const Stage10Tile& tile, int parts, const GemmProblem& problem, const float* a, const float* b,
                        float* c, cudaStream_t stream) {
-    with_config(tile, [&](auto config) {
-        launch_tile_config_in_parts<decltype(config)>(problem, a, b, c, kTunedGroupRows, stream, parts);
-    });
+    if (tile.id < 0 || tile.id >= static_cast<int>(std::tuple_size_v<TileConfigs>))
+        throw std::logic_error("stage 10 was given a tile not of its own");
+    launch_in_tile(tile.id, parts, problem, a, b, c, stream, TileIds{});
 }
 
 }  // namespace sgemm
