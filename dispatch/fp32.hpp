@@ -1,11 +1,51 @@
 // The FP32 track on CUDA cores (sgemm fp32): FP32 inputs, arithmetic and C, as SGEMM.
 #pragma once
 
+#include <string_view>
+#include <vector>
+
 #include "10_tuned.hpp"
 #include "common/gemm_problem.hpp"
 #include "dispatch/kernel_choice.hpp"
 
 namespace sgemm {
+
+// The model's constants (dispatch/fp32_fit.hpp holds the fitted ones): fixed times, the
+// rates it takes as measured, and each tile's shares of an SM's FFMA rate.
+struct Fp32ModelConstants {
+    double launch_seconds;        // a launch, and whatever else each plan pays once
+    double split_launch_seconds;  // the kernel that adds a split's parts
+    double block_start_seconds;   // each wave of blocks: prologue and epilogue
+    double float_load_fmas;       // a value loaded alone (rows off 16 bytes) costs as many FMAs
+    double fmas_per_second_per_sm;
+    double dram_bytes_per_second;
+};
+
+// The shares of an SM's FFMA rate a tile's blocks reach: `full` all together when the SM
+// holds as many as it can, `alone` one block by itself.
+struct Fp32TileShares {
+    std::string_view tile;  // Stage10Tile::name
+    double full, alone;
+};
+
+// What the model's time for a tile and a split of K on a shape is made of: the blocks
+// (tiles of C times parts of K) dealt evenly to the SMs, the busiest SM running its own
+// in waves of at most blocks_per_sm.
+struct Fp32Terms {
+    double block_fmas;     // a block's FMAs: its tile times its part of K
+    double full_waves;     // on the busiest SM, waves of blocks_per_sm blocks
+    double last_wave;      // the blocks of its last, partial wave (0: none)
+    double blocks_per_sm;
+    double dram_bytes;     // A, B and C once
+    double split_bytes;    // the parts' sums written and read (0: K not split)
+    // Rows off 16 bytes (N or K not a multiple of 4) are loaded value by value: the values
+    // a block loads a K step over its FMAs a K step, (block_m + block_n) / (block_m x
+    // block_n); 0 where rows load as float4s.
+    double float_loads_per_fma;
+};
+
+Fp32Terms fp32_terms(const GemmShape& shape, const Stage10Tile& tile, int parts, int sms);
+double fp32_predicted_seconds(const Fp32Terms& terms, const Fp32TileShares& shares, const Fp32ModelConstants& model);
 
 // Stage 10's kernel in one of its tiles, K split into `parts`, and the time the model
 // predicts for it.
@@ -15,8 +55,13 @@ struct Fp32Plan {
     double seconds;
 };
 
-// The model's time for the shape in `tile`, K in `parts`, on a GPU of `sms` SMs.
+// The model's time for the shape in `tile`, K in `parts`, on a GPU of `sms` SMs, with the
+// fitted constants.
 double fp32_predicted_seconds(const GemmShape& shape, const Stage10Tile& tile, int parts, int sms);
+
+// The splits of K the track weighs for a tile: 1 to kMaxParts parts of at least
+// kMinStepsPerPart K steps each.
+std::vector<int> fp32_parts_weighed(const GemmShape& shape, const Stage10Tile& tile);
 
 // Of every tile and split of K stage 10 offers, the one the model predicts fastest.
 Fp32Plan fp32_plan(const GemmShape& shape, int sms);

@@ -109,14 +109,16 @@ def geomean(values):
     return math.exp(statistics.fmean(math.log(x) for x in values))
 
 
-def fit(samples, start, free=None, iterations=500):
+def fit(samples, start, free=None, iterations=500, predict=None):
     """Least squares on log time over the constants (those at the indices `free`, or all;
     the rest as in `start`), each fitted as its logarithm, by Levenberg-Marquardt (numpy
-    only: it comes with matplotlib, which the scripts need)."""
+    only: it comes with matplotlib, which the scripts need). samples: (terms, seconds);
+    predict(terms, constants): the model (this one's `predicted` unless given)."""
     import numpy
 
     log_start = numpy.log(numpy.array(start, dtype=float))
     free = list(range(len(start))) if free is None else list(free)
+    predict = predicted if predict is None else predict
 
     def constants_of(x):
         log_constants = log_start.copy()
@@ -125,7 +127,7 @@ def fit(samples, start, free=None, iterations=500):
 
     def residuals(x):
         constants = constants_of(x)
-        return numpy.array([math.log(predicted(terms, constants) / seconds) for terms, seconds in samples])
+        return numpy.array([math.log(predict(terms, constants) / seconds) for terms, seconds in samples])
 
     x = log_start[free]
     r = residuals(x)

@@ -1,20 +1,32 @@
-// sgemm_model: the bf16 track's cost model (dispatch/bf16_cost.hpp) on shapes: for each
-// shape and each kernel the track weighs (stages 20, 25 and 14), the model's terms and its
-// predicted time, and the kernel the track chooses. scripts/fit_bf16_cost.py fits the
-// model's constants on these terms and the measured times of the same shapes. Stage 25's
-// plan depends on what the GPU holds, which the tool asks the GPU it runs on, or takes
-// from --gpu-as (what it printed on that GPU) to run without one.
+// sgemm_model: a track's cost model on shapes.
+// --track bf16 (dispatch/bf16_cost.hpp): for each shape and each kernel the track weighs
+// (stages 20, 25 and 14), the model's terms and its predicted time, and the kernel the track
+// chooses. scripts/fit_bf16_cost.py fits the model's constants on these terms and the
+// measured times of the same shapes. Stage 25's plan depends on what the GPU holds, which
+// the tool asks the GPU it runs on, or takes from --gpu-as (what it printed on that GPU) to
+// run without one.
+// --track fp32 (dispatch/fp32.hpp): for each shape, plans of stage 10's kernel (each tile,
+// in the split of K the model predicts best for it, in one part, and in twice and half as
+// many), each plan's terms, its predicted time and whether the track chooses it; with
+// --time, each plan timed against cuBLAS SGEMM by CUDA graphs, for
+// scripts/fit_fp32_model.py. --sms models a GPU of that many SMs without asking one.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
 #include <fstream>
+#include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
 #include "dispatch/bf16.hpp"
 #include "dispatch/bf16_cost.hpp"
+#include "dispatch/fp32.hpp"
+#include "driver/stage_registry.hpp"
+#include "driver/stage_runner.hpp"
+#include "gpu/device_info.hpp"
 #include "dispatch/kernel_choice.hpp"
 #include "tools/shape_text.hpp"
 #include "tools/tool_main.hpp"
@@ -22,11 +34,80 @@
 namespace sgemm {
 namespace {
 
+// The plans the fit times for a shape: each tile in the split the model predicts best for
+// it, in one part, and in twice and half as many parts (where the track weighs them).
+std::vector<Fp32Plan> fp32_plans_timed(const GemmShape& shape, int sms) {
+    std::vector<Fp32Plan> plans;
+    for (const Stage10Tile& tile : stage10_tiles()) {
+        const auto seconds = [&](int parts) { return fp32_predicted_seconds(shape, tile, parts, sms); };
+        const std::vector<int> weighed = fp32_parts_weighed(shape, tile);
+        const int best = *std::min_element(weighed.begin(), weighed.end(),
+                                           [&](int x, int y) { return seconds(x) < seconds(y); });
+        std::vector<int> timed{1, best, 2 * best, (best + 1) / 2};
+        std::sort(timed.begin(), timed.end());
+        timed.erase(std::unique(timed.begin(), timed.end()), timed.end());
+        for (const int parts : timed)
+            if (std::find(weighed.begin(), weighed.end(), parts) != weighed.end())
+                plans.push_back(Fp32Plan{tile, parts, seconds(parts)});
+    }
+    return plans;
+}
+
+void model_fp32(const std::vector<GemmShape>& shapes, int sms, bool time, double time_budget, std::ostream& csv) {
+    csv << "m,n,k,tile,parts,block_m,block_n,block_k,blocks_per_sm,block_fmas,full_waves,last_wave,dram_bytes,"
+           "split_bytes,float_loads_per_fma,predicted_us,chosen,median_ms,cublas_median_ms,timing\n";
+    std::optional<StageRunner> runner;
+    if (time) runner.emplace(query_device());
+    const Stage& track = *find_track("fp32");
+    for (const GemmShape& shape : shapes) {
+        const Fp32Plan chosen = fp32_plan(shape, sms);
+        for (const Fp32Plan& plan : fp32_plans_timed(shape, sms)) {
+            const Fp32Terms t = fp32_terms(shape, plan.tile, plan.parts, sms);
+            std::string measured = ",,";
+            if (runner) {
+                RunSettings settings;
+                settings.problem = GemmProblem{shape, 1.0f, 0.0f};
+                settings.seed = 1;
+                settings.verify = false;  // every tile and split is verified by the GPU tests (Stage10Tiles)
+                settings.timing = TimingSettings{0, time_budget, TimingMethod::graph};
+                const StageResult result = runner->run(
+                    track,
+                    Fp32Gemm{[&plan](const GemmProblem& problem, const float* a, const float* b, float* c,
+                                     cudaStream_t stream) {
+                        launch_tuned_tile(plan.tile, plan.parts, problem, a, b, c, stream);
+                    }},
+                    settings);
+                measured = fmt::format("{:.6g},{:.6g},{}", result.timing.stage_median_ms, result.timing.cublas_median_ms,
+                                       to_string(result.timing.method));
+                fmt::print("{}x{}x{} {}/{}: {:.1f} us predicted, {:.1f} us measured\n", shape.m, shape.n, shape.k,
+                           plan.tile.name, plan.parts, plan.seconds * 1e6, result.timing.stage_median_ms * 1e3);
+                std::fflush(stdout);
+            }
+            const bool is_chosen = plan.tile.id == chosen.tile.id && plan.parts == chosen.parts;
+            csv << fmt::format("{},{},{},{},{},{},{},{},{},{:.9g},{:g},{:g},{:.9g},{:.9g},{:.9g},{:.9g},{},{}\n", shape.m,
+                               shape.n, shape.k, plan.tile.name, plan.parts, plan.tile.block_m, plan.tile.block_n,
+                               plan.tile.block_k, plan.tile.blocks_per_sm, t.block_fmas, t.full_waves, t.last_wave,
+                               t.dram_bytes, t.split_bytes, t.float_loads_per_fma, plan.seconds * 1e6, is_chosen ? 1 : 0,
+                               measured);
+            csv.flush();
+        }
+    }
+}
+
 int run(int argc, char** argv) {
-    CLI::App app("sgemm_model: the bf16 track's cost model on shapes: terms, predicted times, choice", "sgemm_model");
+    CLI::App app("sgemm_model: a track's cost model on shapes: terms, predicted times, choice", "sgemm_model");
     std::vector<std::string> shape_texts;
     std::string shapes_file, csv_path;
     std::vector<int> gpu_as;
+    std::string track = "bf16";
+    int sms = 0;
+    bool time = false;
+    double time_budget = 0.1;
+    app.add_option("--track", track, "the track whose model to run: bf16 (default) or fp32")
+        ->check(CLI::IsMember({"bf16", "fp32"}));
+    app.add_option("--sms", sms, "fp32: model a GPU of this many SMs, without asking a GPU")->check(CLI::PositiveNumber);
+    app.add_flag("--time", time, "fp32: time each plan against cuBLAS SGEMM (CUDA graphs) on the GPU");
+    app.add_option("--time-budget", time_budget, "fp32 --time: seconds per measurement");
     app.add_option("--shapes", shape_texts, "problems MxNxK");
     app.add_option("--shapes-from", shapes_file, "a file of problems, one MxNxK a line");
     app.add_option("--csv", csv_path, "write the rows to this file")->required();
@@ -42,6 +123,14 @@ int run(int argc, char** argv) {
             if (!line.empty()) shape_texts.push_back(line);
     }
     std::ofstream csv(csv_path);
+    if (track == "fp32") {
+        std::vector<GemmShape> shapes;
+        for (const std::string& text : shape_texts) shapes.push_back(parse_shape(text));
+        const int model_sms = sms > 0 ? sms : query_device().sm_count;
+        model_fp32(shapes, model_sms, time, time_budget, csv);
+        fmt::print("sgemm_model: the fp32 track on {} SMs, {} shapes -> {}\n", model_sms, shapes.size(), csv_path);
+        return 0;
+    }
     csv << "m,n,k,kernel,dram_bytes,sm_steps,step_bytes,step_macs,split_bytes,copy_bytes,predicted_us,chosen\n";
     Bf16Gpu gpu;
     if (gpu_as.empty()) {

@@ -1,0 +1,89 @@
+"""scripts/fit_fp32_model.py: the model's form is dispatch/fp32.cpp's (the test fp32_model_agrees
+checks it against sgemm_model's predictions); the fit recovers the constants that made a set
+of times; the header it writes reads back; the report counts the choices right."""
+import math
+import random
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO_ROOT / "scripts"))
+import fit_fp32_model  # noqa: E402
+
+MODEL = fit_fp32_model.Model((3e-6, 2e-6, 1e-6, 20.0, 2.5e11, 2.8e12),
+                             {"128x128": (0.7, 0.4), "128x32": (0.5, 0.2)})
+
+
+def plan(tile="128x128", block_fmas=1e6, full_waves=0.0, last_wave=1.0, blocks_per_sm=2.0, dram_bytes=0.0,
+         split_bytes=0.0, float_loads_per_fma=0.0, parts=1):
+    return dict(tile=tile, block_fmas=block_fmas, full_waves=full_waves, last_wave=last_wave,
+                blocks_per_sm=blocks_per_sm, dram_bytes=dram_bytes, split_bytes=split_bytes,
+                float_loads_per_fma=float_loads_per_fma,
+                parts=parts)
+
+
+class ModelTest(unittest.TestCase):
+    def test_waves_shares_and_split(self):
+        # One block alone: 1e6 FMAs at 0.4 x 2.5e11 = 10 us, plus a start and the launch.
+        self.assertAlmostEqual(fit_fp32_model.predicted(plan(), MODEL), 3e-6 + 10e-6 + 1e-6, places=12)
+        # Two full waves of two blocks, at 0.7 / 2 each: 2 x (1e6 / 8.75e10 + 1 us).
+        self.assertAlmostEqual(fit_fp32_model.predicted(plan(full_waves=2, last_wave=0), MODEL),
+                               3e-6 + 2 * (1e6 / 8.75e10 + 1e-6), places=12)
+        # Loaded value by value, 1/64 values an FMA at 20 FMA times each: 1.3125 as long.
+        self.assertAlmostEqual(fit_fp32_model.predicted(plan(float_loads_per_fma=1 / 64), MODEL),
+                               3e-6 + 10e-6 * 1.3125 + 1e-6, places=12)
+        # A split adds a launch and its bytes at DRAM's rate.
+        self.assertAlmostEqual(fit_fp32_model.predicted(plan(split_bytes=2.8e6), MODEL),
+                               3e-6 + 11e-6 + (2e-6 + 1e-6), places=12)
+        # DRAM bounds the kernel where it takes longer than the blocks.
+        self.assertAlmostEqual(fit_fp32_model.predicted(plan(dram_bytes=2.8e8), MODEL), 3e-6 + 100e-6, places=12)
+
+    def test_the_fit_recovers_the_constants_that_made_the_times(self):
+        rng = random.Random(5)
+        problems = {}
+        for i in range(60):
+            plans = []
+            for tile in MODEL.shares:
+                for float_loads in (0.0, 1 / 64, 1 / 16):
+                    # 128 x 32 as stage 10 builds it, four blocks an SM: its full share binds too.
+                    p = plan(tile, block_fmas=10 ** rng.uniform(5, 8), full_waves=rng.choice((0, 1, 3)),
+                             blocks_per_sm=4.0 if tile == "128x32" else 2.0,
+                             last_wave=rng.choice((1, 2)), split_bytes=rng.choice((0, 1e6, 1e7)),
+                             float_loads_per_fma=float_loads, dram_bytes=10 ** rng.uniform(4, 8))
+                    p.update(seconds=fit_fp32_model.predicted(p, MODEL), cublas=1e-4)
+                    plans.append(p)
+            problems[(i, 1, 1)] = plans
+        start = MODEL.from_vector(tuple(1.5 * x for x in MODEL.vector()))
+        fitted = fit_fp32_model.fit_model(problems, start)
+        for got, wanted in zip(fitted.vector(), MODEL.vector()):
+            self.assertAlmostEqual(got / wanted, 1.0, places=3)
+        self.assertEqual(fitted.constants[fit_fp32_model.FITTED:], start.constants[fit_fp32_model.FITTED:])
+
+    def test_the_header_reads_back(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            header = Path(tmp) / "fit.hpp"
+            fit_fp32_model.write_header(header, MODEL, "Fitted on made-up plans.")
+            model, fitted_on = fit_fp32_model.read_header(header)
+        self.assertEqual(fitted_on, "Fitted on made-up plans.")
+        self.assertEqual(model.constants, MODEL.constants)
+        self.assertEqual(model.shares, MODEL.shares)
+
+    def test_the_committed_header_names_every_tile(self):
+        model, _ = fit_fp32_model.read_header(REPO_ROOT / fit_fp32_model.HEADER)
+        self.assertEqual(set(model.shares), {"128x128", "64x256", "32x256", "16x256", "128x64", "128x32", "64x64"})
+        self.assertEqual(len(model.constants), len(fit_fp32_model.CONSTANTS))
+
+    def test_the_report_counts_a_wrong_choice_and_what_it_cost(self):
+        fast, slow = plan(block_fmas=1e6), plan(block_fmas=2e6)
+        fast.update(seconds=30e-6, cublas=15e-6)  # predicted faster, measured slower
+        slow.update(seconds=20e-6, cublas=15e-6)
+        text = fit_fp32_model.report({(8, 8, 8): [fast, slow]}, MODEL, "t")
+        self.assertIn("It chose the fastest plan timed on 0 of 1", text)
+        self.assertIn("at most 50.0 %", text)
+        self.assertIn("| all | 1 | 50.0 % | 50.0 % | 75.0 % | 75.0 % |", text)
+
+
+if __name__ == "__main__":
+    unittest.main()
