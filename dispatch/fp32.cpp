@@ -17,7 +17,7 @@
 // Where N or K is not a multiple of 4, rows start off 16 bytes and the kernel loads every
 // value alone: each load costs a fitted number of FMA times, so a tile that loads more
 // values an FMA (a narrow one) loses more. (Padded copies, to load float4s, did not pay:
-// docs/notes/10_fp32_track_model.md.)
+// docs/notes/10_tuned.md.)
 // The FFMA and DRAM rates are the GPU's measured ceilings; the fixed times, the shares and
 // the cost of a value loaded alone are fitted on measured times of every tile in several
 // splits of K on a draw of problems (scripts/fit_fp32_model.py, which writes

@@ -208,7 +208,7 @@ def draw_markdown(rows, seed, count, dram_tbps=None, max_flops=draw_problems.MAX
         unit = "times" if run in speedups else "% of"
         lines += ["", f"## {run_label(run).capitalize()} ({description(run, rows)}): {unit} {reference(run, rows)} "
                       f"({precision_of(run, rows)} inputs)", "",
-                  *_table(run, by_method(rows, run), dram_tbps)]
+                  *_table(run, by_method(rows, run), dram_tbps), *_not_run_yet(run, rows, count)]
         again = retimed(rows, run)
         if again:
             lines += ["", f"By CUDA graphs where the first timing's launch took under {SHORT_LAUNCH_MS * 1000:.0f} us "
@@ -219,6 +219,18 @@ def draw_markdown(rows, seed, count, dram_tbps=None, max_flops=draw_problems.MAX
         lines += _kernels_table(run, by_method(rows, run))
     lines += _left_out(rows, runs)
     return "\n".join(lines) + "\n"
+
+
+def _not_run_yet(run, rows, count):
+    """A line naming the draw's problems the run has no row for (a run stopped part way),
+    else none: the table's counts are over the problems it reached."""
+    reached = {int(row["index"]) for row in rows if row["stage"] == run}
+    absent = [index for index in range(1, count + 1) if index not in reached]
+    if not absent:
+        return []
+    return ["", f"Not run yet by {run_label(run)}: problem{'s' if len(absent) > 1 else ''} "
+                f"{', '.join(map(str, absent))} of the {count} (the run stopped before "
+                f"{'them' if len(absent) > 1 else 'it'}); the counts above are over the others."]
 
 
 def _fp8_bytes_note(rows):

@@ -205,6 +205,8 @@ class ReportTest(unittest.TestCase):
         self.assertIn("## Stage 24 (`fake`): times cuBLAS SGEMM (fp32 inputs)", markdown)
         self.assertIn("| stage 20 | why | 1 |", markdown)
         self.assertIn("| p2 | stage 24 | launches | why |", markdown)
+        self.assertIn("Not run yet by stage 24: problems 3, 4, 5 of the 5 (the run stopped before them)", markdown)
+        self.assertNotIn("Not run yet by stage 20", markdown)
         self.assertNotIn("kernels", markdown)
         share = draw_report.dram_share(rows[0], 1.8) * 100  # M ≤ 256 median of p1's and p2's
         share = (share + draw_report.dram_share(rows[2], 1.8) * 100) / 2
