@@ -7,12 +7,14 @@ results/<gpu>/accuracy.csv and accuracy.md (with --fp8, the FP8 problem's: accur
 
 For each problem (the square sizes, then the shapes M x N x K) and input kind (sgemm --data;
 by default every kind but exact): cuBLAS SGEMM on the CUDA cores, cuBLAS on tensor cores
-(TF32; FP32 emulated with three bf16 parts a value), stage 10 (the tuned CUDA-core stage)
-and stages 21-24 (FP32 split into bf16 or fp16 parts on tensor cores), each on its own
-kernels, and the fp32-tc track (the kernel the dispatch chooses), each verified against the
-float64 reference and timed against cuBLAS SGEMM in the same process. The default shapes
-are where the track chooses stages 23 and 24: few rows of A (a layer at 128 tokens) and a
-narrow C. A run replaces the rows of the problems and input kinds it
+(TF32; FP32 emulated with three bf16 parts a value), stage 10 (the tuned CUDA-core stage),
+the fp32 track (stage 10's kernel in the tile and split of K its model chooses) and stages
+21-24 (FP32 split into bf16 or fp16 parts on tensor cores), each on its own kernels, and the
+fp32-tc track (the kernel the dispatch chooses), each verified against the float64
+reference and timed against cuBLAS SGEMM in the same process. The default shapes are where
+the fp32-tc track chooses stages 23 and 24, few rows of A (a layer at 128 tokens) and a
+narrow C, and where it hands over to the CUDA cores: at most 16 rows, at most 32 columns.
+A run replaces the rows of the problems and input kinds it
 measured and keeps the others, so the table can be measured in parts (--sizes 1024 4096
 --shapes, with no shape, then --sizes 8192).
 
@@ -42,9 +44,9 @@ DATA = {"uniform": "uniform in [-1, 1)", "wide": "magnitudes log-uniform over 1e
                       "that each pair of products cancels to that fraction of itself"}
 DEFAULT_DATA = ["uniform", "wide", "graded", "outliers", "subnormal", "extremes", "special", "cancelling"]
 # Seconds of timing for each method on each problem and kind: the table is about accuracy,
-# and 8 methods x 8 kinds x 5 problems must fit in a few minutes.
+# and 9 methods x 8 kinds x 7 problems must fit in a few minutes.
 DEFAULT_TIME_BUDGET = 0.25
-DEFAULT_SHAPES = ["128x6144x4096", "4096x64x4096"]
+DEFAULT_SHAPES = ["128x6144x4096", "4096x64x4096", "16x4096x4096", "4096x24x4096"]
 # The FP8 table's: a square, and a layer of DeepGEMM's at 64 tokens; the kinds that reach the
 # quantization (subnormal and extreme data put the scales outside FP32's normal range).
 DEFAULT_FP8_SIZES = [4096]
