@@ -24,10 +24,10 @@
 #include "dispatch/bf16.hpp"
 #include "dispatch/bf16_cost.hpp"
 #include "dispatch/fp32.hpp"
+#include "dispatch/kernel_choice.hpp"
 #include "driver/stage_registry.hpp"
 #include "driver/stage_runner.hpp"
 #include "gpu/device_info.hpp"
-#include "dispatch/kernel_choice.hpp"
 #include "tools/shape_text.hpp"
 #include "tools/tool_main.hpp"
 
