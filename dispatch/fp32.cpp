@@ -14,9 +14,9 @@
 //   compute = sum over the waves on the busiest SM of (a block's FMAs / rate + a start)
 //   seconds = launch + max(compute, DRAM bytes / DRAM rate) + (split: a launch more, and
 //             the partial sums written and read at DRAM's rate)
-// Where N or K is not a multiple of 4, rows start off 16 bytes and the kernel loads every
-// value alone: each load costs a fitted number of FMA times, so a tile that loads more
-// values an FMA (a narrow one) loses more. (Padded copies, to load float4s, did not pay:
+// Where K (N) is not a multiple of 4, A's (B's) rows start off 16 bytes and the kernel loads
+// each of their values alone: each such load costs a fitted number of FMA times, so a tile
+// that loads more values an FMA (a narrow one) loses more. (Padded copies, to load float4s, did not pay:
 // docs/notes/10_tuned.md.)
 // The FFMA and DRAM rates are the GPU's measured ceilings; the fixed times, the shares and
 // the cost of a value loaded alone are fitted on measured times of every tile in several
@@ -59,9 +59,7 @@ Fp32Terms fp32_terms(const GemmShape& shape, const Stage10Tile& tile, int parts,
                      double(tile.blocks_per_sm),
                      4.0 * (m * k + k * n + m * n),
                      parts > 1 ? 4.0 * m * n * (2.0 * parts + 1) : 0.0,
-                     shape.n % 4 == 0 && shape.k % 4 == 0
-                         ? 0.0
-                         : double(tile.block_m + tile.block_n) / (double(tile.block_m) * tile.block_n)};
+                     (shape.k % 4 != 0 ? 1.0 / tile.block_n : 0.0) + (shape.n % 4 != 0 ? 1.0 / tile.block_m : 0.0)};
 }
 
 double fp32_predicted_seconds(const Fp32Terms& terms, const Fp32TileShares& shares, const Fp32ModelConstants& model) {

@@ -38,9 +38,9 @@ struct Fp32Terms {
     double blocks_per_sm;
     double dram_bytes;     // A, B and C once
     double split_bytes;    // the parts' sums written and read (0: K not split)
-    // Rows off 16 bytes (N or K not a multiple of 4) are loaded value by value: the values
-    // a block loads a K step over its FMAs a K step, (block_m + block_n) / (block_m x
-    // block_n); 0 where rows load as float4s.
+    // Rows off 16 bytes are loaded value by value: the values a block so loads a K step over
+    // its FMAs a K step, 1 / block_n for A's (K not a multiple of 4) and 1 / block_m for
+    // B's (N not a multiple of 4); 0 where rows load as float4s.
     double float_loads_per_fma;
 };
 

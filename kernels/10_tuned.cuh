@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <type_traits>
 
 #include "10_tuned.hpp"
 #include "common/cp_async.cuh"
@@ -51,9 +52,10 @@ struct TileConfig {
     static_assert(kALoads >= 1 && kALoads * kThreads * 4 == kBlockM * kBlockK, "A tile loads evenly");
     static_assert(kBLoads >= 1 && kBLoads * kThreads * 4 == kBlockK * kBlockN, "B tile loads evenly");
 
-    // kPerFloat stores C a row at a time through shared memory (store_by_rows): each warp
-    // stages the rows of one of its threads' ThreadM steps, kStepRows rows of its WarpN
-    // columns, padded by 16 floats so that a quarter warp's float4 stores fall on every bank.
+    // Where C's rows need not be 16-byte aligned (bc_per_float), C is stored a row at a time
+    // through shared memory (store_by_rows): each warp stages the rows of one of its
+    // threads' ThreadM steps, kStepRows rows of its WarpN columns, padded by 16 floats so
+    // that a quarter warp's float4 stores fall on every bank.
     static constexpr int kStepRows = 32 / kLanesN, kStagedPitch = kWarpN + 16;
     static_assert(kWarpN % 32 == 0, "a warp stores 32 consecutive columns at a time");
     static_assert(kThreads / 32 * kStepRows * kStagedPitch * sizeof(float) <= kSharedBytes,
@@ -111,7 +113,7 @@ __host__ __device__ inline int k_parts(int tiles, int k_tiles, int slots) {
 // Where a block's tile of C takes its operands from (multiply_tile's Operands):
 //   a_row(r): the row of A that is the tile's row r, and whether the problem has it;
 //   b_column(j): the column of B that is the tile's column j, -1 where the problem has none
-//     (with float4 loads, EdgeTests other than kPerFloat, columns j to j + 3 are consecutive);
+//     (with float4 loads of B, where !bc_per_float, columns j to j + 3 are consecutive);
 //   b_row(kk): B's row kk.
 // Each thread finds its rows and columns once, before the main loop, not at every K tile.
 // Stage 10 multiplies the rectangle of A and B under its tile (TileRectangle).
@@ -131,14 +133,26 @@ struct TileRectangle {
     __device__ const float* b_row(int kk) const { return b + kk * n; }
 };
 
-// What a block tests at the edges of the matrices:
+// What a block tests at the edges of the matrices. A's rows are K floats long, B's and C's
+// N: where one is a multiple of 4 and the other not, its operands keep their float4s.
 //   kNone: the shape is whole tiles; loads and stores are float4s, nothing tested.
 //   kPerFloat4: K and N are multiples of 4, so every row starts 16-byte aligned and a
 //     float4 of A, B or C lies all inside the matrix or all outside: float4 loads and
 //     stores, each tested once (zeros outside); and a block whose tile lies inside C
 //     (K whole tiles) tests nothing.
+//   kAPerFloat: N is a multiple of 4, K not: A's values are tested and loaded alone, B's
+//     and C's float4s as kPerFloat4 tests them.
+//   kBCPerFloat: K is a multiple of 4, N not: A's float4s as kPerFloat4, B's and C's
+//     values alone.
 //   kPerFloat: any shape: every value is tested and loaded or stored alone.
-enum class EdgeTests { kNone, kPerFloat4, kPerFloat };
+enum class EdgeTests { kNone, kPerFloat4, kAPerFloat, kBCPerFloat, kPerFloat };
+
+__host__ __device__ constexpr bool a_per_float(EdgeTests e) {
+    return e == EdgeTests::kAPerFloat || e == EdgeTests::kPerFloat;
+}
+__host__ __device__ constexpr bool bc_per_float(EdgeTests e) {
+    return e == EdgeTests::kBCPerFloat || e == EdgeTests::kPerFloat;
+}
 
 // Where a thread's 4x4 quads start in the block's tile (the conflict-free pattern of stage 7).
 template <class Config>
@@ -161,7 +175,10 @@ __device__ __forceinline__ void multiply_tile(const Operands& tile, int k, int f
 
     // A goes through registers: 128-bit coalesced loads, then four 32-bit stores that
     // transpose it into a_tile[k][m] (a 4-byte cp.async could transpose too, but the
-    // tuner measured it 15-20 % slower: four times the memory requests).
+    // tuner measured it 15-20 % slower: four times the memory requests). Where A's rows
+    // need not be 16-byte aligned (a_per_float), the same four values are loaded alone.
+    // (Loading them by consecutive lanes along A's rows, as B's below, ran 10-20 % slower:
+    // docs/notes/10_tuned.md.)
     float4 a_next[T::kALoads];
     OperandRow a_rows[T::kALoads];
 #pragma unroll
@@ -172,15 +189,15 @@ __device__ __forceinline__ void multiply_tile(const Operands& tile, int k, int f
             const int f = threadIdx.x + j * T::kThreads;
             const int col = tile_index * T::kBlockK + f % (T::kBlockK / 4) * 4;
             const OperandRow& row = a_rows[j];
-            if constexpr (kEdges == EdgeTests::kPerFloat) {
+            if constexpr (a_per_float(kEdges)) {
                 float v[4];
 #pragma unroll
                 for (int e = 0; e < 4; ++e) v[e] = row.exists && col + e < k ? row.values[col + e] : 0.0f;
                 a_next[j] = make_float4(v[0], v[1], v[2], v[3]);
-            } else if constexpr (kEdges == EdgeTests::kPerFloat4) {
-                a_next[j] = row.exists && col < k ? load_float4(row.values + col) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-            } else {
+            } else if constexpr (kEdges == EdgeTests::kNone) {
                 a_next[j] = load_float4(row.values + col);
+            } else {
+                a_next[j] = row.exists && col < k ? load_float4(row.values + col) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
             }
         }
     };
@@ -198,38 +215,46 @@ __device__ __forceinline__ void multiply_tile(const Operands& tile, int k, int f
             a_tile[(col + 3) * stride + row] = a_next[j].w;
         }
     };
-    // B needs no transpose: it is copied asynchronously, a float4 at a time (a float at a
-    // time for any shape, since its rows need not be 16-byte aligned: a column for each),
-    // zeros outside.
-    constexpr int kColumnsPerLoad = kEdges == EdgeTests::kPerFloat ? 4 : 1;
-    int b_columns[T::kBLoads][kColumnsPerLoad];
+    // B needs no transpose: it is copied asynchronously, a float4 at a time, zeros outside.
+    // Where its rows need not be 16-byte aligned (bc_per_float), a float at a time, by
+    // consecutive lanes along a row: value i of a thread is the tile's element i kThreads +
+    // threadIdx.x, in one of kBColumnsHeld columns. A warp's copy then touches 128
+    // consecutive bytes, where a float4's pattern a float at a time touches 512 with gaps,
+    // four times over.
+    constexpr bool kBAlone = bc_per_float(kEdges);
+    static_assert(T::kBlockN % T::kThreads == 0 || T::kThreads % T::kBlockN == 0,
+                  "a thread's values alone of B fall in a few columns");
+    constexpr int kBColumnsHeld = !kBAlone ? T::kBLoads : T::kBlockN > T::kThreads ? T::kBlockN / T::kThreads : 1;
+    int b_columns[kBColumnsHeld];
 #pragma unroll
-    for (int j = 0; j < T::kBLoads; ++j)
-#pragma unroll
-        for (int e = 0; e < kColumnsPerLoad; ++e)
-            b_columns[j][e] = tile.b_column((threadIdx.x + j * T::kThreads) % (T::kBlockN / 4) * 4 + e);
+    for (int j = 0; j < kBColumnsHeld; ++j)
+        b_columns[j] = tile.b_column(kBAlone ? (j * T::kThreads + threadIdx.x) % T::kBlockN
+                                             : (threadIdx.x + j * T::kThreads) % (T::kBlockN / 4) * 4);
     const auto copy_b = [&](int tile_index) {
         const int k0 = tile_index * T::kBlockK;
         float* const b_tile = buffer_of(tile_index) + T::kATileFloats;  // [kBlockK][kBlockN]
+        if constexpr (kBAlone) {
 #pragma unroll
-        for (int j = 0; j < T::kBLoads; ++j) {
-            const int f = threadIdx.x + j * T::kThreads;
-            const int row = f / (T::kBlockN / 4);
-            const int col = f % (T::kBlockN / 4) * 4;
-            float* const destination = b_tile + row * T::kBlockN + col;
-            if constexpr (kEdges == EdgeTests::kPerFloat) {
+            for (int i = 0; i < 4 * T::kBLoads; ++i) {
+                const int element = i * T::kThreads + threadIdx.x;
+                const int row = element / T::kBlockN, column = b_columns[i % kBColumnsHeld];
+                const bool valid = k0 + row < k && column >= 0;
+                cp_async_4_or_zero(b_tile + element, valid ? tile.b_row(k0 + row) + column : tile.b_row(0), valid);
+            }
+        } else {
 #pragma unroll
-                for (int e = 0; e < 4; ++e) {
-                    const bool valid = k0 + row < k && b_columns[j][e] >= 0;
-                    cp_async_4_or_zero(destination + e, valid ? tile.b_row(k0 + row) + b_columns[j][e] : tile.b_row(0),
-                                       valid);
+            for (int j = 0; j < T::kBLoads; ++j) {
+                const int f = threadIdx.x + j * T::kThreads;
+                const int row = f / (T::kBlockN / 4);
+                const int col = f % (T::kBlockN / 4) * 4;
+                float* const destination = b_tile + row * T::kBlockN + col;
+                if constexpr (kEdges == EdgeTests::kNone) {
+                    cp_async_16(destination, tile.b_row(k0 + row) + b_columns[j]);
+                } else {
+                    const bool valid = k0 + row < k && b_columns[j] >= 0;
+                    cp_async_16_or_zero(shared_address(destination),
+                                        valid ? tile.b_row(k0 + row) + b_columns[j] : tile.b_row(0), valid);
                 }
-            } else if constexpr (kEdges == EdgeTests::kPerFloat4) {
-                const bool valid = k0 + row < k && b_columns[j][0] >= 0;
-                cp_async_16_or_zero(shared_address(destination),
-                                    valid ? tile.b_row(k0 + row) + b_columns[j][0] : tile.b_row(0), valid);
-            } else {
-                cp_async_16(destination, tile.b_row(k0 + row) + b_columns[j][0]);
             }
         }
     };
@@ -298,7 +323,7 @@ __device__ __forceinline__ void multiply_tile(const Operands& tile, int k, int f
     }
 }
 
-// kPerFloat: C's rows need not start 16-byte aligned, so a thread cannot store its quads
+// bc_per_float: C's rows need not start 16-byte aligned, so a thread cannot store its quads
 // as float4s; a float at a time, each store of a warp would write 4 bytes in each of 16
 // sectors (8 rows, 64 bytes of each), and every sector 4 times over (5238 x 1010 x 20:
 // 166 MB of L2 traffic for a C of 21 MB, 66 us where cuBLAS takes 20). Instead each warp
@@ -373,7 +398,7 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
         multiply_tile<T, EdgeTests::kNone>(tile, k, first_tile, tile_count, shared, acc);
     else
         multiply_tile<T, kEdges>(tile, k, first_tile, tile_count, shared, acc);
-    if constexpr (kEdges == EdgeTests::kPerFloat) {
+    if constexpr (bc_per_float(kEdges)) {
         store_by_rows<T>(shared, acc, [&](int row, int col, float value) {
             if (row0 + row >= m || col0 + col >= n) return;
             float& out = c[row * n + col];
@@ -387,8 +412,8 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
                 const int row = quads.row + (r / 4) * T::kQuadStrideM + r % 4;
                 const int col = quads.col + q * T::kQuadStrideN;
                 const float quad[4] = {acc[r][4 * q], acc[r][4 * q + 1], acc[r][4 * q + 2], acc[r][4 * q + 3]};
-                // A quad inside C, where kPerFloat4 tests quads (N a multiple of 4: all of it or none).
-                const bool quad_inside = kEdges != EdgeTests::kPerFloat4 || (row0 + row < m && col0 + col < n);
+                // A quad inside C, where quads are tested (N a multiple of 4: all of it or none).
+                const bool quad_inside = kEdges == EdgeTests::kNone || (row0 + row < m && col0 + col < n);
                 if constexpr (kSplitK) {  // the part's sums, as they are
                     if (quad_inside) store_float4(c + row * n + col, make_float4(quad[0], quad[1], quad[2], quad[3]));
                 } else if (quad_inside) {
@@ -437,34 +462,42 @@ int tile_config_slots() {
     return slots;
 }
 
-// Whole tiles take the kernel that tests nothing; rows 16-byte aligned, the one that tests
-// float4s; any other shape, the one that tests every value (EdgeTests). K is split into
+// The tests a shape's blocks need (EdgeTests), passed to `launch` as a constant.
+template <class Config, class Launch>
+void with_edge_tests(const GemmShape& s, const Launch& launch) {
+    const bool whole_tiles = s.m % Config::kBlockM == 0 && s.n % Config::kBlockN == 0 && s.k % Config::kBlockK == 0;
+    if (whole_tiles)
+        launch(std::integral_constant<EdgeTests, EdgeTests::kNone>{});
+    else if (s.n % 4 == 0 && s.k % 4 == 0)
+        launch(std::integral_constant<EdgeTests, EdgeTests::kPerFloat4>{});
+    else if (s.n % 4 == 0)
+        launch(std::integral_constant<EdgeTests, EdgeTests::kAPerFloat>{});
+    else if (s.k % 4 == 0)
+        launch(std::integral_constant<EdgeTests, EdgeTests::kBCPerFloat>{});
+    else
+        launch(std::integral_constant<EdgeTests, EdgeTests::kPerFloat>{});
+}
+
+// Config's kernel with the tests the shape needs (with_edge_tests). K is split into
 // `parts` (at most one a K tile), and the parts are added up after.
 template <class Config>
 void launch_tile_config_in_parts(const GemmProblem& problem, const float* a, const float* b, float* c,
                                  int group_rows, cudaStream_t stream, int parts) {
     const GemmShape& s = problem.shape;
-    const bool whole_tiles = s.m % Config::kBlockM == 0 && s.n % Config::kBlockN == 0 && s.k % Config::kBlockK == 0;
-    const bool aligned_rows = s.n % 4 == 0 && s.k % 4 == 0;
     parts = std::max(1, std::min(parts, ceil_div(s.k, Config::kBlockK)));
-    if (parts > 1) {
-        const KSplit split{parts, k_split_partials(static_cast<std::size_t>(parts) * s.m * s.n)};
-        if (whole_tiles)
-            launch_tuned_kernel<Config, EdgeTests::kNone, true>(problem, a, b, c, group_rows, stream, split);
-        else if (aligned_rows)
-            launch_tuned_kernel<Config, EdgeTests::kPerFloat4, true>(problem, a, b, c, group_rows, stream, split);
-        else
-            launch_tuned_kernel<Config, EdgeTests::kPerFloat, true>(problem, a, b, c, group_rows, stream, split);
-        const std::size_t values = static_cast<std::size_t>(s.m) * s.n;
-        const int blocks = static_cast<int>((values + kPartSumThreads - 1) / kPartSumThreads);
-        sum_k_parts_kernel<kPartSumThreads><<<blocks, kPartSumThreads, 0, stream>>>(problem, split, c);
-    } else if (whole_tiles) {
-        launch_tuned_kernel<Config, EdgeTests::kNone>(problem, a, b, c, group_rows, stream);
-    } else if (aligned_rows) {
-        launch_tuned_kernel<Config, EdgeTests::kPerFloat4>(problem, a, b, c, group_rows, stream);
-    } else {
-        launch_tuned_kernel<Config, EdgeTests::kPerFloat>(problem, a, b, c, group_rows, stream);
+    if (parts == 1) {
+        with_edge_tests<Config>(s, [&](auto edges) {
+            launch_tuned_kernel<Config, decltype(edges)::value>(problem, a, b, c, group_rows, stream);
+        });
+        return;
     }
+    const KSplit split{parts, k_split_partials(static_cast<std::size_t>(parts) * s.m * s.n)};
+    with_edge_tests<Config>(s, [&](auto edges) {
+        launch_tuned_kernel<Config, decltype(edges)::value, true>(problem, a, b, c, group_rows, stream, split);
+    });
+    const std::size_t values = static_cast<std::size_t>(s.m) * s.n;
+    const int blocks = static_cast<int>((values + kPartSumThreads - 1) / kPartSumThreads);
+    sum_k_parts_kernel<kPartSumThreads><<<blocks, kPartSumThreads, 0, stream>>>(problem, split, c);
 }
 
 // The same with K split into the parts that `parts_rule` chooses (k_parts: where that

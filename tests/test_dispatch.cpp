@@ -47,13 +47,15 @@ TEST(Fp32Track, TheModelSplitsNoKOnSquaresAndLeavesTheTunedTileWhereItWastes) {
     }
 }
 
-// Rows off 16 bytes (N or K not a multiple of 4) are loaded value by value: a 128 x 128
-// block loads 256 values a K step for its 128 x 128 FMAs, and costs more for them.
+// Rows off 16 bytes are loaded value by value: a 128 x 128 block loads 128 values of A a K
+// step where K is not a multiple of 4, 128 of B where N is not, for its 128 x 128 FMAs, and
+// costs more for them.
 TEST(Fp32Track, RowsOffSixteenBytesAreLoadedValueByValue) {
     const Stage10Tile& tuned = stage10_tiles().front();
     EXPECT_EQ(fp32_terms({7, 4100, 516}, tuned, 1, kSms).float_loads_per_fma, 0.0);
-    EXPECT_EQ(fp32_terms({8, 4100, 515}, tuned, 1, kSms).float_loads_per_fma, 256.0 / (128 * 128));
-    EXPECT_EQ(fp32_terms({8, 4102, 516}, tuned, 1, kSms).float_loads_per_fma, 256.0 / (128 * 128));
+    EXPECT_EQ(fp32_terms({8, 4100, 515}, tuned, 1, kSms).float_loads_per_fma, 128.0 / (128 * 128));
+    EXPECT_EQ(fp32_terms({8, 4102, 516}, tuned, 1, kSms).float_loads_per_fma, 128.0 / (128 * 128));
+    EXPECT_EQ(fp32_terms({8, 4102, 515}, tuned, 1, kSms).float_loads_per_fma, 256.0 / (128 * 128));
     EXPECT_GT(fp32_predicted_seconds({4096, 4096, 4095}, tuned, 1, kSms),
               fp32_predicted_seconds({4096, 4096, 4096}, tuned, 1, kSms));
 }
