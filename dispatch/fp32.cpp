@@ -79,18 +79,23 @@ double fp32_predicted_seconds(const GemmShape& shape, const Stage10Tile& tile, i
     return fp32_predicted_seconds(fp32_terms(shape, tile, parts, sms), shares_of(tile), kFp32Model);
 }
 
-std::vector<int> fp32_parts_weighed(const GemmShape& shape, const Stage10Tile& tile) {
+std::vector<int> fp32_parts_weighed(const GemmShape& shape, const Stage10Tile& tile, int most_products_per_part) {
     const int steps = (shape.k + tile.block_k - 1) / tile.block_k;
+    const auto short_enough = [&](int p) {
+        return most_products_per_part == 0 || (steps + p - 1) / p * tile.block_k <= most_products_per_part ||
+               p == kMaxParts;
+    };
     std::vector<int> parts{1};
-    for (int p = 2; p <= kMaxParts && steps / p >= kMinStepsPerPart; ++p) parts.push_back(p);
+    for (int p = 2; p <= kMaxParts && steps / p >= kMinStepsPerPart; ++p)
+        if (short_enough(p)) parts.push_back(p);
     return parts;
 }
 
-Fp32Plan fp32_plan(const GemmShape& shape, int sms) {
+Fp32Plan fp32_plan(const GemmShape& shape, int sms, int most_products_per_part) {
     Fp32Plan best{stage10_tiles().front(), 1, 0.0};
     best.seconds = fp32_predicted_seconds(shape, best.tile, 1, sms);
     for (const Stage10Tile& tile : stage10_tiles())
-        for (const int parts : fp32_parts_weighed(shape, tile)) {
+        for (const int parts : fp32_parts_weighed(shape, tile, most_products_per_part)) {
             const double seconds = fp32_predicted_seconds(shape, tile, parts, sms);
             if (seconds < best.seconds) best = Fp32Plan{tile, parts, seconds};
         }
@@ -101,9 +106,13 @@ KernelChoice choose_fp32_kernel(const GemmShape& shape, int sms) {
     return KernelChoice{10, false, fp32_plan(shape, sms).tile.name};
 }
 
-void launch_fp32_track(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream) {
-    const Fp32Plan plan = fp32_plan(problem.shape, sm_count_here());
+void launch_fp32_plan(const Fp32Plan& plan, const GemmProblem& problem, const float* a, const float* b, float* c,
+                      cudaStream_t stream) {
     launch_tuned_tile(plan.tile, plan.parts, problem, a, b, c, stream);
+}
+
+void launch_fp32_track(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream) {
+    launch_fp32_plan(fp32_plan(problem.shape, sm_count_here()), problem, a, b, c, stream);
 }
 
 }  // namespace sgemm

@@ -60,11 +60,17 @@ struct Fp32Plan {
 double fp32_predicted_seconds(const GemmShape& shape, const Stage10Tile& tile, int parts, int sms);
 
 // The splits of K the track weighs for a tile: 1 to kMaxParts parts of at least
-// kMinStepsPerPart K steps each.
-std::vector<int> fp32_parts_weighed(const GemmShape& shape, const Stage10Tile& tile);
+// kMinStepsPerPart K steps each; given most_products_per_part, K whole or parts that sum at
+// most that many products each (or kMaxParts, where K is longer than that many parts).
+std::vector<int> fp32_parts_weighed(const GemmShape& shape, const Stage10Tile& tile, int most_products_per_part = 0);
 
-// Of every tile and split of K stage 10 offers, the one the model predicts fastest.
-Fp32Plan fp32_plan(const GemmShape& shape, int sms);
+// Of every tile and split of K stage 10 offers (fp32_parts_weighed), the one the model
+// predicts fastest.
+Fp32Plan fp32_plan(const GemmShape& shape, int sms, int most_products_per_part = 0);
+
+// Stage 10's kernel in the plan's tile and split of K.
+void launch_fp32_plan(const Fp32Plan& plan, const GemmProblem& problem, const float* a, const float* b, float* c,
+                      cudaStream_t stream);
 
 KernelChoice choose_fp32_kernel(const GemmShape& shape, int sms);
 

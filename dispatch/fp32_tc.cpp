@@ -1,5 +1,8 @@
 // The FP32 track on tensor cores: which kernel takes a shape. "Stage 10's kernel" runs in
-// the tile and split of K the fp32 track's model chooses (dispatch/fp32.cpp).
+// the tile and split of K the fp32 track's model chooses (dispatch/fp32.cpp) among those
+// that keep SGEMM's accuracy: K whole, or parts of at most 256 products (stage 22's rule:
+// SGEMM splits K too where tiles are few, cuBLAS at 4096 x 64 x 4096 in 8 parts of 512;
+// parts of 256 came out at 0.6-0.8x its error, docs/notes/22_split_fp16.md).
 //   sums_too_short_to_split or rows_too_few_to_split: stage 10's kernel
 //   N off a multiple of 8 (the kernels' TMA rows): stage 10's kernel where the copies
 //     would outweigh the math (padding_cost.hpp, 40 FLOPs a copied byte, fitted on the
@@ -7,8 +10,7 @@
 //   splits_a_in_registers: stage 24's kernels (A read once and split in registers)
 //   splits_in_registers: stage 23's kernels (B read once and split in registers)
 //   split_pays: stage 22's kernels (both operands split by a pre-pass)
-//   else stage 10's kernel, its K in parts of at most 256 products (stage 22's rule:
-//     SGEMM's accuracy where SGEMM splits K too)
+//   else stage 10's kernel
 // Every kernel but stage 10's sends what its split cannot hold to stage 22's FP32 path.
 #include "dispatch/fp32_tc.hpp"
 
@@ -26,7 +28,7 @@ namespace {
 // The FP32 stages' kernels read N-wide rows of B and the splits, and write C, through TMA.
 constexpr GemmShape kTmaMultiples{1, 8, 1};
 constexpr double kFlopsPerCopiedByte = 40.0;
-constexpr std::string_view kShortParts = "K in parts of at most 256 products";
+constexpr int kMostProductsPerPart = 256;
 
 int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
@@ -96,10 +98,22 @@ bool split_pays(const GemmShape& shape) {
     return m * n / (m + n) >= kMinProductsPerSplitValue;
 }
 
+namespace {
+
+// Stage 10's kernel in the plan of K whole or short parts that the model predicts fastest,
+// named by its tile.
+Fp32Plan accurate_plan(const GemmShape& shape, int sms) { return fp32_plan(shape, sms, kMostProductsPerPart); }
+KernelChoice stage10_choice(const GemmShape& shape, int sms) {
+    return KernelChoice{10, false, accurate_plan(shape, sms).tile.name};
+}
+
+}  // namespace
+
 KernelChoice choose_fp32_tc_kernel(const GemmShape& shape, int sms) {
-    if (sums_too_short_to_split(shape) || rows_too_few_to_split(shape)) return KernelChoice{10};
+    if (sums_too_short_to_split(shape) || rows_too_few_to_split(shape)) return stage10_choice(shape, sms);
     if (!takes_as_is(shape, kTmaMultiples)) {
-        if (copies_outweigh_math(shape, kTmaMultiples, sizeof(float), kFlopsPerCopiedByte)) return KernelChoice{10};
+        if (copies_outweigh_math(shape, kTmaMultiples, sizeof(float), kFlopsPerCopiedByte))
+            return stage10_choice(shape, sms);
         KernelChoice padded = choose_fp32_tc_kernel(padded_shape(shape, kTmaMultiples), sms);
         padded.padded = true;
         return padded;
@@ -107,7 +121,7 @@ KernelChoice choose_fp32_tc_kernel(const GemmShape& shape, int sms) {
     if (splits_a_in_registers(shape)) return KernelChoice{24};
     if (splits_in_registers(shape, sms)) return KernelChoice{23};
     if (split_pays(shape)) return KernelChoice{22};
-    return KernelChoice{10, false, kShortParts};
+    return stage10_choice(shape, sms);
 }
 
 void launch_fp32_tc_track(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream) {
@@ -122,9 +136,7 @@ void launch_fp32_tc_track(const GemmProblem& problem, const float* a, const floa
         case 22:
             return launch_split_fp16(problem, a, b, c, stream);
         default:
-            if (choice.variant == kShortParts)
-                return launch_tuned_with_k_parts(problem, a, b, c, stream, k_parts_of_at_most_256_products);
-            return launch_fp32_track(problem, a, b, c, stream);
+            return launch_fp32_plan(accurate_plan(problem.shape, sm_count_here()), problem, a, b, c, stream);
     }
 }
 

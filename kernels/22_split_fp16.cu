@@ -327,8 +327,4 @@ void launch_split_fp16(const GemmProblem& problem, const float* a, const float* 
     launch_fp32_fallback(problem, a, b, c, flagged, stream);
 }
 
-int k_parts_of_at_most_256_products(int tiles, int k_tiles, int slots) {
-    return k_parts_of_at_most(kMostKTilesPerPart, tiles, k_tiles, slots);
-}
-
 }  // namespace sgemm

@@ -60,6 +60,20 @@ TEST(Fp32Track, RowsOffSixteenBytesAreLoadedValueByValue) {
               fp32_predicted_seconds({4096, 4096, 4096}, tuned, 1, kSms));
 }
 
+// The fp32-tc track runs stage 10's kernel on K whole or in parts of at most 256 products
+// (SGEMM's accuracy where SGEMM splits K too): on 16 rows by 4096 by 4096, in 16 parts or
+// more of a 16 x 256 tile's 128 K steps of 32.
+TEST(Fp32Track, PartsOfAtMostSoManyProducts) {
+    const Stage10Tile& rows16 = stage10_tiles().at(3);
+    ASSERT_EQ(rows16.block_k, 32);
+    for (const int parts : fp32_parts_weighed({16, 4096, 4096}, rows16, 256))
+        EXPECT_TRUE(parts == 1 || (128 + parts - 1) / parts * 32 <= 256) << parts;
+    const Fp32Plan accurate = fp32_plan({16, 4096, 4096}, kSms, 256);
+    EXPECT_TRUE(accurate.parts == 1 || ((4096 + accurate.tile.block_k - 1) / accurate.tile.block_k + accurate.parts - 1) /
+                                                   accurate.parts * accurate.tile.block_k <= 256);
+    EXPECT_GE(accurate.seconds, fp32_plan({16, 4096, 4096}, kSms).seconds);
+}
+
 // An H100's: what the bf16 track's choice depends on. What it holds of stage 25's kernels
 // (one CTA an SM; clusters within a GPC): the occupancy calculator's answer there for
 // clusters of 1-8.
@@ -143,7 +157,7 @@ TEST(Fp32TcTrack, EachKernelWhereItWasMeasuredAhead) {
     EXPECT_EQ(choose({4437, 24, 73}).stage, 10);       // short sums
     EXPECT_EQ(choose({16, 4096, 4096}).stage, 10);     // few rows, a wide C
     // A tall, narrow C whose rows of A are off 16 bytes, with stacks for every cluster:
-    // the split would not pay, and stage 10 sums K in short parts.
+    // the split would not pay, and stage 10's kernel runs in a tile (and split) of its own.
     const KernelChoice short_parts = choose({40000, 128, 1001});
     EXPECT_EQ(short_parts.stage, 10);
     EXPECT_FALSE(short_parts.variant.empty());
