@@ -1,8 +1,9 @@
 // The FP32 track on tensor cores: which kernel takes a shape. "Stage 10's kernel" runs in
 // the tile and split of K the fp32 track's model chooses (dispatch/fp32.cpp) among those
-// that keep SGEMM's accuracy: K whole, or parts of at most 256 products (stage 22's rule:
-// SGEMM splits K too where tiles are few, cuBLAS at 4096 x 64 x 4096 in 8 parts of 512;
-// parts of 256 came out at 0.6-0.8x its error, docs/notes/22_split_fp16.md).
+// that come nearest SGEMM's accuracy: K whole, or parts of at most 128 products. SGEMM
+// splits K too where tiles are few (4096 x 64 x 4096: 8 parts of 512), and at 16 rows runs
+// a kernel of its own (gemmSN_NN). There parts of at most 256 left 1.1-1.4x its normwise
+// error, 128 1.03-1.08x, at 2.2x and 2.0x its speed (device runs 74-75, accuracy.md).
 //   sums_too_short_to_split or rows_too_few_to_split: stage 10's kernel
 //   N off a multiple of 8 (the kernels' TMA rows): stage 10's kernel where the copies
 //     would outweigh the math (padding_cost.hpp, 40 FLOPs a copied byte, fitted on the
@@ -28,7 +29,7 @@ namespace {
 // The FP32 stages' kernels read N-wide rows of B and the splits, and write C, through TMA.
 constexpr GemmShape kTmaMultiples{1, 8, 1};
 constexpr double kFlopsPerCopiedByte = 40.0;
-constexpr int kMostProductsPerPart = 256;
+constexpr int kMostProductsPerPart = 128;
 
 int ceil_div(int a, int b) { return (a + b - 1) / b; }
 

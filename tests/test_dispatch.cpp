@@ -60,9 +60,9 @@ TEST(Fp32Track, RowsOffSixteenBytesAreLoadedValueByValue) {
               fp32_predicted_seconds({4096, 4096, 4096}, tuned, 1, kSms));
 }
 
-// The fp32-tc track runs stage 10's kernel on K whole or in parts of at most 256 products
-// (SGEMM's accuracy where SGEMM splits K too): on 16 rows by 4096 by 4096, in 16 parts or
-// more of a 16 x 256 tile's 128 K steps of 32.
+// The fp32-tc track runs stage 10's kernel on K whole or in short parts (nearer SGEMM's
+// accuracy where SGEMM splits K too): in parts of at most 256 products on 16 rows by 4096 by
+// 4096, 16 parts or more of a 16 x 256 tile's 128 K steps of 32.
 TEST(Fp32Track, PartsOfAtMostSoManyProducts) {
     const Stage10Tile& rows16 = stage10_tiles().at(3);
     ASSERT_EQ(rows16.block_k, 32);
