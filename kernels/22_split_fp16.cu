@@ -52,8 +52,8 @@
 // Where the split cannot pay: the pre-pass reads and writes (M + N) K values for M N K
 // products. Below 192 products a value (M N / (M + N): under about 190 tokens, or a C 64
 // wide) the suite (make shapes) found stage 10's kernel ahead on every shape, with its K in
-// parts of at most 256 products where it splits K (cuBLAS splits K there too, in longer
-// parts: 0.6-0.8x its error at 128 x 6144 x 4096 and 4096 x 64 x 4096, for 3-4 % of stage
+// short parts where it splits K (cuBLAS splits K there too, in longer parts: parts of 256
+// gave 0.6-0.8x its error at 128 x 6144 x 4096 and 4096 x 64 x 4096, for 3-4 % of stage
 // 10's speed). The fp32-tc track (dispatch/fp32_tc.cpp) runs each so.
 //
 // Shapes: any M and K; N a multiple of 8 (TMA writes C's rows), other N on zero-padded
