@@ -1,5 +1,6 @@
 // How many parts stage 10 splits K into (k_parts in kernels/10_tuned.cuh), on a GPU that
-// runs 264 of its blocks at once, like the H100 (132 SMs, two 128x128 blocks each).
+// runs 264 of its blocks at once, like the H100 (132 SMs, two 128x128 blocks each); and
+// which edge tests its kernel takes for a shape (with_edge_tests).
 #include <gtest/gtest.h>
 
 #include "10_tuned.cuh"
@@ -32,6 +33,25 @@ TEST(KSplit, PartsKeepAtLeastSixteenKTiles) {
 }
 
 TEST(KSplit, WithoutAnOccupancyFigureNothingIsSplit) { EXPECT_EQ(k_parts(64, 128, 0), 1); }
+
+EdgeTests edge_tests_for(const GemmShape& shape) {
+    EdgeTests chosen{};
+    with_edge_tests<TunedConfig>(shape, [&](auto edges) { chosen = decltype(edges)::value; });
+    return chosen;
+}
+
+// Each operand keeps its float4s where its own rows allow: A's rows are K floats long, B's
+// and C's N.
+TEST(EdgeTestsFor, EachOperandAsItsOwnRowsAllow) {
+    EXPECT_EQ(edge_tests_for({256, 256, 256}), EdgeTests::kNone);        // whole tiles
+    EXPECT_EQ(edge_tests_for({100, 68, 260}), EdgeTests::kPerFloat4);    // rows 16-byte aligned
+    EXPECT_EQ(edge_tests_for({256, 256, 252}), EdgeTests::kPerFloat4);   // K off the tile, not off 4
+    EXPECT_EQ(edge_tests_for({256, 256, 131}), EdgeTests::kAPerFloat);   // K off 4: A alone
+    EXPECT_EQ(edge_tests_for({256, 45, 256}), EdgeTests::kBCPerFloat);   // N off 4: B and C alone
+    EXPECT_EQ(edge_tests_for({77, 45, 131}), EdgeTests::kPerFloat);      // both
+    EXPECT_TRUE(a_per_float(EdgeTests::kAPerFloat) && !bc_per_float(EdgeTests::kAPerFloat));
+    EXPECT_TRUE(bc_per_float(EdgeTests::kBCPerFloat) && !a_per_float(EdgeTests::kBCPerFloat));
+}
 
 }  // namespace
 }  // namespace sgemm
