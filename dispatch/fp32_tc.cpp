@@ -30,6 +30,7 @@ namespace {
 constexpr GemmShape kTmaMultiples{1, 8, 1};
 constexpr double kFlopsPerCopiedByte = 40.0;
 constexpr int kMostProductsPerPart = 128;
+constexpr std::string_view kShortParts = "K whole or in parts of at most 128 products";
 
 int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
@@ -99,22 +100,15 @@ bool split_pays(const GemmShape& shape) {
     return m * n / (m + n) >= kMinProductsPerSplitValue;
 }
 
-namespace {
-
-// Stage 10's kernel in the plan of K whole or short parts that the model predicts fastest,
-// named by its tile.
-Fp32Plan accurate_plan(const GemmShape& shape, int sms) { return fp32_plan(shape, sms, kMostProductsPerPart); }
-KernelChoice stage10_choice(const GemmShape& shape, int sms) {
-    return KernelChoice{10, false, accurate_plan(shape, sms).tile.name};
-}
-
-}  // namespace
+// Stage 10's kernel, its plan (tile and split) found at launch, where the model weighs every
+// plan once.
+constexpr KernelChoice kStage10InShortParts{10, false, kShortParts};
 
 KernelChoice choose_fp32_tc_kernel(const GemmShape& shape, int sms) {
-    if (sums_too_short_to_split(shape) || rows_too_few_to_split(shape)) return stage10_choice(shape, sms);
+    if (sums_too_short_to_split(shape) || rows_too_few_to_split(shape)) return kStage10InShortParts;
     if (!takes_as_is(shape, kTmaMultiples)) {
         if (copies_outweigh_math(shape, kTmaMultiples, sizeof(float), kFlopsPerCopiedByte))
-            return stage10_choice(shape, sms);
+            return kStage10InShortParts;
         KernelChoice padded = choose_fp32_tc_kernel(padded_shape(shape, kTmaMultiples), sms);
         padded.padded = true;
         return padded;
@@ -122,7 +116,7 @@ KernelChoice choose_fp32_tc_kernel(const GemmShape& shape, int sms) {
     if (splits_a_in_registers(shape)) return KernelChoice{24};
     if (splits_in_registers(shape, sms)) return KernelChoice{23};
     if (split_pays(shape)) return KernelChoice{22};
-    return stage10_choice(shape, sms);
+    return kStage10InShortParts;
 }
 
 void launch_fp32_tc_track(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream) {
@@ -137,7 +131,8 @@ void launch_fp32_tc_track(const GemmProblem& problem, const float* a, const floa
         case 22:
             return launch_split_fp16(problem, a, b, c, stream);
         default:
-            return launch_fp32_plan(accurate_plan(problem.shape, sm_count_here()), problem, a, b, c, stream);
+            return launch_fp32_plan(fp32_plan(problem.shape, sm_count_here(), kMostProductsPerPart), problem, a, b, c,
+                                    stream);
     }
 }
 

@@ -157,7 +157,7 @@ TEST(Fp32TcTrack, EachKernelWhereItWasMeasuredAhead) {
     EXPECT_EQ(choose({4437, 24, 73}).stage, 10);       // short sums
     EXPECT_EQ(choose({16, 4096, 4096}).stage, 10);     // few rows, a wide C
     // A tall, narrow C whose rows of A are off 16 bytes, with stacks for every cluster:
-    // the split would not pay, and stage 10's kernel runs in a tile (and split) of its own.
+    // the split would not pay, and stage 10 sums K whole or in short parts.
     const KernelChoice short_parts = choose({40000, 128, 1001});
     EXPECT_EQ(short_parts.stage, 10);
     EXPECT_FALSE(short_parts.variant.empty());
