@@ -19,9 +19,9 @@
 // with tests at the edges (EdgeTests in 10_tuned.cuh). Where K and N are multiples of 4,
 // every row starts 16-byte aligned and a float4 lies all inside the matrix or all
 // outside: loads and stores stay float4s, each tested once, and only the blocks on the
-// edges test at all (3000^3: 79 -> 93 % of cuBLAS, 5000^3: 81 -> 91 %). Where K (N) is
-// not, A's (B's and C's) values are tested and loaded alone and C stored a row at a time
-// (5238 x 1010 x 20: 34 -> 85 %). Whole tiles test nothing.
+// edges test at all (3000^3: 79 -> 93 % of cuBLAS, 5000^3: 81 -> 91 %). Where K is not,
+// A's values are tested and loaded alone; where N is not, B's, and C is stored a row at a
+// time (5238 x 1010 x 20: 34 -> 85 %). Whole tiles test nothing.
 //
 // Hiding the barrier. In stage 9 every tile ends with all warps draining at a barrier
 // and then waiting on the next tile's first shared-memory loads. Here the fragments are
