@@ -94,11 +94,13 @@ std::vector<int> fp32_parts_weighed(const GemmShape& shape, const Stage10Tile& t
 Fp32Plan fp32_plan(const GemmShape& shape, int sms, int most_products_per_part) {
     Fp32Plan best{stage10_tiles().front(), 1, 0.0};
     best.seconds = fp32_predicted_seconds(shape, best.tile, 1, sms);
-    for (const Stage10Tile& tile : stage10_tiles())
+    for (const Stage10Tile& tile : stage10_tiles()) {
+        const Fp32TileShares& shares = shares_of(tile);
         for (const int parts : fp32_parts_weighed(shape, tile, most_products_per_part)) {
-            const double seconds = fp32_predicted_seconds(shape, tile, parts, sms);
+            const double seconds = fp32_predicted_seconds(fp32_terms(shape, tile, parts, sms), shares, kFp32Model);
             if (seconds < best.seconds) best = Fp32Plan{tile, parts, seconds};
         }
+    }
     return best;
 }
 

@@ -90,12 +90,10 @@ void launch_tuned(const GemmProblem& problem, const float* a, const float* b, fl
 
 namespace {
 
-// The tiles of stage10_tiles(), in its order, and their names.
-using TileConfigs =
-    std::tuple<TunedConfig, Rows64Config, Rows32Config, Rows16Config, Columns64Config, Columns32Config, Small64Config>;
+// The names of Stage10TileConfigs' tiles (10_tuned.cuh), in its order.
 constexpr std::string_view kTileNames[] = {"128x128", "64x256", "32x256", "16x256", "128x64", "128x32", "64x64"};
-static_assert(std::size(kTileNames) == std::tuple_size_v<TileConfigs>, "a name for each tile");
-using TileIds = std::make_index_sequence<std::tuple_size_v<TileConfigs>>;
+static_assert(std::size(kTileNames) == std::tuple_size_v<Stage10TileConfigs>, "a name for each tile");
+using TileIds = std::make_index_sequence<std::tuple_size_v<Stage10TileConfigs>>;
 
 template <class Config>
 Stage10Tile tile_of(int id) {
@@ -104,17 +102,7 @@ Stage10Tile tile_of(int id) {
 
 template <std::size_t... kIds>
 std::vector<Stage10Tile> tiles_of(std::index_sequence<kIds...>) {
-    return {tile_of<std::tuple_element_t<kIds, TileConfigs>>(static_cast<int>(kIds))...};
-}
-
-template <std::size_t... kIds>
-void launch_in_tile(int id, int parts, const GemmProblem& problem, const float* a, const float* b, float* c,
-                    cudaStream_t stream, std::index_sequence<kIds...>) {
-    ((id == static_cast<int>(kIds)
-          ? launch_tile_config_in_parts<std::tuple_element_t<kIds, TileConfigs>>(problem, a, b, c, kTunedGroupRows,
-                                                                                 stream, parts)
-          : void()),
-     ...);
+    return {tile_of<std::tuple_element_t<kIds, Stage10TileConfigs>>(static_cast<int>(kIds))...};
 }
 
 }  // namespace
@@ -126,9 +114,11 @@ const std::vector<Stage10Tile>& stage10_tiles() {
 
 void launch_tuned_tile(const Stage10Tile& tile, int parts, const GemmProblem& problem, const float* a, const float* b,
                        float* c, cudaStream_t stream) {
-    if (tile.id < 0 || tile.id >= static_cast<int>(std::tuple_size_v<TileConfigs>))
+    if (tile.id < 0 || tile.id >= static_cast<int>(std::tuple_size_v<Stage10TileConfigs>))
         throw std::logic_error("stage 10 was given a tile not of its own");
-    launch_in_tile(tile.id, parts, problem, a, b, c, stream, TileIds{});
+    with_stage10_tile(tile.id, [&](auto config) {
+        launch_tile_config_in_parts<decltype(config)>(problem, a, b, c, kTunedGroupRows, stream, parts);
+    });
 }
 
 }  // namespace sgemm

@@ -6,7 +6,8 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <type_traits>
+#include <tuple>
+#include <utility>
 
 #include "10_tuned.hpp"
 #include "common/cp_async.cuh"
@@ -82,6 +83,22 @@ using Rows64Config = TileConfig<64, 256, 16, 64, 64, 8, 16, 3, 2>;
 using Columns64Config = TileConfig<128, 64, 16, 64, 32, 8, 8, 3, 3>;
 using Columns32Config = TileConfig<128, 32, 16, 32, 32, 8, 4, 3, 4>;
 using Small64Config = TileConfig<64, 64, 16, 32, 32, 8, 4, 3, 4>;
+
+// The tiles stage 10's kernel is built in: a tile's Stage10Tile::id (10_tuned.hpp) is its
+// place here.
+using Stage10TileConfigs =
+    std::tuple<TunedConfig, Rows64Config, Rows32Config, Rows16Config, Columns64Config, Columns32Config, Small64Config>;
+constexpr int kTunedTileId = 0;  // TunedConfig's place
+
+// launch(Config{}) for the Config whose Stage10Tile::id is `id`.
+template <class Launch, std::size_t... kIds>
+void with_stage10_tile(int id, const Launch& launch, std::index_sequence<kIds...>) {
+    ((id == static_cast<int>(kIds) ? launch(std::tuple_element_t<kIds, Stage10TileConfigs>{}) : void()), ...);
+}
+template <class Launch>
+void with_stage10_tile(int id, const Launch& launch) {
+    with_stage10_tile(id, launch, std::make_index_sequence<std::tuple_size_v<Stage10TileConfigs>>{});
+}
 
 // A split of K (10_tuned.cu): part p of `parts` (blockIdx.y) sums K tiles
 // [p tiles / parts, (p + 1) tiles / parts) of its tile of C into partials + p M N, an
@@ -462,20 +479,29 @@ int tile_config_slots() {
     return slots;
 }
 
-// The tests a shape's blocks need (EdgeTests), passed to `launch` as a constant.
+// EdgeTests as a type, for a launch chosen at run time (with_edge_tests) to pass on as a
+// template argument; callable on the GPU, as std::integral_constant's conversion is not.
+template <EdgeTests kEdges>
+struct EdgeTestsConstant {
+    static constexpr EdgeTests value = kEdges;
+};
+
+// The tests a shape's blocks need (EdgeTests), passed to `launch` as an EdgeTestsConstant (on
+// the host or the GPU).
+#pragma nv_exec_check_disable  // the host's launches call it with host lambdas, the GPU's with its own
 template <class Config, class Launch>
-void with_edge_tests(const GemmShape& s, const Launch& launch) {
+__host__ __device__ void with_edge_tests(const GemmShape& s, const Launch& launch) {
     const bool whole_tiles = s.m % Config::kBlockM == 0 && s.n % Config::kBlockN == 0 && s.k % Config::kBlockK == 0;
     if (whole_tiles)
-        launch(std::integral_constant<EdgeTests, EdgeTests::kNone>{});
+        launch(EdgeTestsConstant<EdgeTests::kNone>{});
     else if (s.n % 4 == 0 && s.k % 4 == 0)
-        launch(std::integral_constant<EdgeTests, EdgeTests::kPerFloat4>{});
+        launch(EdgeTestsConstant<EdgeTests::kPerFloat4>{});
     else if (s.n % 4 == 0)
-        launch(std::integral_constant<EdgeTests, EdgeTests::kAPerFloat>{});
+        launch(EdgeTestsConstant<EdgeTests::kAPerFloat>{});
     else if (s.k % 4 == 0)
-        launch(std::integral_constant<EdgeTests, EdgeTests::kBCPerFloat>{});
+        launch(EdgeTestsConstant<EdgeTests::kBCPerFloat>{});
     else
-        launch(std::integral_constant<EdgeTests, EdgeTests::kPerFloat>{});
+        launch(EdgeTestsConstant<EdgeTests::kPerFloat>{});
 }
 
 // Config's kernel with the tests the shape needs (with_edge_tests). K is split into

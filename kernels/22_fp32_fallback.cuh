@@ -1,8 +1,10 @@
 // The FP32 path of the split stages (read 22_split_fp16.cu first), which stages 23 and 24
 // share: whatever kernel runs, the rows and columns of C that its split's check cannot
 // hold are listed (Flagged), and are computed here as stage 10 computes them, by stage
-// 10's tiles on the CUDA cores (multiply_tile, 10_tuned.cuh), with operands of its own
-// (GatheredTile) and a K split of its own (k_parts_of_at_most).
+// 10's kernel on the CUDA cores (multiply_tile, 10_tuned.cuh) in one of its tiles, with
+// operands of its own (GatheredTile) and a K split of its own (k_parts_of_at_most). The
+// tile is the caller's: stage 10's tuned one where a stage runs alone, the one the fp32
+// track's model chooses for the shape where the fp32-tc track runs the stage (dispatch/).
 //
 // Two passes over the lists: the flagged rows of A with every column, then the other rows
 // with the flagged columns of B, so that each element of C is computed once; a tile's
@@ -12,8 +14,8 @@
 // counts are on the GPU: the grids are as large as the work can be, and each block reads
 // them (stage 10's kernel through a Gate), so that the host never waits on the check.
 //
-// Where K is split (few tiles of C), no part sums more than kMostKTilesPerPart K tiles
-// (256 products), and the last of a tile's blocks to finish adds the parts up in order.
+// Where K is split (few tiles of C), no part sums more than kMostProductsPerPart
+// products, and the last of a tile's blocks to finish adds the parts up in order.
 // That keeps the sums' error below SGEMM's where SGEMM splits K too: cuBLAS runs 4096 x 64
 // x 4096 in 8 parts of 512, and stage 10's parts of 512 there came out at 1.00-1.07x its
 // worst element; parts of 256 at 0.62-0.74x (docs/notes/22_split_fp16.md).
@@ -47,10 +49,8 @@ struct Flagged {
     __device__ void flag_column(int column) const { flagged_columns[atomicAdd(&counts[2], 1)] = column; }
 };
 
-using FallbackTiles = TunedConfig;
-constexpr int kMostKTilesPerPart = 32;  // of FallbackTiles::kBlockK = 8 values
-constexpr int kMostUnitsPerSlot = 2;    // (tile, part) units: the grid, and the partial sums' workspace
-constexpr int kFallbackValues = FallbackTiles::kThreadM * FallbackTiles::kThreadN;  // a thread's sums
+constexpr int kMostProductsPerPart = 256;
+constexpr int kMostUnitsPerSlot = 2;  // (tile, part) units: the grid, and the partial sums' workspace
 
 // Stage 10's k_parts, and where K is split at all, enough parts that none sums more than
 // most_k_tiles K tiles (up to kMaxKParts): sums as accurate as SGEMM's, where SGEMM splits
@@ -60,10 +60,11 @@ __host__ __device__ inline int k_parts_of_at_most(int most_k_tiles, int tiles, i
     return parts == 1 || parts >= accurate ? parts : accurate < kMaxKParts ? accurate : kMaxKParts;
 }
 
-// The parts K is split into: no part over kMostKTilesPerPart K tiles where stage 10 would
-// split K at all, within kMostUnitsPerSlot units a slot.
-__host__ __device__ inline int fallback_k_parts(int tiles, int k_tiles, int slots) {
-    int parts = k_parts_of_at_most(kMostKTilesPerPart, tiles, k_tiles, slots);
+// The parts K is split into, for `tiles` tiles of Tiles: no part over kMostProductsPerPart
+// products where stage 10 would split K at all, within kMostUnitsPerSlot units a slot.
+template <class Tiles>
+__host__ __device__ inline int fallback_k_parts(int tiles, int k, int slots) {
+    int parts = k_parts_of_at_most(kMostProductsPerPart / Tiles::kBlockK, tiles, ceil_div(k, Tiles::kBlockK), slots);
     while (parts > 1 && tiles * parts > kMostUnitsPerSlot * slots) --parts;
     return parts;
 }
@@ -114,9 +115,10 @@ struct FallbackUnit {
 
 };
 
+template <class Tiles>
 __device__ inline FallbackUnit fallback_unit(const GemmShape& shape, const Flagged& flagged, int slots, int block,
                                              bool whole_elsewhere) {
-    constexpr int kBlockM = FallbackTiles::kBlockM, kBlockN = FallbackTiles::kBlockN;
+    constexpr int kBlockM = Tiles::kBlockM, kBlockN = Tiles::kBlockN;
     FallbackUnit u;
     u.whole = flagged.whole(shape.m, shape.n);
     u.exists = u.whole ? !whole_elsewhere : flagged.counts[0] > 0 || flagged.counts[2] > 0;
@@ -127,7 +129,7 @@ __device__ inline FallbackUnit fallback_unit(const GemmShape& shape, const Flagg
     const Lines flagged_columns{u.whole ? nullptr : flagged.flagged_columns, u.whole ? 0 : flagged.counts[2]};
     const int row_pass_tiles = ceil_div(flagged_lines.count, kBlockM) * ceil_div(shape.n, kBlockN);
     u.tiles = row_pass_tiles + ceil_div(other_rows.count, kBlockM) * ceil_div(flagged_columns.count, kBlockN);
-    u.parts = u.tiles > 0 ? fallback_k_parts(u.tiles, ceil_div(shape.k, FallbackTiles::kBlockK), slots) : 1;
+    u.parts = u.tiles > 0 ? fallback_k_parts<Tiles>(u.tiles, shape.k, slots) : 1;
     u.exists = block < u.tiles * u.parts;
     u.part = block / max(u.tiles, 1), u.tile = block % max(u.tiles, 1);
     u.row_pass = u.tile < row_pass_tiles;
@@ -156,13 +158,12 @@ __global__ void __launch_bounds__(Tiles::kThreads, Tiles::kMinBlocksPerSm)
     fp32_fallback_kernel(GemmProblem problem, const float* a, const float* b, float* c, Flagged flagged, int slots,
                          bool whole_elsewhere, FallbackWorkspace workspace) {
     using T = Tiles;
-    static_assert(T::kThreadM * T::kThreadN == kFallbackValues, "the workspace's slots hold FallbackTiles' sums");
     // The unit after stage 10's buffers: static shared memory before them would move them
     // off the 128-byte lines their float4 loads are laid out on.
     extern __shared__ float4 shared_storage[];  // float4: 16-byte alignment
     float* const shared = reinterpret_cast<float*>(shared_storage);
     FallbackUnit& unit = *reinterpret_cast<FallbackUnit*>(shared + T::kSharedBytes / sizeof(float));
-    if (threadIdx.x == 0) unit = fallback_unit(problem.shape, flagged, slots, blockIdx.x, whole_elsewhere);
+    if (threadIdx.x == 0) unit = fallback_unit<T>(problem.shape, flagged, slots, blockIdx.x, whole_elsewhere);
     __syncthreads();
     if (!unit.exists) return;
 
@@ -172,27 +173,28 @@ __global__ void __launch_bounds__(Tiles::kThreads, Tiles::kMinBlocksPerSm)
         const int k_tiles = ceil_div(k, T::kBlockK);
         const int first_k_tile = unit.part * k_tiles / unit.parts, k_tile_end = (unit.part + 1) * k_tiles / unit.parts;
         __builtin_assume(first_k_tile >= 0);
-        if (!unit.row_pass) {
+        if (!unit.row_pass) {  // B's columns gathered from a list: loaded value by value
             const GatheredTile<true> operands{a, b, unit.rows, unit.columns, unit.origin.row, unit.origin.col, k, n};
-            multiply_tile<T, EdgeTests::kPerFloat>(operands, k, first_k_tile, k_tile_end, shared, acc);
-        } else {
-            const GatheredTile<false> operands{a, b, unit.rows, unit.columns, unit.origin.row, unit.origin.col, k, n};
-            // Float4 loads of B in the row pass, whose columns are all of C's.
-            if (n % T::kBlockN == 0 && k % T::kBlockK == 0)
-                multiply_tile<T, EdgeTests::kNone>(operands, k, first_k_tile, k_tile_end, shared, acc);
+            if (k % 4 == 0)
+                multiply_tile<T, EdgeTests::kBCPerFloat>(operands, k, first_k_tile, k_tile_end, shared, acc);
             else
                 multiply_tile<T, EdgeTests::kPerFloat>(operands, k, first_k_tile, k_tile_end, shared, acc);
+        } else {  // all of C's columns: the tests stage 10 would make (rows past the pass's are read as its last)
+            const GatheredTile<false> operands{a, b, unit.rows, unit.columns, unit.origin.row, unit.origin.col, k, n};
+            with_edge_tests<T>(GemmShape{T::kBlockM, n, k}, [&](auto edges) {
+                multiply_tile<T, decltype(edges)::value>(operands, k, first_k_tile, k_tile_end, shared, acc);
+            });
         }
     }
 
     if (unit.parts > 1) {
+        constexpr int kValues = T::kThreadM * T::kThreadN;  // a thread's sums
         const auto slot = [&](int of_part) {
-            return workspace.partials +
-                   static_cast<std::size_t>(of_part * unit.tiles + unit.tile) * kFallbackValues * T::kThreads;
+            return workspace.partials + static_cast<std::size_t>(of_part * unit.tiles + unit.tile) * kValues * T::kThreads;
         };
         float* const own = slot(unit.part);
 #pragma unroll
-        for (int v = 0; v < kFallbackValues; ++v)
+        for (int v = 0; v < kValues; ++v)
             own[v * T::kThreads + threadIdx.x] = acc[v / T::kThreadN][v % T::kThreadN];
         __threadfence();
         __syncthreads();  // every thread's sums are out before the tile's count goes up
@@ -205,17 +207,17 @@ __global__ void __launch_bounds__(Tiles::kThreads, Tiles::kMinBlocksPerSm)
         __threadfence();
         // Part by part, each value's sum from 0 (a part's loads all in flight at once).
 #pragma unroll
-        for (int v = 0; v < kFallbackValues; ++v) acc[v / T::kThreadN][v % T::kThreadN] = 0.0f;
+        for (int v = 0; v < kValues; ++v) acc[v / T::kThreadN][v % T::kThreadN] = 0.0f;
         for (int p = 0; p < unit.parts; ++p) {
             const float* const sums = slot(p) + threadIdx.x;
 #pragma unroll
-            for (int v = 0; v < kFallbackValues; ++v)
+            for (int v = 0; v < kValues; ++v)
                 acc[v / T::kThreadN][v % T::kThreadN] += __ldcg(sums + v * T::kThreads);
         }
     }
 
     const float beta = unit.whole ? problem.beta : 1.0f;
-    const bool vector = unit.row_pass && n % T::kBlockN == 0;  // float4 stores of C
+    const bool vector = unit.row_pass && n % 4 == 0;  // float4 stores of C, each all inside C or all outside
     const TileOrigin quads = thread_quad_origin<T>();
 #pragma unroll
     for (int r = 0; r < T::kThreadM; ++r) {
@@ -227,7 +229,7 @@ __global__ void __launch_bounds__(Tiles::kThreads, Tiles::kMinBlocksPerSm)
             const int column = unit.origin.col + quads.col + q * T::kQuadStrideN;
             const float quad[4] = {acc[r][4 * q], acc[r][4 * q + 1], acc[r][4 * q + 2], acc[r][4 * q + 3]};
             if (vector) {
-                store_scaled_float4(c_row + column, quad, problem.alpha, beta);
+                if (column < n) store_scaled_float4(c_row + column, quad, problem.alpha, beta);
             } else {
 #pragma unroll
                 for (int e = 0; e < 4; ++e)
@@ -241,7 +243,8 @@ __global__ void __launch_bounds__(Tiles::kThreads, Tiles::kMinBlocksPerSm)
 }
 
 // The fallback kernel's shared memory: stage 10's buffers, then the block's unit.
-constexpr std::size_t kFallbackSharedBytes = FallbackTiles::kSharedBytes + sizeof(FallbackUnit);
+template <class Tiles>
+constexpr std::size_t kFallbackSharedBytes = Tiles::kSharedBytes + sizeof(FallbackUnit);
 
 // Where the whole problem falls back and stage 10 would not split its K (C has a wave of
 // tiles or more), stage 10's own kernel takes it, gated on the counts: the fallback
@@ -252,49 +255,60 @@ struct WholeProblemGate {
     __device__ bool open() const { return flagged.whole(m, n); }
 };
 
-inline bool whole_problem_on_stage_10(const GemmShape& shape, int slots) {
-    const int tiles = ceil_div(shape.m, FallbackTiles::kBlockM) * ceil_div(shape.n, FallbackTiles::kBlockN);
-    return fallback_k_parts(tiles, ceil_div(shape.k, FallbackTiles::kBlockK), slots) == 1;
+template <class Tiles>
+bool whole_problem_on_stage_10(const GemmShape& shape, int slots) {
+    const int tiles = ceil_div(shape.m, Tiles::kBlockM) * ceil_div(shape.n, Tiles::kBlockN);
+    return fallback_k_parts<Tiles>(tiles, shape.k, slots) == 1;
 }
 
 // The fallback kernel's grid: as many blocks as any plan for this shape can have units.
-inline int fallback_blocks(const GemmShape& shape, int slots, bool whole_elsewhere) {
-    constexpr int kBlockM = FallbackTiles::kBlockM, kBlockN = FallbackTiles::kBlockN;
+template <class Tiles>
+int fallback_blocks(const GemmShape& shape, int slots, bool whole_elsewhere) {
+    constexpr int kBlockM = Tiles::kBlockM, kBlockN = Tiles::kBlockN;
     const int tiles = ceil_div(shape.m, kBlockM) * ceil_div(shape.n, kBlockN);
-    const int whole_units =
-        whole_elsewhere ? 0 : tiles * fallback_k_parts(tiles, ceil_div(shape.k, FallbackTiles::kBlockK), slots);
+    const int whole_units = whole_elsewhere ? 0 : tiles * fallback_k_parts<Tiles>(tiles, shape.k, slots);
     const int partial_tiles = (ceil_div(shape.m, kBlockM) + 1) * ceil_div(shape.n, kBlockN);  // a part each
     return std::max({whole_units, partial_tiles, kMostUnitsPerSlot * slots});
 }
 
-// C = alpha A B + beta C on the rows and columns `flagged` lists, after a split's kernels
-// (stages 22, 23 and 24).
-inline void launch_fp32_fallback(const GemmProblem& problem, const float* a, const float* b, float* c,
-                                 const Flagged& flagged, cudaStream_t stream) {
-    using T = FallbackTiles;
+// C = alpha A B + beta C on the rows and columns `flagged` lists, after a split's kernels,
+// in stage 10's tile Tiles.
+template <class Tiles>
+void launch_fp32_fallback_in(const GemmProblem& problem, const float* a, const float* b, float* c,
+                             const Flagged& flagged, cudaStream_t stream) {
+    using T = Tiles;
     const GemmShape& s = problem.shape;
-    static const int slots = std::max(resident_blocks(fp32_fallback_kernel<T>, T::kThreads, kFallbackSharedBytes), 1);
-    const bool whole_on_stage_10 = whole_problem_on_stage_10(s, slots);
+    const auto kernel = fp32_fallback_kernel<T>;
+    if constexpr (kFallbackSharedBytes<T> > 48 * 1024)  // above 48 KB only on request
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             static_cast<int>(kFallbackSharedBytes<T>));
+    static const int slots = std::max(resident_blocks(kernel, T::kThreads, kFallbackSharedBytes<T>), 1);
+    const bool whole_on_stage_10 = whole_problem_on_stage_10<T>(s, slots);
     if (whole_on_stage_10) {
         const WholeProblemGate gate{flagged, s.m, s.n};
-        if (s.m % T::kBlockM == 0 && s.n % T::kBlockN == 0 && s.k % T::kBlockK == 0)
-            launch_tuned_kernel<T, EdgeTests::kNone, false>(problem, a, b, c, kTunedGroupRows, stream, KSplit{1, nullptr}, gate);
-        else
-            launch_tuned_kernel<T, EdgeTests::kPerFloat, false>(problem, a, b, c, kTunedGroupRows, stream, KSplit{1, nullptr}, gate);
+        with_edge_tests<T>(s, [&](auto edges) {
+            launch_tuned_kernel<T, decltype(edges)::value, false>(problem, a, b, c, kTunedGroupRows, stream,
+                                                                  KSplit{1, nullptr}, gate);
+        });
     }
     // The partial sums of kMostUnitsPerSlot units a slot, then a count for each tile of
     // either pass (the row pass's tiles and the column pass's cover C and one more row of
     // tiles), zero between launches.
     static GrowingWorkspace workspace("the FP32 fallback's partial sums", /*zeroed=*/true);
     WorkspaceLayout layout;
-    const auto partials =
-        layout.add<float>(static_cast<std::size_t>(kMostUnitsPerSlot) * slots * kFallbackValues * T::kThreads);
+    const auto partials = layout.add<float>(static_cast<std::size_t>(kMostUnitsPerSlot) * slots * T::kThreadM *
+                                            T::kThreadN * T::kThreads);
     const auto arrivals =
         layout.add<int>(static_cast<std::size_t>(ceil_div(s.m, T::kBlockM) + 1) * (ceil_div(s.n, T::kBlockN) + 1));
     void* const base = workspace.at_least(layout.bytes());
-    const int blocks = fallback_blocks(s, slots, whole_on_stage_10);
-    fp32_fallback_kernel<T><<<blocks, T::kThreads, kFallbackSharedBytes, stream>>>(
+    const int blocks = fallback_blocks<T>(s, slots, whole_on_stage_10);
+    kernel<<<blocks, T::kThreads, kFallbackSharedBytes<T>, stream>>>(
         problem, a, b, c, flagged, slots, whole_on_stage_10, FallbackWorkspace{partials.in(base), arrivals.in(base)});
 }
+
+// The same in stage 10's tile whose Stage10Tile::id (10_tuned.hpp) is `tile`.
+// Defined once, in 22_split_fp16.cu, for stages 22, 23 and 24.
+void launch_fp32_fallback(const GemmProblem& problem, const float* a, const float* b, float* c, const Flagged& flagged,
+                          cudaStream_t stream, int tile);
 
 }  // namespace sgemm

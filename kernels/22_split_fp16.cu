@@ -277,7 +277,8 @@ constexpr int kKAlignment = Tiles::kBlockK;
 
 }  // namespace
 
-void launch_split_fp16(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream) {
+void launch_split_fp16(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream,
+                       int fallback_tile) {
     const auto [m, n, k] = problem.shape;
     const int padded_k = ceil_div(k, kKAlignment) * kKAlignment, k_tiles = padded_k / kKAlignment;
     // A', B', the exponents and lists, then what starts at zero: B's column ranges, the counts.
@@ -324,7 +325,18 @@ void launch_split_fp16(const GemmProblem& problem, const float* a, const float* 
     launch_with_cluster(split_fp16_kernel, clusters * kClusterM, kThreads, kClusterM, kSharedBytes, stream, a_map,
                         b_map, c_map, c, split_problem, k_tiles, OperandScaling{row_exponents, column_exponents},
                         flagged);
-    launch_fp32_fallback(problem, a, b, c, flagged, stream);
+    launch_fp32_fallback(problem, a, b, c, flagged, stream, fallback_tile);
+}
+
+void launch_split_fp16(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream) {
+    launch_split_fp16(problem, a, b, c, stream, kTunedTileId);
+}
+
+void launch_fp32_fallback(const GemmProblem& problem, const float* a, const float* b, float* c, const Flagged& flagged,
+                          cudaStream_t stream, int tile) {
+    with_stage10_tile(tile, [&](auto config) {
+        launch_fp32_fallback_in<decltype(config)>(problem, a, b, c, flagged, stream);
+    });
 }
 
 }  // namespace sgemm

@@ -202,7 +202,7 @@ __global__ void finish_kernel(GemmProblem problem, const float* partials, SplitB
 // Stage 23's kernels (N a multiple of 8): the pre-pass over A's
 // rows, the GEMM kernel with B split in registers, the last kernel, the fallback.
 void launch_split_in_registers(const GemmProblem& problem, const float* a, const float* b, float* c,
-                               cudaStream_t stream) {
+                               cudaStream_t stream, int fallback_tile) {
     const auto [m, n, k] = problem.shape;
     static GrowingWorkspace workspace("stage 23's split rows and partial sums");
     const SplitLaunch launch = plan_split_launch(problem.shape, n, m, workspace);  // B's columns split, A's rows beside
@@ -216,7 +216,12 @@ void launch_split_in_registers(const GemmProblem& problem, const float* a, const
     launch_split_in_registers_kernel<SplitOperandB>(launch, b_map, column_flags, problem.shape, stream);
     finish_kernel<<<finish_blocks(problem.shape, launch.sms), kFinishThreads, 0, stream>>>(
         problem, launch.partials, launch.work, row_exponents, column_flags, c, launch.flagged);
-    launch_fp32_fallback(problem, a, b, c, launch.flagged, stream);
+    launch_fp32_fallback(problem, a, b, c, launch.flagged, stream, fallback_tile);
+}
+
+void launch_split_in_registers(const GemmProblem& problem, const float* a, const float* b, float* c,
+                               cudaStream_t stream) {
+    launch_split_in_registers(problem, a, b, c, stream, kTunedTileId);
 }
 
 }  // namespace sgemm

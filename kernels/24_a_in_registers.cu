@@ -245,7 +245,8 @@ __global__ void finish_kernel(GemmProblem problem, const float* partials, SplitB
 // Stage 24's kernels (K a multiple of 4, N of 8): the
 // pre-pass over B's columns, the GEMM kernel with A split in registers, the last kernel,
 // the fallback.
-void launch_a_in_registers(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream) {
+void launch_a_in_registers(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream,
+                           int fallback_tile) {
     const auto [m, n, k] = problem.shape;
     static GrowingWorkspace workspace("stage 24's split columns and partial sums");
     const SplitLaunch launch = plan_split_launch(problem.shape, m, n, workspace);  // A's rows split, B's columns beside
@@ -259,7 +260,11 @@ void launch_a_in_registers(const GemmProblem& problem, const float* a, const flo
     launch_split_in_registers_kernel<SplitOperandA>(launch, a_map, row_flags, problem.shape, stream);
     finish_kernel<<<finish_blocks(problem.shape, launch.sms), kFinishThreads, 0, stream>>>(
         problem, launch.partials, launch.work, column_exponents, row_flags, c, launch.flagged);
-    launch_fp32_fallback(problem, a, b, c, launch.flagged, stream);
+    launch_fp32_fallback(problem, a, b, c, launch.flagged, stream, fallback_tile);
+}
+
+void launch_a_in_registers(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream) {
+    launch_a_in_registers(problem, a, b, c, stream, kTunedTileId);
 }
 
 }  // namespace sgemm

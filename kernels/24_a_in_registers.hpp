@@ -7,4 +7,9 @@ namespace sgemm {
 
 void launch_a_in_registers(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream);
 
+// The same with what the split cannot hold computed in stage 10's tile whose Stage10Tile::id
+// (10_tuned.hpp) is fallback_tile, where the first runs its tuned one (kTunedTileId).
+void launch_a_in_registers(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream,
+                           int fallback_tile);
+
 }  // namespace sgemm

@@ -18,6 +18,9 @@
 #include <vector>
 
 #include "10_tuned.hpp"
+#include "22_split_fp16.hpp"
+#include "23_split_in_registers.hpp"
+#include "24_a_in_registers.hpp"
 #include "driver/stage_registry.hpp"
 #include "driver/stage_runner.hpp"
 #include "gpu/build_target.hpp"
@@ -388,6 +391,63 @@ TEST(Stage10Tiles, EveryTileAndSplitMatchesFloat64) {
                                              << shape.k << ", " << to_string(data);
             }
     }
+}
+
+// The FP32 fallback of stages 22-24 in each of stage 10's tiles (the fp32-tc track gives it
+// the fp32 model's): on data whose every row falls back (graded: the whole problem, K split
+// where the tiles are few, whole where they fill the GPU) and data where some rows and
+// columns do (outliers, special), on shapes of whole tiles, of rows off them, and for the
+// stages that take it, K off 4 (A's rows off 16 bytes).
+template <int kStage, int kTile>
+void launch_with_fallback_tile(const GemmProblem& problem, const float* a, const float* b, float* c,
+                               cudaStream_t stream) {
+    if constexpr (kStage == 22) launch_split_fp16(problem, a, b, c, stream, kTile);
+    if constexpr (kStage == 23) launch_split_in_registers(problem, a, b, c, stream, kTile);
+    if constexpr (kStage == 24) launch_a_in_registers(problem, a, b, c, stream, kTile);
+}
+
+template <int kStage, int... kTiles>
+std::vector<std::pair<Fp32Launcher, std::string>> fallback_tiles(std::integer_sequence<int, kTiles...>) {
+    return {{launch_with_fallback_tile<kStage, kTiles>, std::string(stage10_tiles().at(kTiles).name)}...};
+}
+
+template <int kStage>
+void expect_fallback_in_every_tile(const std::vector<GemmShape>& shapes) {
+    constexpr int kTileCount = 7;
+    ASSERT_EQ(stage10_tiles().size(), static_cast<std::size_t>(kTileCount));
+    Stage stage = *find_stage(kStage);
+    if (const auto refusal = architecture_refusal(stage, device().compute_capability, build_target()))
+        GTEST_SKIP() << *refusal;
+    for (const auto& [launch, name] : fallback_tiles<kStage>(std::make_integer_sequence<int, kTileCount>{})) {
+        stage.launch = launch;
+        for (const GemmShape shape : shapes)
+            for (const InputData data : {InputData::graded, InputData::outliers, InputData::special}) {
+                const StageResult result = run_checked(stage, GemmProblem{shape, 0.75f, -1.5f}, 9, data);
+                EXPECT_TRUE(result.passed()) << "stage " << kStage << ", tile " << name << ", " << shape.m << " x "
+                                             << shape.n << " x " << shape.k << ", " << to_string(data);
+            }
+    }
+}
+
+const std::vector<GemmShape> kFallbackShapes{{192, 64, 520}, {1000, 1024, 132}, {256, 256, 256}};
+
+TEST(FallbackTiles, Stage22InEveryTileMatchesFloat64) {
+    if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
+    std::vector<GemmShape> shapes = kFallbackShapes;
+    shapes.push_back({70, 40, 131});
+    expect_fallback_in_every_tile<22>(shapes);
+}
+
+TEST(FallbackTiles, Stage23InEveryTileMatchesFloat64) {
+    if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
+    std::vector<GemmShape> shapes = kFallbackShapes;
+    shapes.push_back({70, 40, 131});
+    expect_fallback_in_every_tile<23>(shapes);
+}
+
+TEST(FallbackTiles, Stage24InEveryTileMatchesFloat64) {
+    if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
+    expect_fallback_in_every_tile<24>(kFallbackShapes);
 }
 
 // Broken stages, made from a correct one (stage 3) and then damaged.
