@@ -1,26 +1,46 @@
-// The FP32 track on tensor cores: which kernel takes a shape. "Stage 10's kernel" runs in
-// the tile and split of K the fp32 track's model chooses (dispatch/fp32.cpp) among those
-// that come nearest SGEMM's accuracy: K whole, or parts of at most 128 products. SGEMM
-// splits K too where tiles are few (4096 x 64 x 4096: 8 parts of 512), and at 16 rows runs
-// a kernel of its own (gemmSN_NN). There parts of at most 256 left 1.1-1.4x its normwise
-// error, 128 1.03-1.08x, at 2.2x and 2.0x its speed (device runs 74-75, accuracy.md).
-//   sums_too_short_to_split or rows_too_few_to_split: stage 10's kernel
-//   N off a multiple of 8 (the kernels' TMA rows): stage 10's kernel where the copies
-//     would outweigh the math (padding_cost.hpp, 40 FLOPs a copied byte, fitted on the
-//     draw of seed 1), else the choice below for zero-padded copies
-//   splits_a_in_registers: stage 24's kernels (A read once and split in registers)
-//   splits_in_registers: stage 23's kernels (B read once and split in registers)
-//   split_pays: stage 22's kernels (both operands split by a pre-pass)
-//   else stage 10's kernel
-// Every kernel but stage 10's sends what its split cannot hold to stage 22's FP32 path.
+// The FP32 track on tensor cores: which kernel takes a shape, by a model of each kernel's
+// time. Four kernels are weighed:
+//   stage 22's: both operands split by a pre-pass, 128 x 128 tiles in stacks of 256 x 128,
+//     one stack a cluster of two SMs at a time;
+//   stage 23's: B split in registers (read once, as FP32), A's rows by a pre-pass, C^T in
+//     tiles of 128 columns by 64 rows, K cut evenly among the SMs (stream-K);
+//   stage 24's: A split in registers, B's columns by a pre-pass, tiles of 128 rows by 64
+//     columns, K cut evenly among the SMs; K a multiple of 4 (TMA reads A's rows);
+//   stage 10's kernel on the CUDA cores, in the fp32 track's plan (dispatch/fp32.cpp) among
+//     those with K whole or in parts of at most 128 products: SGEMM splits K too where tiles
+//     are few (4096 x 64 x 4096: 8 parts of 512), and at 16 rows runs a kernel of its own
+//     (gemmSN_NN); there parts of at most 256 left 1.1-1.4x its normwise error, 128
+//     1.03-1.08x, at 2.2x and 2.0x its speed (device runs 74-75, accuracy.md).
+// A split kernel's time (fp32_tc_terms, fp32_tc_predicted_seconds):
+//   seconds = fixed + split values x seconds a value
+//             + max(bytes x seconds a byte, products x seconds a product)
+// split values: those its pre-pass splits; bytes: what its GEMM reads (the pre-pass's fp16
+// parts, the operand it splits in registers in FP32) and writes; products: M N K on the
+// kernel's tiles, stage 22's in whole waves of stacks over its clusters. The four constants
+// of each kernel are fitted on
+// its times by CUDA graphs on a draw of problems (scripts/fit_fp32_tc_model.py, which writes
+// dispatch/fp32_tc_fit.hpp); stage 10's plan has the fp32 track's model's time. The track
+// runs the kernel of the least time.
+//
+// N off a multiple of 8 (the split kernels' TMA rows): stage 10's kernel where the copies
+// would outweigh the math (padding_cost.hpp, 40 FLOPs a copied byte, fitted on the draw of
+// seed 1); else a split kernel on zero-padded copies where its time on them and the copies'
+// (their bytes at the rate fitted for stage 20's padded copies, bf16_cost_fit.hpp) come in
+// under stage 10's on the shape as it is.
+// Every kernel but stage 10's sends what its split cannot hold to stage 22's FP32 path, in
+// the tile of stage 10's plan.
 #include "dispatch/fp32_tc.hpp"
+
+#include <algorithm>
+#include <cmath>
 
 #include "10_tuned.hpp"
 #include "22_split_fp16.hpp"
 #include "23_split_in_registers.hpp"
 #include "24_a_in_registers.hpp"
 #include "common/padded_launch.cuh"
-#include "dispatch/fp32.hpp"
+#include "dispatch/bf16_cost_fit.hpp"
+#include "dispatch/fp32_tc_fit.hpp"
 #include "dispatch/padding_cost.hpp"
 
 namespace sgemm {
@@ -32,107 +52,100 @@ constexpr double kFlopsPerCopiedByte = 40.0;
 constexpr int kMostProductsPerPart = 128;
 constexpr std::string_view kShortParts = "K whole or in parts of at most 128 products";
 
-int ceil_div(int a, int b) { return (a + b - 1) / b; }
+// The split kernels' tiles (kernels/22_split_fp16.cu, 23_split_in_registers.cuh and
+// 24_a_in_registers.cu): rows x columns of C.
+constexpr int kStage22StackRows = 256, kStage22StackColumns = 128;
+constexpr int kSplitLines = 128, kSideLines = 64;
+
+double rounded_up(double value, double step) { return std::ceil(value / step) * step; }
+
+const Fp32TcKernelConstants& constants_of(int stage) {
+    for (const Fp32TcKernelConstants& constants : kFp32TcModel)
+        if (constants.stage == stage) return constants;
+    return kFp32TcModel[0];
+}
 
 }  // namespace
 
-// A small problem (at most 2^31 FLOPs) whose outputs each sum at most 256 products, where
-// the split's pre-passes and three products a K step cost more than the FFMAs they save.
-// Measured in the same process on the H100, random draws of seeds 1-3
-// (docs/notes/24_a_in_registers.md): 4437 x 24 x 73 0.26x SGEMM on stage 24's kernel, 0.46x
-// on stage 10's; 552 x 5160 x 45 0.36x against 0.91x; even at K = 281; the split kernels
-// ahead from K = 300. A large C with short sums stays on the tensor cores, which take its
-// FLOPs 3x faster.
-constexpr int kMaxShortK = 256;
-constexpr long long kMaxShortFlops = 1LL << 31;
-
-bool sums_too_short_to_split(const GemmShape& shape) {
-    return shape.k <= kMaxShortK && 2LL * shape.m * shape.n * shape.k <= kMaxShortFlops;
+bool split_kernel_takes(const GemmShape& shape, int stage) {
+    return shape.n % kTmaMultiples.n == 0 && (stage != 24 || shape.k % 4 == 0);
 }
 
-// At most 16 rows of A and a C at least 3072 columns wide, on stage 10's blocks of 16 rows
-// (10_tuned.cu): bound by reading B, which stage 10 streams once in FP32 as the split kernel
-// does, without the split's three products a K step. Read off the random draw of seed 5 on
-// the H100 (15 of 16 such problems faster on stage 10's kernel, 1.07-1.36x) and checked on
-// seed 4's (all 11 faster, 1.06-1.28x: docs/notes/24_a_in_registers.md); narrower C, with
-// fewer blocks than SMs, went either way (1 x 1920 x 1664: 0.79x, 1 x 2176 x 6912: 1.43x).
-constexpr int kMaxStreamedRows = 16, kMinStreamedColumns = 3072;
-
-bool rows_too_few_to_split(const GemmShape& shape) {
-    return shape.m <= kMaxStreamedRows && shape.n >= kMinStreamedColumns;
+Fp32TcTerms fp32_tc_terms(const GemmShape& shape, int stage, int sms) {
+    const double m = shape.m, n = shape.n, k = shape.k;
+    switch (stage) {
+        case 22: {  // both operands split, their parts (2 fp16 a value) read by the GEMM
+            const double stacks = std::ceil(m / kStage22StackRows) * std::ceil(n / kStage22StackColumns);
+            const double clusters = std::max(1, sms / 2);
+            return {(m + n) * k, 4.0 * (m + n) * k + 4.0 * m * n,
+                    rounded_up(stacks, clusters) * kStage22StackRows * kStage22StackColumns * k};
+        }
+        case 23:  // A's rows split by the pre-pass, B read in FP32; C^T's tiles: 128 of N by 64 of M
+            return {m * k, 4.0 * (m * k + k * n + m * n), rounded_up(n, kSplitLines) * rounded_up(m, kSideLines) * k};
+        default:  // 24: B's columns split by the pre-pass, A read in FP32; tiles 128 of M by 64 of N
+            return {k * n, 4.0 * (m * k + k * n + m * n), rounded_up(m, kSplitLines) * rounded_up(n, kSideLines) * k};
+    }
 }
 
-// A C at most 256 columns wide and at least 16 times taller than wide, so that A is much
-// the larger operand (B is small beside it and the pre-pass's loads down its columns cost
-// little), with K a multiple of 4 (TMA reads A's rows, which must start 16-byte aligned).
-// Measured in the same process on the H100 (docs/notes/24_a_in_registers.md): ahead of the
-// other kernels on every shape tried with 16 rows or more a column (16384 x 256 x 4096:
-// 1.93x SGEMM against 1.33x), behind at 4 (512 x 128 x 4096) and 1 (256 x 256 x 65536:
-// 0.49x against 1.04x).
-constexpr int kMaxColumns = 256, kMinRowsPerColumn = 16;
-
-bool splits_a_in_registers(const GemmShape& shape) {
-    return shape.n <= kMaxColumns && static_cast<long long>(shape.n) * kMinRowsPerColumn <= shape.m &&
-           shape.k % 4 == 0;
+double fp32_tc_predicted_seconds(const Fp32TcTerms& terms, const Fp32TcKernelConstants& constants) {
+    return constants.launch_seconds + terms.split_values * constants.seconds_per_split_value +
+           std::max(terms.bytes * constants.seconds_per_byte, terms.products * constants.seconds_per_product);
 }
 
-// A of at most 256 rows, or a C that leaves some of stage 22's clusters of two (on `sms`
-// SMs) without a stack of 256 x 128 (its tiles) to take. Measured in the same process on
-// the H100 (docs/notes/23_split_in_registers.md): stage 23's kernel was ahead on every such
-// shape tried (1024 x 1024 x 1024: 1.34x SGEMM against 1.00x), stage 22's on every shape
-// with a stack for each cluster (2048 x 2048 x 2048: 2.09x against 1.67x).
-constexpr int kMaxRowsInRegisters = 256, kStage22StackRows = 256, kStage22StackColumns = 128;
-
-bool splits_in_registers(const GemmShape& shape, int sms) {
-    const int stage22_stacks = ceil_div(shape.m, kStage22StackRows) * ceil_div(shape.n, kStage22StackColumns);
-    return shape.m <= kMaxRowsInRegisters || stage22_stacks < sms / 2;
+double fp32_tc_predicted_seconds(const GemmShape& shape, int stage, int sms) {
+    return fp32_tc_predicted_seconds(fp32_tc_terms(shape, stage, sms), constants_of(stage));
 }
 
-// Stage 22's pre-pass reads each value of A and B and writes its parts, (M + N) K values,
-// for the M N K products that then run on the tensor cores: at least this many products a
-// value (M N / (M + N)) before the tensor cores win the pre-pass's time back. The suite
-// (make shapes) put the break-even between 128 (128 tokens: stage 10 ahead on every layer)
-// and 240 (256 tokens: stage 22 ahead on every layer).
-constexpr double kMinProductsPerSplitValue = 192;
+Fp32Plan fp32_tc_stage10_plan(const GemmShape& shape, int sms) { return fp32_plan(shape, sms, kMostProductsPerPart); }
 
-bool split_pays(const GemmShape& shape) {
-    const double m = shape.m, n = shape.n;
-    return m * n / (m + n) >= kMinProductsPerSplitValue;
-}
-
-// Stage 10's kernel, its plan (tile and split) found at launch, where the model weighs every
-// plan once.
+// Stage 10's kernel, its plan (tile and split) found again at launch.
 constexpr KernelChoice kStage10InShortParts{10, false, kShortParts};
 
-KernelChoice choose_fp32_tc_kernel(const GemmShape& shape, int sms) {
-    if (sums_too_short_to_split(shape) || rows_too_few_to_split(shape)) return kStage10InShortParts;
-    if (!takes_as_is(shape, kTmaMultiples)) {
-        if (copies_outweigh_math(shape, kTmaMultiples, sizeof(float), kFlopsPerCopiedByte))
-            return kStage10InShortParts;
-        KernelChoice padded = choose_fp32_tc_kernel(padded_shape(shape, kTmaMultiples), sms);
-        padded.padded = true;
-        return padded;
+namespace {
+
+// The kernel of least predicted time, where stage 10's plan would take stage10_seconds on
+// the shape as it is; a split kernel on zero-padded copies where N is off a multiple of 8.
+KernelChoice fastest_kernel(const GemmShape& shape, int sms, double stage10_seconds) {
+    const bool as_is = split_kernel_takes(shape, 22);
+    if (!as_is && copies_outweigh_math(shape, kTmaMultiples, sizeof(float), kFlopsPerCopiedByte))
+        return kStage10InShortParts;
+    const GemmShape split_shape = as_is ? shape : padded_shape(shape, kTmaMultiples);
+    const double copy_seconds =
+        as_is ? 0.0
+              : padded_copy_bytes(shape, kTmaMultiples, sizeof(float)) / kStage20PaddedCost.copy_bytes_per_second;
+    KernelChoice best = kStage10InShortParts;
+    double best_seconds = stage10_seconds;
+    for (const int stage : {24, 23, 22}) {
+        if (!split_kernel_takes(split_shape, stage)) continue;
+        const double seconds = fp32_tc_predicted_seconds(split_shape, stage, sms) + copy_seconds;
+        if (seconds < best_seconds) best = KernelChoice{stage, !as_is}, best_seconds = seconds;
     }
-    if (splits_a_in_registers(shape)) return KernelChoice{24};
-    if (splits_in_registers(shape, sms)) return KernelChoice{23};
-    if (split_pays(shape)) return KernelChoice{22};
-    return kStage10InShortParts;
+    return best;
+}
+
+}  // namespace
+
+KernelChoice choose_fp32_tc_kernel(const GemmShape& shape, int sms) {
+    return fastest_kernel(shape, sms, fp32_tc_stage10_plan(shape, sms).seconds);
 }
 
 void launch_fp32_tc_track(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream) {
-    const KernelChoice choice = choose_fp32_tc_kernel(problem.shape, sm_count_here());
+    // Stage 10's plan, weighed once: the problem's, or where a split kernel runs, the tile of
+    // what its split cannot hold.
+    const int sms = sm_count_here();
+    const Fp32Plan stage10 = fp32_tc_stage10_plan(problem.shape, sms);
+    const KernelChoice choice = fastest_kernel(problem.shape, sms, stage10.seconds);
     // On the padded copies, the same choice again (their shape is the one it was made for).
     if (choice.padded) return launch_padded(problem, a, b, c, stream, kTmaMultiples, launch_fp32_tc_track);
     switch (choice.stage) {
         case 24:
-            return launch_a_in_registers(problem, a, b, c, stream);
+            return launch_a_in_registers(problem, a, b, c, stream, stage10.tile.id);
         case 23:
-            return launch_split_in_registers(problem, a, b, c, stream);
+            return launch_split_in_registers(problem, a, b, c, stream, stage10.tile.id);
         case 22:
-            return launch_split_fp16(problem, a, b, c, stream);
+            return launch_split_fp16(problem, a, b, c, stream, stage10.tile.id);
         default:
-            return launch_fp32_plan(fp32_plan(problem.shape, sm_count_here(), kMostProductsPerPart), problem, a, b, c,
-                                    stream);
+            return launch_fp32_plan(stage10, problem, a, b, c, stream);
     }
 }
 

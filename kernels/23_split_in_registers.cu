@@ -44,8 +44,9 @@
 // bandwidth, bound by issue: two consumer warps a scheduler issue 0.48 instructions a
 // cycle, about 700 a K tile each; the pre-pass, last kernel and fallback's empty launch took 16 us.
 //
-// Where the fp32-tc track runs it (dispatch/fp32_tc.cpp): A of at most 256 rows, or a C too
-// small for stage 22's tiles to fill the GPU (splits_in_registers). The kernel is in
+// Where the fp32-tc track runs it (dispatch/fp32_tc.cpp): where its model of the kernels'
+// times puts this one first, mostly few rows of A, or a C too small for stage 22's tiles to
+// fill the GPU. The kernel is in
 // 23_split_in_registers.cuh, the fragment's scaling and split in 23_split_fragment.cuh, both
 // of which stage 24 shares; this file holds B^T's tile and fragment (SplitOperandB), the
 // pre-pass and the last kernel.

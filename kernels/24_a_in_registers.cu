@@ -39,8 +39,8 @@
 // second, where the pre-pass (11 us: each of a block's loads down a column of B takes 32
 // sectors), the last kernel (7 us) and the fallback's empty launch (3 us) take the rest.
 //
-// Where the fp32-tc track runs it (dispatch/fp32_tc.cpp): N at most 256 and M at least
-// 16 N, K a multiple of 4 (splits_a_in_registers).
+// Where the fp32-tc track runs it (dispatch/fp32_tc.cpp): where its model of the kernels'
+// times puts this one first, mostly a narrow C with many rows (4096 x 64 x 4096).
 //
 // Shapes: any M; K a multiple of 4 (TMA's rows of A) and N of 8 (B's parts and C), other
 // shapes on zero-padded copies. Needs sm_90a.
@@ -207,7 +207,7 @@ __global__ void finish_kernel(GemmProblem problem, const float* partials, SplitB
                               const int* column_exponents, const int* row_flags, float* c, Flagged flagged) {
     const int m = problem.shape.m, n = problem.shape.n;
     __shared__ bool whole;
-    if (threadIdx.x == 0) {  // C is narrow (splits_a_in_registers)
+    if (threadIdx.x == 0) {  // C is narrow (where the fp32-tc track runs this kernel)
         bool every_column_flagged = true;
         for (int j = 0; j < n && every_column_flagged; ++j)
             every_column_flagged = column_exponents[j] == kLeftToFallback;

@@ -148,20 +148,17 @@ TEST(Bf16Cost, StageTwentyFiveReadsTheWeightsOnceATokenTile) {
     EXPECT_GT(two_tiles.dram_bytes, 2 * 2.0 * 4096 * 4096);
 }
 
-TEST(Fp32TcTrack, EachKernelWhereItWasMeasuredAhead) {
+TEST(Fp32TcTrack, EachKernelWhereItIsFastest) {
     const auto choose = [](GemmShape shape) { return choose_fp32_tc_kernel(shape, kSms); };
-    EXPECT_EQ(choose({8192, 8192, 8192}).stage, 22);
-    EXPECT_EQ(choose({1024, 1024, 1024}).stage, 23);   // 32 of stage 22's stacks
-    EXPECT_EQ(choose({64, 6144, 4096}).stage, 23);     // few tokens
-    EXPECT_EQ(choose({4096, 64, 4096}).stage, 24);     // a narrow C
-    EXPECT_EQ(choose({4437, 24, 73}).stage, 10);       // short sums
-    EXPECT_EQ(choose({16, 4096, 4096}).stage, 10);     // few rows, a wide C
-    // A tall, narrow C whose rows of A are off 16 bytes, with stacks for every cluster:
-    // the split would not pay, and stage 10 sums K whole or in short parts.
-    const KernelChoice short_parts = choose({40000, 128, 1001});
-    EXPECT_EQ(short_parts.stage, 10);
+    EXPECT_EQ(choose({8192, 8192, 8192}).stage, 22);   // a stack for each cluster, waves of them
+    EXPECT_EQ(choose({1024, 1024, 1024}).stage, 23);   // 32 of stage 22's stacks for 66 clusters
+    EXPECT_EQ(choose({64, 6144, 4096}).stage, 23);     // few tokens: B read once
+    EXPECT_EQ(choose({4096, 64, 4096}).stage, 24);     // a narrow C: A read once
+    EXPECT_EQ(choose({4437, 24, 73}).stage, 10);       // short sums: the pre-passes outweigh the FFMAs
+    EXPECT_EQ(choose({16, 4096, 4096}).stage, 10);     // few rows: stage 10 streams B once
+    const KernelChoice short_parts = choose({16, 4096, 4096});
     EXPECT_FALSE(short_parts.variant.empty());
-    EXPECT_TRUE(choose({4096, 4096, 4096}).variant.empty());
+    EXPECT_TRUE(choose({8192, 8192, 8192}).variant.empty());
 }
 
 TEST(Fp32TcTrack, OffTheMultiplesPaddedUnlessTheCopiesOutweighTheMath) {
@@ -169,57 +166,43 @@ TEST(Fp32TcTrack, OffTheMultiplesPaddedUnlessTheCopiesOutweighTheMath) {
     const KernelChoice padded = choose({4096, 4100, 4096});
     EXPECT_EQ(padded.stage, 22);
     EXPECT_TRUE(padded.padded);
-    const KernelChoice narrow = choose({20000, 41, 2048});  // stage 24's kernel on N padded to 48
-    EXPECT_EQ(narrow.stage, 24);
-    EXPECT_TRUE(narrow.padded);
     EXPECT_EQ(choose({300, 41, 300}).stage, 10);  // small: the copies outlast the math
     EXPECT_FALSE(choose({300, 41, 300}).padded);
 }
 
-TEST(Fp32TcTrack, TheSplitPaysFromAbout192ProductsAValue) {
-    EXPECT_TRUE(split_pays({4096, 4096, 4096}));
-    EXPECT_TRUE(split_pays({256, 4096, 4096}));    // 241
-    EXPECT_FALSE(split_pays({128, 6144, 4096}));   // 125
-    EXPECT_FALSE(split_pays({40000, 128, 4096}));  // 128
+// The split kernels' terms: the values a pre-pass splits, the bytes a GEMM moves, and the
+// products on a kernel's tiles, stage 22's in whole waves of stacks over its clusters.
+TEST(Fp32TcTrack, SplitKernelTermsCountTilesAndWaves) {
+    const Fp32TcTerms stage22 = fp32_tc_terms({256, 128, 64}, 22, kSms);  // one stack
+    EXPECT_DOUBLE_EQ(stage22.split_values, (256.0 + 128.0) * 64);
+    EXPECT_DOUBLE_EQ(stage22.products, 66.0 * 256 * 128 * 64);  // a wave of 66 clusters
+    EXPECT_DOUBLE_EQ(fp32_tc_terms({257, 128, 64}, 22, kSms).products, stage22.products);
+    EXPECT_DOUBLE_EQ(fp32_tc_terms({256 * 67, 128, 64}, 22, kSms).products, 2 * stage22.products);
+    const Fp32TcTerms stage23 = fp32_tc_terms({65, 129, 10}, 23, kSms);  // C^T: 128 of N by 64 of M
+    EXPECT_DOUBLE_EQ(stage23.split_values, 65.0 * 10);
+    EXPECT_DOUBLE_EQ(stage23.products, 256.0 * 128 * 10);
+    const Fp32TcTerms stage24 = fp32_tc_terms({129, 65, 12}, 24, kSms);  // 128 of M by 64 of N
+    EXPECT_DOUBLE_EQ(stage24.split_values, 12.0 * 65);
+    EXPECT_DOUBLE_EQ(stage24.products, 256.0 * 128 * 12);
+    EXPECT_DOUBLE_EQ(stage24.bytes, 4.0 * (129 * 12 + 12 * 65 + 129 * 65));
 }
 
-TEST(Fp32TcTrack, FewRowsOrASmallCSplitInRegisters) {
-    constexpr int kSms = 132;  // an H100: stage 22 runs 66 clusters of two
-    for (const int m : {1, 64, 256}) EXPECT_TRUE(splits_in_registers({m, 128256, 4096}, kSms)) << m;
-    EXPECT_TRUE(splits_in_registers({1024, 1024, 1024}, kSms));  // 32 of stage 22's stacks
-    EXPECT_TRUE(splits_in_registers({512, 4096, 4096}, kSms));   // 64
-    EXPECT_TRUE(splits_in_registers({8192, 16, 8192}, kSms));    // 32
-    EXPECT_FALSE(splits_in_registers({2048, 2048, 2048}, kSms)); // 128
-    EXPECT_FALSE(splits_in_registers({1024, 4096, 4096}, kSms)); // 128
-    EXPECT_FALSE(splits_in_registers({1024, 8448, 4096}, kSms)); // 264
-    EXPECT_FALSE(splits_in_registers({257, 8448, 4096}, kSms));  // 132: a stack for each cluster
+TEST(Fp32TcTrack, SplitKernelsTakeNOfEightAndStage24KOfFour) {
+    EXPECT_TRUE(split_kernel_takes({100, 64, 101}, 22));
+    EXPECT_TRUE(split_kernel_takes({100, 64, 101}, 23));
+    EXPECT_FALSE(split_kernel_takes({100, 64, 101}, 24));
+    EXPECT_TRUE(split_kernel_takes({100, 64, 100}, 24));
+    EXPECT_FALSE(split_kernel_takes({100, 60, 100}, 22));
 }
 
-TEST(Fp32TcTrack, ANarrowCSplitsAInRegisters) {
-    EXPECT_TRUE(splits_a_in_registers({8192, 16, 8192}));
-    EXPECT_TRUE(splits_a_in_registers({4096, 64, 4096}));
-    EXPECT_TRUE(splits_a_in_registers({1024, 64, 4096}));    // 16 rows a column
-    EXPECT_TRUE(splits_a_in_registers({4096, 256, 4}));
-    EXPECT_FALSE(splits_a_in_registers({1023, 64, 4096}));   // fewer
-    EXPECT_FALSE(splits_a_in_registers({512, 128, 4096}));   // 4: stage 23's path was ahead
-    EXPECT_FALSE(splits_a_in_registers({256, 256, 65536}));  // as wide as tall
-    EXPECT_FALSE(splits_a_in_registers({16384, 264, 4096})); // wider than 256
-    EXPECT_FALSE(splits_a_in_registers({4096, 64, 4098}));   // A's rows not 16-byte aligned
-}
-
-TEST(Fp32TcTrack, ShortSumsRunOnCudaCores) {
-    EXPECT_TRUE(sums_too_short_to_split({4437, 24, 73}));
-    EXPECT_TRUE(sums_too_short_to_split({2048, 2048, 256}));    // 2^31 FLOPs
-    EXPECT_FALSE(sums_too_short_to_split({2048, 2048, 257}));   // K past 256
-    EXPECT_FALSE(sums_too_short_to_split({8192, 8192, 128}));   // a large C: on the tensor cores
-    EXPECT_FALSE(sums_too_short_to_split({16, 16, 4096}));
-}
-
-TEST(Fp32TcTrack, FewRowsRunOnCudaCores) {
-    EXPECT_TRUE(rows_too_few_to_split({1, 3072, 4096}));
-    EXPECT_TRUE(rows_too_few_to_split({16, 131008, 4352}));    // a vocabulary head, 16 tokens
-    EXPECT_FALSE(rows_too_few_to_split({17, 131008, 4352}));   // past the 16-row blocks
-    EXPECT_FALSE(rows_too_few_to_split({1, 3071, 4096}));      // fewer blocks than that, either way
+// A prediction grows with each term, and a larger problem never takes less time.
+TEST(Fp32TcTrack, PredictionsGrowWithTheWork) {
+    for (const int stage : {22, 23, 24}) {
+        const double small = fp32_tc_predicted_seconds({512, 512, 512}, stage, kSms);
+        EXPECT_GT(small, 0.0) << stage;
+        EXPECT_GT(fp32_tc_predicted_seconds({4096, 4096, 4096}, stage, kSms), small) << stage;
+        EXPECT_GE(fp32_tc_predicted_seconds({512, 512, 1024}, stage, kSms), small) << stage;
+    }
 }
 
 // Every track in the registry chooses a kernel of a stage that exists, of its precision.

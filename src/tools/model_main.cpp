@@ -10,6 +10,10 @@
 // many), each plan's terms, its predicted time and whether the track chooses it; with
 // --time, each plan timed against cuBLAS SGEMM by CUDA graphs, for
 // scripts/fit_fp32_model.py. --sms models a GPU of that many SMs without asking one.
+// --track fp32-tc (dispatch/fp32_tc.hpp): for each shape, each kernel the track weighs that
+// takes it as it is (stage 10's plan, stages 22, 23 and 24), its terms, predicted time and
+// whether the track chooses it; with --time, each timed against cuBLAS SGEMM by CUDA graphs,
+// for scripts/fit_fp32_tc_model.py.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -23,7 +27,11 @@
 
 #include "dispatch/bf16.hpp"
 #include "dispatch/bf16_cost.hpp"
+#include "22_split_fp16.hpp"
+#include "23_split_in_registers.hpp"
+#include "24_a_in_registers.hpp"
 #include "dispatch/fp32.hpp"
+#include "dispatch/fp32_tc.hpp"
 #include "dispatch/kernel_choice.hpp"
 #include "driver/stage_registry.hpp"
 #include "driver/stage_runner.hpp"
@@ -94,6 +102,50 @@ void model_fp32(const std::vector<GemmShape>& shapes, int sms, bool time, double
     }
 }
 
+// The fp32-tc track's kernels on each shape, each timed (where `time`) as the fp32 plans are.
+void model_fp32_tc(const std::vector<GemmShape>& shapes, int sms, bool time, double time_budget, std::ostream& csv) {
+    csv << "m,n,k,kernel,split_values,bytes,products,predicted_us,chosen,median_ms,cublas_median_ms,timing\n";
+    std::optional<StageRunner> runner;
+    if (time) runner.emplace(query_device());
+    const Stage& track = *find_track("fp32-tc");
+    for (const GemmShape& shape : shapes) {
+        const KernelChoice chosen = choose_fp32_tc_kernel(shape, sms);
+        const Fp32Plan stage10 = fp32_tc_stage10_plan(shape, sms);
+        for (const int stage : {10, 22, 23, 24}) {
+            if (stage != 10 && !split_kernel_takes(shape, stage)) continue;
+            const Fp32TcTerms t = stage == 10 ? Fp32TcTerms{0.0, 0.0, 0.0} : fp32_tc_terms(shape, stage, sms);
+            const double predicted = stage == 10 ? stage10.seconds : fp32_tc_predicted_seconds(shape, stage, sms);
+            std::string measured = ",,";
+            if (runner) {
+                RunSettings settings;
+                settings.problem = GemmProblem{shape, 1.0f, 0.0f};
+                settings.seed = 1;
+                settings.verify = false;  // each kernel is verified by the GPU tests
+                settings.timing = TimingSettings{0, time_budget, TimingMethod::graph};
+                const StageResult result = runner->run(
+                    track,
+                    Fp32Gemm{[&](const GemmProblem& problem, const float* a, const float* b, float* c,
+                                 cudaStream_t stream) {
+                        if (stage == 22) return launch_split_fp16(problem, a, b, c, stream, stage10.tile.id);
+                        if (stage == 23) return launch_split_in_registers(problem, a, b, c, stream, stage10.tile.id);
+                        if (stage == 24) return launch_a_in_registers(problem, a, b, c, stream, stage10.tile.id);
+                        launch_fp32_plan(stage10, problem, a, b, c, stream);
+                    }},
+                    settings);
+                measured = fmt::format("{:.6g},{:.6g},{}", result.timing.stage_median_ms, result.timing.cublas_median_ms,
+                                       to_string(result.timing.method));
+                fmt::print("{}x{}x{} stage {}: {:.1f} us predicted, {:.1f} us measured, SGEMM {:.1f} us\n", shape.m,
+                           shape.n, shape.k, stage, predicted * 1e6, result.timing.stage_median_ms * 1e3,
+                           result.timing.cublas_median_ms * 1e3);
+                std::fflush(stdout);
+            }
+            csv << fmt::format("{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{},{}\n", shape.m, shape.n, shape.k, stage,
+                               t.split_values, t.bytes, t.products, predicted * 1e6, !chosen.padded && chosen.stage == stage ? 1 : 0, measured);
+            csv.flush();
+        }
+    }
+}
+
 int run(int argc, char** argv) {
     CLI::App app("sgemm_model: a track's cost model on shapes: terms, predicted times, choice", "sgemm_model");
     std::vector<std::string> shape_texts;
@@ -103,11 +155,11 @@ int run(int argc, char** argv) {
     int sms = 0;
     bool time = false;
     double time_budget = 0.1;
-    app.add_option("--track", track, "the track whose model to run: bf16 (default) or fp32")
-        ->check(CLI::IsMember({"bf16", "fp32"}));
-    app.add_option("--sms", sms, "fp32: model a GPU of this many SMs, without asking a GPU")->check(CLI::PositiveNumber);
-    app.add_flag("--time", time, "fp32: time each plan against cuBLAS SGEMM (CUDA graphs) on the GPU");
-    app.add_option("--time-budget", time_budget, "fp32 --time: seconds per measurement");
+    app.add_option("--track", track, "the track whose model to run: bf16 (default), fp32 or fp32-tc")
+        ->check(CLI::IsMember({"bf16", "fp32", "fp32-tc"}));
+    app.add_option("--sms", sms, "fp32, fp32-tc: model a GPU of this many SMs, without asking a GPU")->check(CLI::PositiveNumber);
+    app.add_flag("--time", time, "fp32, fp32-tc: time each plan or kernel against cuBLAS SGEMM (CUDA graphs) on the GPU");
+    app.add_option("--time-budget", time_budget, "--time: seconds per measurement");
     app.add_option("--shapes", shape_texts, "problems MxNxK");
     app.add_option("--shapes-from", shapes_file, "a file of problems, one MxNxK a line");
     app.add_option("--csv", csv_path, "write the rows to this file")->required();
@@ -123,12 +175,15 @@ int run(int argc, char** argv) {
             if (!line.empty()) shape_texts.push_back(line);
     }
     std::ofstream csv(csv_path);
-    if (track == "fp32") {
+    if (track == "fp32" || track == "fp32-tc") {
         std::vector<GemmShape> shapes;
         for (const std::string& text : shape_texts) shapes.push_back(parse_shape(text));
         const int model_sms = sms > 0 ? sms : query_device().sm_count;
-        model_fp32(shapes, model_sms, time, time_budget, csv);
-        fmt::print("sgemm_model: the fp32 track on {} SMs, {} shapes -> {}\n", model_sms, shapes.size(), csv_path);
+        if (track == "fp32")
+            model_fp32(shapes, model_sms, time, time_budget, csv);
+        else
+            model_fp32_tc(shapes, model_sms, time, time_budget, csv);
+        fmt::print("sgemm_model: the {} track on {} SMs, {} shapes -> {}\n", track, model_sms, shapes.size(), csv_path);
         return 0;
     }
     csv << "m,n,k,kernel,dram_bytes,sm_steps,step_bytes,step_macs,split_bytes,copy_bytes,predicted_us,chosen\n";
