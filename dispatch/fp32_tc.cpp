@@ -125,25 +125,38 @@ KernelChoice fastest_kernel(const GemmShape& shape, int sms, double stage10_seco
 
 }  // namespace
 
+// The tile of stage 10's kernel that computes what a split kernel's check sends to FP32:
+// the plan's, but stage 10's tuned tile where that fills the GPU (two blocks an SM), as at
+// the squares: there the fp32 model prefers 32 x 256, which it rates by FFMAs and DRAM
+// alone, though each of its blocks reads 2.3x the bytes from L2 (docs/notes/10_tuned.md);
+// on hostile data at 4096 and 8192 the fallback in it ran at 0.86-0.98x SGEMM where the
+// tuned tile's ran at 0.90-1.43x (accuracy table, device runs 75 and 83).
+int fallback_tile(const GemmShape& shape, int sms, const Fp32Plan& stage10) {
+    const Stage10Tile& tuned = stage10_tiles().at(kTunedTileId);
+    const double tuned_tiles = std::ceil(double(shape.m) / tuned.block_m) * std::ceil(double(shape.n) / tuned.block_n);
+    return tuned_tiles >= double(tuned.blocks_per_sm) * sms ? kTunedTileId : stage10.tile.id;
+}
+
 KernelChoice choose_fp32_tc_kernel(const GemmShape& shape, int sms) {
     return fastest_kernel(shape, sms, fp32_tc_stage10_plan(shape, sms).seconds);
 }
 
 void launch_fp32_tc_track(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream) {
     // Stage 10's plan, weighed once: the problem's, or where a split kernel runs, the tile of
-    // what its split cannot hold.
+    // what its split cannot hold (fallback_tile).
     const int sms = sm_count_here();
     const Fp32Plan stage10 = fp32_tc_stage10_plan(problem.shape, sms);
     const KernelChoice choice = fastest_kernel(problem.shape, sms, stage10.seconds);
     // On the padded copies, the same choice again (their shape is the one it was made for).
     if (choice.padded) return launch_padded(problem, a, b, c, stream, kTmaMultiples, launch_fp32_tc_track);
+    const int fallback = fallback_tile(problem.shape, sms, stage10);
     switch (choice.stage) {
         case 24:
-            return launch_a_in_registers(problem, a, b, c, stream, stage10.tile.id);
+            return launch_a_in_registers(problem, a, b, c, stream, fallback);
         case 23:
-            return launch_split_in_registers(problem, a, b, c, stream, stage10.tile.id);
+            return launch_split_in_registers(problem, a, b, c, stream, fallback);
         case 22:
-            return launch_split_fp16(problem, a, b, c, stream, stage10.tile.id);
+            return launch_split_fp16(problem, a, b, c, stream, fallback);
         default:
             return launch_fp32_plan(stage10, problem, a, b, c, stream);
     }

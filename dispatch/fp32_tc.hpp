@@ -40,6 +40,10 @@ double fp32_tc_predicted_seconds(const GemmShape& shape, int stage, int sms);
 // parts of at most 128 products (fp32_tc.cpp says why).
 Fp32Plan fp32_tc_stage10_plan(const GemmShape& shape, int sms);
 
+// The id (Stage10Tile::id) of stage 10's tile for a split kernel's FP32 fallback, given
+// the shape's plan.
+int fallback_tile(const GemmShape& shape, int sms, const Fp32Plan& stage10);
+
 KernelChoice choose_fp32_tc_kernel(const GemmShape& shape, int sms);
 
 void launch_fp32_tc_track(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream);

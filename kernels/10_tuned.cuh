@@ -88,7 +88,6 @@ using Small64Config = TileConfig<64, 64, 16, 32, 32, 8, 4, 3, 4>;
 // place here.
 using Stage10TileConfigs =
     std::tuple<TunedConfig, Rows64Config, Rows32Config, Rows16Config, Columns64Config, Columns32Config, Small64Config>;
-constexpr int kTunedTileId = 0;  // TunedConfig's place
 
 // launch(Config{}) for the Config whose Stage10Tile::id is `id`.
 template <class Launch, std::size_t... kIds>

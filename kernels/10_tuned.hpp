@@ -28,6 +28,7 @@ struct Stage10Tile {
     std::string_view name;
 };
 const std::vector<Stage10Tile>& stage10_tiles();
+constexpr int kTunedTileId = 0;  // the tuned tile's place in stage10_tiles()
 
 // Stage 10's kernel in one of stage10_tiles(), K split into `parts` (1: not split).
 void launch_tuned_tile(const Stage10Tile& tile, int parts, const GemmProblem& problem, const float* a, const float* b,

@@ -187,6 +187,17 @@ TEST(Fp32TcTrack, SplitKernelTermsCountTilesAndWaves) {
     EXPECT_DOUBLE_EQ(stage24.bytes, 4.0 * (129 * 12 + 12 * 65 + 129 * 65));
 }
 
+// The FP32 fallback of the split kernels runs in the plan's tile, but in the tuned one
+// where that fills the GPU (the squares).
+TEST(Fp32TcTrack, FallbackInThePlansTileTunedWhereItFillsTheGpu) {
+    for (const GemmShape shape : {GemmShape{4096, 4096, 4096}, GemmShape{8192, 8192, 8192}})
+        EXPECT_EQ(fallback_tile(shape, kSms, fp32_tc_stage10_plan(shape, kSms)), kTunedTileId);
+    for (const GemmShape shape : {GemmShape{4096, 64, 4096}, GemmShape{128, 6144, 4096}}) {
+        const Fp32Plan plan = fp32_tc_stage10_plan(shape, kSms);
+        EXPECT_EQ(fallback_tile(shape, kSms, plan), plan.tile.id);
+    }
+}
+
 TEST(Fp32TcTrack, SplitKernelsTakeNOfEightAndStage24KOfFour) {
     EXPECT_TRUE(split_kernel_takes({100, 64, 101}, 22));
     EXPECT_TRUE(split_kernel_takes({100, 64, 101}, 23));
