@@ -17,10 +17,9 @@
 // split values: those its pre-pass splits; bytes: what its GEMM reads (the pre-pass's fp16
 // parts, the operand it splits in registers in FP32) and writes; products: M N K on the
 // kernel's tiles, stage 22's in whole waves of stacks over its clusters. The four constants
-// of each kernel are fitted on
-// its times by CUDA graphs on a draw of problems (scripts/fit_fp32_tc_model.py, which writes
-// dispatch/fp32_tc_fit.hpp); stage 10's plan has the fp32 track's model's time. The track
-// runs the kernel of the least time.
+// of each kernel are fitted on its times by CUDA graphs on a draw of problems
+// (scripts/fit_fp32_tc_model.py, which writes dispatch/fp32_tc_fit.hpp); stage 10's plan has
+// the fp32 track's model's time. The track runs the kernel of the least time.
 //
 // N off a multiple of 8 (the split kernels' TMA rows): stage 10's kernel where the copies
 // would outweigh the math (padding_cost.hpp, 40 FLOPs a copied byte, fitted on the draw of
@@ -28,7 +27,7 @@
 // (their bytes at the rate fitted for stage 20's padded copies, bf16_cost_fit.hpp) come in
 // under stage 10's on the shape as it is.
 // Every kernel but stage 10's sends what its split cannot hold to stage 22's FP32 path, in
-// the tile of stage 10's plan.
+// the tile of stage 10's plan, or its tuned tile where that fills the GPU (fallback_tile).
 #include "dispatch/fp32_tc.hpp"
 
 #include <algorithm>

@@ -3,8 +3,9 @@
 // hold are listed (Flagged), and are computed here as stage 10 computes them, by stage
 // 10's kernel on the CUDA cores (multiply_tile, 10_tuned.cuh) in one of its tiles, with
 // operands of its own (GatheredTile) and a K split of its own (k_parts_of_at_most). The
-// tile is the caller's: stage 10's tuned one where a stage runs alone, the one the fp32
-// track's model chooses for the shape where the fp32-tc track runs the stage (dispatch/).
+// tile is the caller's: stage 10's tuned one where a stage runs alone; where the fp32-tc
+// track runs the stage, the one the fp32 track's model chooses for the shape, or the tuned
+// one where that fills the GPU (dispatch/fp32_tc.cpp).
 //
 // Two passes over the lists: the flagged rows of A with every column, then the other rows
 // with the flagged columns of B, so that each element of C is computed once; a tile's
