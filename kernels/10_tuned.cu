@@ -61,7 +61,6 @@
 #include "10_tuned.cuh"
 
 #include <iterator>
-#include <stdexcept>
 #include <tuple>
 #include <utility>
 
@@ -114,8 +113,6 @@ const std::vector<Stage10Tile>& stage10_tiles() {
 
 void launch_tuned_tile(const Stage10Tile& tile, int parts, const GemmProblem& problem, const float* a, const float* b,
                        float* c, cudaStream_t stream) {
-    if (tile.id < 0 || tile.id >= static_cast<int>(std::tuple_size_v<Stage10TileConfigs>))
-        throw std::logic_error("stage 10 was given a tile not of its own");
     with_stage10_tile(tile.id, [&](auto config) {
         launch_tile_config_in_parts<decltype(config)>(problem, a, b, c, kTunedGroupRows, stream, parts);
     });

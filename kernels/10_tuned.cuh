@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <stdexcept>
 #include <tuple>
 #include <utility>
 
@@ -89,13 +90,16 @@ using Small64Config = TileConfig<64, 64, 16, 32, 32, 8, 4, 3, 4>;
 using Stage10TileConfigs =
     std::tuple<TunedConfig, Rows64Config, Rows32Config, Rows16Config, Columns64Config, Columns32Config, Small64Config>;
 
-// launch(Config{}) for the Config whose Stage10Tile::id is `id`.
+// launch(Config{}) for the Config whose Stage10Tile::id is `id`; an id of no tile throws, so
+// that no launch is left out unseen.
 template <class Launch, std::size_t... kIds>
 void with_stage10_tile(int id, const Launch& launch, std::index_sequence<kIds...>) {
     ((id == static_cast<int>(kIds) ? launch(std::tuple_element_t<kIds, Stage10TileConfigs>{}) : void()), ...);
 }
 template <class Launch>
 void with_stage10_tile(int id, const Launch& launch) {
+    if (id < 0 || id >= static_cast<int>(std::tuple_size_v<Stage10TileConfigs>))
+        throw std::logic_error("stage 10 was given a tile not of its own");
     with_stage10_tile(id, launch, std::make_index_sequence<std::tuple_size_v<Stage10TileConfigs>>{});
 }
 

@@ -1,6 +1,7 @@
 // How many parts stage 10 splits K into (k_parts in kernels/10_tuned.cuh), on a GPU that
 // runs 264 of its blocks at once, like the H100 (132 SMs, two 128x128 blocks each); and
-// which edge tests its kernel takes for a shape (with_edge_tests).
+// which edge tests its kernel takes for a shape (with_edge_tests); which tile an id names
+// (with_stage10_tile).
 #include <gtest/gtest.h>
 
 #include "10_tuned.cuh"
@@ -51,6 +52,17 @@ TEST(EdgeTestsFor, EachOperandAsItsOwnRowsAllow) {
     EXPECT_EQ(edge_tests_for({77, 45, 131}), EdgeTests::kPerFloat);      // both
     EXPECT_TRUE(a_per_float(EdgeTests::kAPerFloat) && !bc_per_float(EdgeTests::kAPerFloat));
     EXPECT_TRUE(bc_per_float(EdgeTests::kBCPerFloat) && !a_per_float(EdgeTests::kBCPerFloat));
+}
+
+// An id names its tile's Config; an id of no tile throws rather than launch nothing.
+TEST(Stage10TileIds, EachIdNamesItsTileAndNoOtherIdIsTaken) {
+    int block_m = 0;
+    with_stage10_tile(kTunedTileId, [&](auto config) { block_m = decltype(config)::kBlockM; });
+    EXPECT_EQ(block_m, TunedConfig::kBlockM);
+    with_stage10_tile(3, [&](auto config) { block_m = decltype(config)::kBlockM; });
+    EXPECT_EQ(block_m, Rows16Config::kBlockM);
+    EXPECT_THROW(with_stage10_tile(7, [](auto) {}), std::logic_error);
+    EXPECT_THROW(with_stage10_tile(-1, [](auto) {}), std::logic_error);
 }
 
 }  // namespace
