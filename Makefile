@@ -4,6 +4,9 @@
 # make sanitize   compute-sanitizer (memcheck, racecheck) over every stage at small sizes
 # make results    measure the ceilings and run every stage on this GPU: regenerate results/<gpu>/
 #                 (tables, charts, roofline), the README table and WORKLOG.md
+# make check-results  no GPU, seconds: name the committed rows under results/<gpu>/ whose sources (the
+#                 stage's kernels/ and dispatch/ files, comments aside) changed since they were measured
+#                 (scripts/check_results.py); make results STALE=1 re-measures just those of the squares
 # make peak       measure only the ceilings (sgemm peak) -> results/<gpu>/ceilings.csv, and rebuild
 #                 the tables and the roofline from the results already there
 # make tune       search the tile shapes of stages 10 and 14 on this GPU (results/<gpu>/tuning_stage*.md)
@@ -35,7 +38,7 @@ NVCC ?= $(or $(shell command -v nvcc),$(wildcard /usr/local/cuda/bin/nvcc))
 # PATH may be a pyenv or venv one without it, where the system's has it.
 PYTHON ?= $(or $(shell sed -n 's/^SGEMM_PYTHON:FILEPATH=//p' $(BUILD_DIR)/CMakeCache.txt 2>/dev/null),python3)
 
-.PHONY: all dependencies build test sanitize results peak tune survey accuracy shapes draw profile clean
+.PHONY: all dependencies build test sanitize results check-results peak tune survey accuracy shapes draw profile clean
 
 all: build
 
@@ -55,7 +58,10 @@ sanitize: build
 	scripts/sanitize.sh ./sgemm
 
 results: build
-	$(PYTHON) scripts/regenerate_results.py
+	$(PYTHON) scripts/regenerate_results.py $(if $(STALE),--stale)
+
+check-results:
+	@$(PYTHON) scripts/check_results.py
 
 peak: build
 	$(PYTHON) scripts/regenerate_results.py --ceilings-only

@@ -7,7 +7,7 @@ opens with, in kernels/NN_*.cu: scripts/worklog.py) and WORKLOG.md.
     python3 scripts/regenerate_results.py [--sizes 1024 2048 4096 8192]
         [--turns-sizes 4096 8192] [--stages S ...] [--binary ./sgemm] [--results-dir results]
         [--readme README.md] [--kernels kernels] [--no-readme]
-        [--ceilings-only | --no-run [--gpu SLUG] | --rows CSV ...] [--extra-args ARG ...]
+        [--stale | --ceilings-only | --no-run [--gpu SLUG] | --rows CSV ...] [--extra-args ARG ...]
 
 Every stage runs launch by launch with cuBLAS at each of --sizes (results.csv), then
 again in turns (--timing blocks) at each of --turns-sizes (results_in_turns.csv, whose
@@ -18,7 +18,9 @@ the others. --stages runs only those stages (each on its own, `sgemm <stage> N`)
 Hopper stages add N = 16384 this way, where the early stages would take minutes, and a
 plain run at the default sizes keeps those rows.
 
---ceilings-only measures the ceilings but runs no stage; --no-run runs nothing and
+--stale runs, after the ceilings, only the stages and sizes whose rows in results.csv or
+results_in_turns.csv measured sources that have changed since (scripts/check_results.py;
+make results STALE=1). --ceilings-only measures the ceilings but runs no stage; --no-run runs nothing and
 rebuilds everything from the CSVs already in results/<gpu>/ (no GPU needed). Both
 rebuild from the results.csv there. --rows runs nothing either, but first merges the rows
 of CSVs that `sgemm ... --csv` wrote elsewhere (a GPU machine without matplotlib), each by
@@ -37,6 +39,7 @@ import tempfile
 from pathlib import Path
 
 try:
+    import check_results
     import results_csv
     import results_outputs
     import worklog
@@ -76,6 +79,10 @@ def parse_args(argv):
                             "from the results.csv already in RESULTS_DIR/<gpu-slug>/")
     modes.add_argument("--no-run", action="store_true",
                        help="run nothing: rebuild from the CSVs already in RESULTS_DIR/<gpu-slug>/")
+    modes.add_argument("--stale", action="store_true",
+                       help="run only the stages and sizes whose rows in results.csv and results_in_turns.csv "
+                            "measured sources that have changed since (scripts/check_results.py), each as it "
+                            "was timed, and merge them into the CSVs")
     modes.add_argument("--rows", nargs="+", metavar="CSV",
                        help="run nothing: merge these CSVs' rows (sgemm --csv, run elsewhere) into the results, "
                             "then rebuild")
@@ -106,6 +113,27 @@ def run_sizes(binary, sizes, extra_args, scratch_dir, timing="launches", stages=
             exit_code = subprocess.run(command, cwd=REPO_ROOT, check=False).returncode
             runs.append((label, exit_code, results_csv.read_rows_if_written(csv_path)))
     return runs
+
+
+def run_stale(binary, extra_args, scratch_dir):
+    """run_sizes over the stale rows of results.csv (launch by launch) and results_in_turns.csv
+    (in turns): each size once, with the stages stale there; (runs, runs in turns)."""
+    stale = check_results.stale_squares()
+    if not stale:
+        print("no stale rows in results.csv or results_in_turns.csv", flush=True)
+
+    def by_size(file):
+        stages = {}
+        for name, stage, size in stale:
+            if name == file:
+                stages.setdefault(int(size), []).append(stage)
+        return sorted(stages.items())
+
+    runs = [run for size, stages in by_size("results.csv")
+            for run in run_sizes(binary, [size], extra_args, scratch_dir, stages=stages)]
+    turns_runs = [run for size, stages in by_size(results_outputs.TURNS_CSV)
+                  for run in run_sizes(binary, [size], ["--timing", "blocks"], scratch_dir, "blocks", stages=stages)]
+    return runs, turns_runs
 
 
 def merged(new_rows, old_path):
@@ -168,10 +196,13 @@ def main(argv=None):
         running = not (args.no_run or args.rows)
         ceilings_exit_code, ceilings = measure_ceilings(binary, Path(scratch)) if running else (0, None)
         measuring = running and not args.ceilings_only
-        runs = run_sizes(binary, args.sizes, args.extra_args, Path(scratch),
-                         stages=args.stages) if measuring else []
-        turns_runs = run_sizes(binary, args.turns_sizes, ["--timing", "blocks"], Path(scratch),
-                               "blocks", stages=args.stages) if measuring else []
+        if args.stale:
+            runs, turns_runs = run_stale(binary, args.extra_args, Path(scratch))
+        else:
+            runs = run_sizes(binary, args.sizes, args.extra_args, Path(scratch),
+                             stages=args.stages) if measuring else []
+            turns_runs = run_sizes(binary, args.turns_sizes, ["--timing", "blocks"], Path(scratch),
+                                   "blocks", stages=args.stages) if measuring else []
         if args.rows:
             runs, turns_runs = rows_run_elsewhere(args.rows)
         rows = [row for _, _, size_rows in runs for row in size_rows]

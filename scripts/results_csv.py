@@ -23,15 +23,20 @@ COLUMNS = (
     "median_ms", "tflops", "cublas_median_ms", "cublas_tflops",
     "ratio_to_cublas", "fraction_of_peak", "ceiling", "rel_error_fp64",
     "worst_error_over_budget", "verified", "gpu", "driver", "cuda",
-    "timing", "reps", "seed", *CLOCK_COLUMNS, "data", "kernel",
+    "timing", "reps", "seed", *CLOCK_COLUMNS, "data", "kernel", "sources",
 )
 # What the inputs held (sgemm --data); files written before the column read as "uniform".
 DATA_KINDS = ("uniform", "wide", "exact")
-COLUMNS_BEFORE_KERNEL = COLUMNS[:-1]
+COLUMNS_BEFORE_SOURCES = COLUMNS[:-1]
+COLUMNS_BEFORE_KERNEL = COLUMNS_BEFORE_SOURCES[:-1]
 COLUMNS_BEFORE_DATA = COLUMNS_BEFORE_KERNEL[:-1]
 COLUMNS_BEFORE_CLOCKS = COLUMNS_BEFORE_DATA[:-len(CLOCK_COLUMNS)]
 # Every header the binary has written, newest first: a file keeps the one it was written with.
-BINARY_HEADERS = (COLUMNS, COLUMNS_BEFORE_KERNEL, COLUMNS_BEFORE_DATA, COLUMNS_BEFORE_CLOCKS)
+BINARY_HEADERS = (COLUMNS, COLUMNS_BEFORE_SOURCES, COLUMNS_BEFORE_KERNEL, COLUMNS_BEFORE_DATA,
+                  COLUMNS_BEFORE_CLOCKS)
+# The sources column: the hash of the sources the row measured (scripts/source_hashes.py);
+# empty in files written before the column, until scripts/check_results.py stamps them.
+SOURCES = re.compile(r"([0-9a-f]{12})?")
 # A track's name in the stage column (a stage's is a number).
 TRACK_NAME = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")
 # The kernel column: the stage whose kernel ran, and whether on padded copies ("" before the column).
@@ -93,7 +98,7 @@ def check_header(path, header, extra_columns=()):
     if header not in [binary + tuple(extra_columns) for binary in BINARY_HEADERS]:
         raise ValueError(
             f"{path}: header must be exactly {','.join(COLUMNS + tuple(extra_columns))} (or without the "
-            f"binary's last 1, 2 or {len(CLOCK_COLUMNS) + 2} columns, as older files are); "
+            f"binary's last 1, 2, 3 or {len(CLOCK_COLUMNS) + 3} columns, as older files are); "
             f"got {','.join(header) or 'nothing'}")
 
 
@@ -140,6 +145,10 @@ def parse_field(column, text):
         if not KERNEL.fullmatch(text):
             raise ValueError(f"expected a stage number, optionally followed by ' padded', got {text!r}")
         return text
+    if column == "sources":
+        if not SOURCES.fullmatch(text):
+            raise ValueError(f"expected a hash of 12 hex digits or nothing, got {text!r}")
+        return text
     if column == "data":
         text = text or "uniform"
         if text not in DATA_KINDS:
@@ -163,7 +172,7 @@ def read_runs(path, extra_columns, int_columns=()):
     empty field None (a run that was refused, failed or skipped has only its problem's),
     the kernel "" where the file, written before the column, lacks it."""
     def typed(column, text):
-        if column in ("reason", "kernel"):
+        if column in ("reason", "kernel", "sources"):
             return text
         if text == "":
             return None
@@ -187,9 +196,11 @@ def blank_row(extra_columns=(), **fields):
 def write_rows(rows, path, extra_columns=()):
     """Write rows in the binary's CSV format (header, then one line each), with
     extra_columns after the binary's own. The kernel column is written where a row has a
-    kernel: rebuilding from a file written before the column leaves the file as it was."""
+    kernel, the sources column where a row has sources: rebuilding from a file written before
+    a column leaves the file as it was."""
     rows = list(rows)
-    binary = COLUMNS if any(row.get("kernel") for row in rows) else COLUMNS_BEFORE_KERNEL
+    binary = (COLUMNS if any(row.get("sources") for row in rows)
+              else COLUMNS_BEFORE_SOURCES if any(row.get("kernel") for row in rows) else COLUMNS_BEFORE_KERNEL)
     columns = binary + tuple(extra_columns)
     with open(path, "w", newline="", encoding="utf-8") as file:
         writer = csv.writer(file, lineterminator="\n")

@@ -53,7 +53,7 @@ FAKE_BINARY = textwrap.dedent("""\
                ratio_to_cublas=0.8 if kind == "old" else 1.2 if m == 16 else 0.9, fraction_of_peak=0.1,
                ceiling="wgmma_bf16", verified="false" if failed else "true", gpu="Fixture GPU", driver="1",
                cuda="13.0", timing=options["--timing"], reps=10, seed=1, data="uniform",
-               kernel=stage + (" padded" if run == "bf16" and n % 8 else ""))
+               kernel=stage + (" padded" if run == "bf16" and n % 8 else ""), sources="0123456789ab")
     append_row(options["--csv"], columns, row)
     if failed:
         fail_verification()

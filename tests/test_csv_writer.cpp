@@ -61,6 +61,7 @@ ResultRow sample_row() {
     row.ceiling_sm_clock_mhz = 1980.0;
     row.data = "wide";
     row.kernel = "5";
+    row.sources = "0123456789ab";
     return row;
 }
 
@@ -74,7 +75,7 @@ std::vector<std::string> read_lines(const std::filesystem::path& path) {
 TEST(CsvWriter, LineHasOneFieldPerColumn) {
     const auto header = split_csv(csv_header());
     const auto fields = split_csv(csv_line(sample_row()));
-    ASSERT_EQ(header.size(), 29u);
+    ASSERT_EQ(header.size(), 30u);
     ASSERT_EQ(fields.size(), header.size());
     EXPECT_EQ(header[0], "stage");
     EXPECT_EQ(fields[0], "5");
@@ -104,6 +105,8 @@ TEST(CsvWriter, LineHasOneFieldPerColumn) {
     EXPECT_EQ(fields[27], "wide");
     EXPECT_EQ(header[28], "kernel");
     EXPECT_EQ(fields[28], "5");
+    EXPECT_EQ(header[29], "sources");
+    EXPECT_EQ(fields[29], "0123456789ab");
 }
 
 // A track's row names the track in the stage column and the kernel it chose in the last.
@@ -113,7 +116,7 @@ TEST(CsvWriter, TrackRowNamesTheTrackAndItsKernel) {
     row.name = "fp32-tc";
     row.kernel = "24 padded";
     const auto fields = split_csv(csv_line(row));
-    ASSERT_EQ(fields.size(), 29u);
+    ASSERT_EQ(fields.size(), 30u);
     EXPECT_EQ(fields[0], "fp32-tc");
     EXPECT_EQ(fields[28], "24 padded");
 }
@@ -124,7 +127,7 @@ TEST(CsvWriter, UnreadClocksLeaveTheirFieldsEmpty) {
     row.cublas_sm_clock_mhz.reset();
     row.ceiling_sm_clock_mhz.reset();
     const auto fields = split_csv(csv_line(row));
-    ASSERT_EQ(fields.size(), 29u);
+    ASSERT_EQ(fields.size(), 30u);
     EXPECT_EQ(fields[24], "");
     EXPECT_EQ(fields[25], "");
     EXPECT_EQ(fields[26], "");
@@ -145,7 +148,7 @@ TEST(CsvWriter, QuotesFieldsWithCommasAndQuotes) {
     ResultRow row = sample_row();
     row.gpu = "Odd, \"quoted\" GPU";
     const auto fields = split_csv(csv_line(row));
-    ASSERT_EQ(fields.size(), 29u);
+    ASSERT_EQ(fields.size(), 30u);
     EXPECT_EQ(fields[18], "Odd, \"quoted\" GPU");
 }
 

@@ -38,6 +38,7 @@ struct ResultRow {
     std::optional<double> ceiling_sm_clock_mhz;
     std::string data = "uniform";  // what the inputs held (verification/input_data.hpp)
     std::string kernel;  // whose kernel ran the problem: "20", "20 padded" (a track's choice)
+    std::string sources;  // the hash of the stage's or track's sources (driver/source_hashes.hpp)
 };
 
 std::string csv_header();

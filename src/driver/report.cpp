@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "driver/source_hashes.hpp"
 #include "driver/stage_registry.hpp"
 #include "verification/fp8_operands.hpp"
 
@@ -214,6 +215,7 @@ ResultRow to_result_row(const StageResult& r, const DeviceInfo& device) {
     row.cublas_sm_clock_mhz = r.timing.cublas_clock_mhz;
     row.ceiling_sm_clock_mhz = r.ceiling.clock_mhz;
     row.kernel = kernel_label(r.kernel);
+    row.sources = std::string(sources_hash(row.stage));
     return row;
 }
 

@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""Name the committed results rows whose sources changed since they were measured.
+
+A row of a results CSV records the hash of the sources it measured (the `sources`
+column: scripts/source_hashes.py, written by the binary). This compares each with the hash
+of the same stage's or track's sources in the tree, and fails, naming the rows, where they
+differ, or where a row records none. No GPU: it reads the CSVs and the sources.
+
+    python3 scripts/check_results.py [--root DIR] [--list]   (make check-results)
+
+Checked: every CSV at the top of results/<gpu>/ whose rows name what ran, a stage or a
+track: the binary's rows (results.csv, results_in_turns.csv, the draws, the shape suite,
+the FP8 tables), Nsight Compute's (profile.csv, by stage) and the accuracy tables' (by
+method: "stage 22 split_fp16", "track fp32-tc"; cuBLAS's methods and the quantization's
+error measure no source of the project's). The experiments under results/<gpu>/experiments/
+are records of a commit, not current figures, and are not checked.
+
+`make results STALE=1` re-measures the stale rows of results.csv and results_in_turns.csv;
+the check names the command that re-measures each other file. --list prints the stale
+rows of results.csv and results_in_turns.csv as "file,stage,size" lines.
+"""
+
+import argparse
+import csv
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import source_hashes  # noqa: E402
+
+REPO_ROOT = source_hashes.REPO_ROOT
+SQUARE_FILES = ("results.csv", "results_in_turns.csv")  # the squares make results measures
+# How a file is re-measured, by its name's start (the draws: by their seed and tracks).
+REMEASURE = {
+    "results.csv": "make results STALE=1",
+    "results_in_turns.csv": "make results STALE=1",
+    "profile.csv": "make profile STAGE=<stage>",
+    "accuracy.csv": "make accuracy",
+    "accuracy_fp8.csv": "make accuracy",
+    "shapes.csv": "make shapes STAGES=\"<stages>\"",
+    "draw_": "make draw SEED=<seed> COUNT=<count> STAGES=\"<tracks>\"",
+}
+
+
+def label_of(row):
+    """The stage or track a row measured ("20", "bf16"), "0" for cuBLAS or the quantization
+    (nothing of the project's), or None where the row names none (a draw's skipped problem)."""
+    if "method" in row:
+        words = row["method"].split()
+        if words[0] == "stage":
+            return words[1]
+        if words[0] == "track":
+            return words[1]
+        return "0"
+    return row["stage"] or None
+
+
+def checked_files(results_dir):
+    """The CSVs the check reads: at the top of each results/<gpu>/, with a stage or method column."""
+    files = []
+    for path in sorted(Path(results_dir).glob("*/*.csv")):
+        with open(path, newline="", encoding="utf-8") as file:
+            header = next(csv.reader(file), [])
+        if header and header[0] == "stage" or "method" in header:
+            files.append(path)
+    return files
+
+
+def stale_rows(path, hash_of):
+    """[(row, why)] of path's rows whose sources differ from hash_of(label), or record none."""
+    found = []
+    with open(path, newline="", encoding="utf-8") as file:
+        for row in csv.DictReader(file):
+            label = label_of(row)
+            if label is None:
+                continue
+            recorded, now = row.get("sources", ""), hash_of(label)
+            if not recorded:
+                found.append((row, "records no sources"))
+            elif recorded != now:
+                found.append((row, f"measured on {recorded}, sources now {now}"))
+    return found
+
+
+def size_of(row):
+    """How a row's problem reads: "4096" for a square, "MxNxK" otherwise, "N" of an accuracy row."""
+    if "size" in row:
+        return row["size"]
+    m, n, k = row["m"], row["n"], row["k"]
+    return m if m == n == k else f"{m}x{n}x{k}"
+
+
+def remedy(path):
+    name = Path(path).name
+    for start, command in REMEASURE.items():
+        if name == start or name.startswith(start) and start.endswith("_"):
+            return command
+    return "re-run what wrote it"
+
+
+def report(results_dir, hash_of):
+    """(lines, stale squares [(file, stage, size)]) over every checked file under results_dir."""
+    results_dir = Path(results_dir)
+    lines, squares = [], []
+    for path in checked_files(results_dir):
+        found = stale_rows(path, hash_of)
+        if not found:
+            continue
+        by_label = defaultdict(list)
+        for row, why in found:
+            by_label[(label_of(row), why)].append(row)
+        shown = path.relative_to(results_dir.parent)
+        lines.append(f"{shown}: {len(found)} stale rows ({remedy(path)})")
+        for (label, why), rows in sorted(by_label.items(), key=lambda item: source_hashes_sort(item[0][0])):
+            what = f"stage {label}" if label.isdigit() else f"track {label}"
+            problems = list(dict.fromkeys(size_of(row) for row in rows))
+            shown_problems = ", ".join(problems[:6]) + (f" and {len(problems) - 6} more" if len(problems) > 6 else "")
+            lines.append(f"  {what}: {len(rows)} row{'s' if len(rows) > 1 else ''} ({shown_problems}): {why}")
+            if path.name in SQUARE_FILES:
+                squares += [(path.name, label, size_of(row)) for row in rows]
+    return lines, list(dict.fromkeys(squares))
+
+
+def hasher(root):
+    """label -> the hash of its sources in the tree at root, each hashed once."""
+    tree, hashes = source_hashes.WorkingTree(root), {}
+
+    def hash_of(label):
+        if label not in hashes:
+            hashes[label] = source_hashes.sources_hash(label, tree)
+        return hashes[label]
+    return hash_of
+
+
+def stale_squares(root=REPO_ROOT):
+    """[(file, stage, size)] of the stale rows of results.csv and results_in_turns.csv."""
+    return report(Path(root) / "results", hasher(Path(root)))[1]
+
+
+def source_hashes_sort(label):
+    return (not label.isdigit(), int(label) if label.isdigit() else label)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--root", default=str(REPO_ROOT),
+                        help="the tree whose sources and results/ are compared (default: this repository)")
+    parser.add_argument("--list", action="store_true",
+                        help="print the stale rows of the squares' files as file,stage,size lines and exit 0")
+    args = parser.parse_args(argv)
+    root = Path(args.root)
+    lines, squares = report(root / "results", hasher(root))
+    if args.list:
+        for name, label, size in squares:
+            print(f"{name},{label},{size}")
+        return 0
+    if lines:
+        print("Rows measured on sources that have changed since (or that record none):")
+        print("\n".join(lines))
+        return 1
+    print(f"every row of {len(checked_files(root / 'results'))} results files measured the sources in the tree")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
