@@ -174,6 +174,40 @@ TEST(ErrorBudget, BudgetGrowsWithK) {
     EXPECT_NEAR(large.normwise_factor(), (3 + std::sqrt(8192.0)) * kFp32UnitRoundoff, 1e-15);
 }
 
+// Sums kept in FP8 wgmma's 13-bit accumulator over all of K: gamma gives no bound from
+// K u >= 1 on, and such a budget allows any finite value, a K block dropped among them. A
+// measured factor (verify_fp8: cuBLASLt's error on the same operands) bounds both checks.
+TEST(ErrorBudget, UnboundedWithoutAMeasuredFactorAndFailingWithOne) {
+    ErrorBudget budget{0x1p-23, 8192};
+    budget.block_terms = 8192;
+    budget.block_unit_roundoff = kFp8MmaUnitRoundoff;
+    budget.one_signed_block_errors = true;
+    EXPECT_TRUE(std::isinf(budget.elementwise_factor()));
+    EXPECT_TRUE(std::isinf(budget.normwise_factor()));
+    EXPECT_FALSE(budget.bounded());
+
+    // One K block of 64 left out: each element short by 1/64 of its magnitude.
+    const std::vector<double> reference{100.0, -50.0, 25.0};
+    const std::vector<double> magnitude{640.0, 640.0, 640.0};
+    const std::vector<float> dropped_block{90.0f, -60.0f, 15.0f};
+    EXPECT_TRUE(check_against_reference(dropped_block, reference, magnitude, budget).passed());
+
+    budget.measured_factor = 4 * 0x1p-10;  // four times an error of 2^-10 of W
+    EXPECT_TRUE(budget.bounded());
+    EXPECT_DOUBLE_EQ(budget.elementwise_factor(), 0x1p-8);
+    EXPECT_DOUBLE_EQ(budget.normwise_factor(), 0x1p-8);
+    EXPECT_FALSE(check_against_reference(dropped_block, reference, magnitude, budget).passed());
+    const std::vector<float> within{101.0f, -51.0f, 24.0f};  // 1/640 of W: under 2^-8
+    EXPECT_TRUE(check_against_reference(within, reference, magnitude, budget).passed());
+}
+
+TEST(ErrorBudget, MeasuredFactorLeavesAFiniteBudgetAlone) {
+    ErrorBudget budget{kFp32UnitRoundoff, 64};
+    budget.measured_factor = 1.0;
+    EXPECT_NEAR(budget.elementwise_factor(), 66 * kFp32UnitRoundoff, 1e-10);
+    EXPECT_TRUE(budget.bounded());
+}
+
 TEST(ErrorBudget, SizeMismatchThrows) {
     const std::vector<float> c(3);
     const std::vector<double> r(4);

@@ -17,20 +17,35 @@ double gamma(double terms, double unit_roundoff) {
 }
 }  // namespace
 
+namespace {
+// The factors gamma gives, infinite where it gives no bound.
+double elementwise_by_gamma(const ErrorBudget& b) {
+    if (b.block_terms == 0) return gamma(b.k + 2.0, b.unit_roundoff);
+    const double blocks = std::ceil(double(b.k) / b.block_terms);
+    return gamma(std::min(b.k, b.block_terms), b.block_unit_roundoff) + gamma(blocks + 2.0, b.unit_roundoff);
+}
+
+double normwise_by_gamma(const ErrorBudget& b) {
+    if (b.block_terms == 0) return (3.0 + std::sqrt(double(b.k))) * b.unit_roundoff;
+    const double blocks = std::ceil(double(b.k) / b.block_terms);
+    const double terms = std::min(b.k, b.block_terms);
+    const double within_blocks = b.one_signed_block_errors ? gamma(terms, b.block_unit_roundoff)
+                                                           : (3.0 + std::sqrt(terms)) * b.block_unit_roundoff;
+    return within_blocks + (3.0 + std::sqrt(blocks)) * b.unit_roundoff;
+}
+}  // namespace
+
 double ErrorBudget::elementwise_factor() const {
-    if (block_terms == 0) return gamma(k + 2.0, unit_roundoff);
-    const double blocks = std::ceil(double(k) / block_terms);
-    return gamma(std::min(k, block_terms), block_unit_roundoff) + gamma(blocks + 2.0, unit_roundoff);
+    const double factor = elementwise_by_gamma(*this);
+    return std::isinf(factor) && measured_factor ? *measured_factor : factor;
 }
 
 double ErrorBudget::normwise_factor() const {
-    if (block_terms == 0) return (3.0 + std::sqrt(double(k))) * unit_roundoff;
-    const double blocks = std::ceil(double(k) / block_terms);
-    const double terms = std::min(k, block_terms);
-    const double within_blocks = one_signed_block_errors ? gamma(terms, block_unit_roundoff)
-                                                         : (3.0 + std::sqrt(terms)) * block_unit_roundoff;
-    return within_blocks + (3.0 + std::sqrt(blocks)) * unit_roundoff;
+    const double factor = normwise_by_gamma(*this);
+    return std::isinf(factor) && measured_factor ? *measured_factor : factor;
 }
+
+bool ErrorBudget::bounded() const { return !std::isinf(elementwise_factor()) && !std::isinf(normwise_factor()); }
 
 double ErrorBudget::elementwise_underflow() const { return (k + 2.0) * kSubnormalSpacing; }
 

@@ -67,6 +67,13 @@ struct ErrorBudget {
     int block_terms = 0;                 // promoted every block_terms terms (0: never)
     double block_unit_roundoff = 0.0;    // the MMA's accumulator within a block
     bool one_signed_block_errors = false;  // normwise, a block's term is its elementwise one (below)
+    // Where gamma gives no bound (K u >= 1: sums kept in FP8 wgmma's accumulator over K >= 8190
+    // terms), a factor measured instead, for both checks: each element's error within it times
+    // its magnitude W, the normwise error within it times ||W|| (verify_fp8: from cuBLASLt's
+    // error in the same mode on the same operands). Unset, such a budget allows any finite value.
+    std::optional<double> measured_factor{};
+
+    bool bounded() const;                  // both factors finite, by gamma or measured
 
     double elementwise_factor() const;     // gamma(K + 2), or promoted as above
     double normwise_factor() const;        // (3 + sqrt(K)) u, or promoted as above

@@ -100,6 +100,9 @@ std::vector<double> float64_d_of_fp32(const GemmProblem& problem, const Fp8Input
     return c;
 }
 
+// How far past cuBLASLt's worst error a stage with no bound of its own may go (verify_fp8).
+constexpr double kUnboundedOverCublaslt = 4.0;
+
 }  // namespace
 
 QuantizationError fp8_quantization_error(const GemmProblem& problem, const Fp8Inputs& inputs, const Cublas& cublas,
@@ -127,9 +130,17 @@ Verification verify_fp8(const GemmProblem& problem, const Fp8Inputs& inputs, con
     const std::vector<float> cublaslt_d = run_once(problem.shape, launch_cublaslt, true, inputs, stream);
     const std::vector<double> reference = float64_d(problem, inputs, false, cublas, stream);
     const std::vector<double> magnitude = float64_d(problem, inputs, true, cublas, stream);
+    VerificationReport cublaslt = check_against_reference(cublaslt_d, reference, magnitude, budget);
+    // Where the budget has no bound (sums kept in the MMA over K >= 8190), the stage is held to
+    // cuBLASLt's worst error in the same mode on the same operands, four times over: the same
+    // accumulator in another order of K. A K block dropped or added moves an element by about
+    // 128/K of its magnitude W (1.6 % at K = 8192), several times the 13-bit accumulator's
+    // error there, so the bound can fail where gamma's allows any finite value.
+    ErrorBudget held = budget;
+    if (!budget.bounded()) held.measured_factor = kUnboundedOverCublaslt * cublaslt.worst_error_over_magnitude;
     return Verification{
-        check_against_reference(stage_d, reference, magnitude, budget),
-        check_against_reference(cublaslt_d, reference, magnitude, budget),
+        check_against_reference(stage_d, reference, magnitude, held),
+        std::move(cublaslt),
         normwise_relative_difference(stage_d, cublaslt_d),
     };
 }
