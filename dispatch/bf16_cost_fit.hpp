@@ -7,15 +7,15 @@
 
 namespace sgemm {
 
-// Fitted on 145 problems: the 145 problems of the draw of seed 5 (N and K rounded up to multiples of 8), stages 20 and 25 timed on the H100 80GB HBM3 (results/h100-80gb-hbm3/bf16_cost_fit.md).
+// Fitted on 145 problems: the 145 problems of the draw of seed 5 (N and K rounded up to multiples of 8), stages 20 and 25 timed on the H100 80GB HBM3 (results/h100-80gb-hbm3/experiments/fits/bf16_cost/bf16_cost_fit.md).
 constexpr CostConstants kStage20Cost{2.60263e-06, 2.22558e+12, 4.27935e+10, 2.31072e+12, 1.04574e+11, 1e+12};
-// Fitted on 145 problems: the 145 problems of the draw of seed 5 (N and K rounded up to multiples of 8), stages 20 and 25 timed on the H100 80GB HBM3 (results/h100-80gb-hbm3/bf16_cost_fit.md).
+// Fitted on 145 problems: the 145 problems of the draw of seed 5 (N and K rounded up to multiples of 8), stages 20 and 25 timed on the H100 80GB HBM3 (results/h100-80gb-hbm3/experiments/fits/bf16_cost/bf16_cost_fit.md).
 constexpr CostConstants kStage25Cost{3.65794e-06, 2.84355e+12, 1.07344e+11, 3.67888e+12, 3.16431e+10, 1e+12};
-// Stage 25 loading rows by hand: fitted on 75 problems: the 75 problems off the multiples of 8 of the draw of seed 5, timed on the H100 80GB HBM3 (results/h100-80gb-hbm3/bf16_cost_byhand_fit.md).
+// Stage 25 loading rows by hand: fitted on 75 problems: the 75 problems off the multiples of 8 of the draw of seed 5, timed on the H100 80GB HBM3 (results/h100-80gb-hbm3/experiments/fits/bf16_cost/bf16_cost_byhand_fit.md).
 constexpr CostConstants kStage25ByHandCost{3.53849e-06, 9.71272e+11, 1.02311e+10, 3.67888e+12, 3.42109e+10, 1e+12};
-// Stage 14: fitted on 75 problems: the 75 problems off the multiples of 8 of the draw of seed 5, timed on the H100 80GB HBM3 (results/h100-80gb-hbm3/bf16_cost_stage14_fit.md).
+// Stage 14: fitted on 75 problems: the 75 problems off the multiples of 8 of the draw of seed 5, timed on the H100 80GB HBM3 (results/h100-80gb-hbm3/experiments/fits/bf16_cost/bf16_cost_stage14_fit.md).
 constexpr CostConstants kStage14Cost{5.36632e-06, 1.11771e+12, 6.4e+10, 4.44709e+11, 8.77619e+10, 1e+12};
-// Stage 20 on padded copies: fitted on 75 problems: the 75 problems off the multiples of 8 of the draw of seed 5, timed on the H100 80GB HBM3 (results/h100-80gb-hbm3/bf16_cost_padded_fit.md).
+// Stage 20 on padded copies: fitted on 75 problems: the 75 problems off the multiples of 8 of the draw of seed 5, timed on the H100 80GB HBM3 (results/h100-80gb-hbm3/experiments/fits/bf16_cost/bf16_cost_padded_fit.md).
 constexpr CostConstants kStage20PaddedCost{9.31561e-06, 2.22558e+12, 4.27935e+10, 2.31072e+12, 1.04574e+11, 1.33764e+12};
 
 }  // namespace sgemm

@@ -5,7 +5,7 @@
 
 namespace sgemm {
 
-// Fitted on 145 problems: the draw of seed 5, its plans timed by sgemm_model --track fp32 --time on the H100 (device runs 70-71; results/h100-80gb-hbm3/fp32_model_fit.md).
+// Fitted on 145 problems: the draw of seed 5, its plans timed by sgemm_model --track fp32 --time on the H100 (device runs 70-71; results/h100-80gb-hbm3/experiments/fits/fp32_model/fp32_model_fit.md).
 constexpr Fp32ModelConstants kFp32Model{1.66162e-06, 1.01794e-06, 1.35264e-06, 8.62169, 2.46591e+11, 2.83e+12};
 
 // Each tile's shares of an SM's FFMA rate, full and alone.

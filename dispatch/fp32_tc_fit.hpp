@@ -6,7 +6,7 @@
 
 namespace sgemm {
 
-// Fitted on 157 problems: the draw of seed 5 and 12 squares and layers, each kernel timed by sgemm_model --track fp32-tc --time on the H100 (device run 80; results/h100-80gb-hbm3/fp32_tc_model_fit.md).
+// Fitted on 157 problems: the draw of seed 5 and 12 squares and layers, each kernel timed by sgemm_model --track fp32-tc --time on the H100 (device run 80; results/h100-80gb-hbm3/experiments/fits/fp32_tc_model/fp32_tc_model_fit.md).
 constexpr Fp32TcKernelConstants kFp32TcModel[] = {
     {22, 2.41105e-05, 4.34066e-12, 9.69419e-13, 1.04461e-14},
     {23, 1.58975e-05, 2.89695e-12, 4.01452e-13, 2.06609e-14},

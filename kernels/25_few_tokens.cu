@@ -40,11 +40,11 @@
 // Measured by make results on the H100 80GB HBM3: 530.2 TFLOPS at N = 4096 (79.0 % of cuBLAS bf16),
 // 345.1 at 8192 (47.5 %).
 // Squares are not what it is for. At M <= 64 the prediction held: stage 20 at 66.7 % of
-// cuBLAS, stage 25 at 90.1 % over the draw of seed 5 (bf16_cost_fit.md); on seed 7's layer
-// GEMMs of 16 MB of weights and more, a median 91.5 % of the DRAM bound by graphs (cuBLAS
-// 92.5 %; draw_7.md). Rows by hand missed it: 60.9 % against stage 14's 69.9 % on seed 5's
-// 75 problems off the multiples (49.6 % one stage a thread), behind at a long K: the
-// copies and shifts are instructions (bf16_cost_byhand_fit.md, the notes).
+// cuBLAS, stage 25 at 90.1 % over the draw of seed 5; on seed 7's layer GEMMs of 16 MB of
+// weights and more, a median 91.5 % of the DRAM bound by graphs (cuBLAS 92.5 %). Rows by
+// hand missed it: 60.9 % against stage 14's 69.9 % on seed 5's 75 problems off the multiples
+// (49.6 % one stage a thread), behind at a long K: the copies and shifts are instructions.
+// The runs and fits: docs/notes/25_few_tokens.md, results/h100-80gb-hbm3/experiments/.
 //
 // Shapes: any, as they are; built for M <= 128, where wgmma's N holds the tokens. C in FP32,
 // or in bf16 where K and N are multiples of 8. sm_90a.

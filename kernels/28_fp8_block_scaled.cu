@@ -28,10 +28,10 @@
 // Measured by make results on the H100 80GB HBM3: 1096.2 TFLOPS at N = 4096 (97.1 % of
 // cuBLASLt FP8), 1110.3 at 8192 (96.5 %).
 // 90 % of stage 27's TFLOPS. On four of DeepGEMM's six (N, K) at M = 4096
-// (results/h100-80gb-hbm3/fp8_deepgemm.csv): 94.3-102.5 % of cuBLASLt with the recipe's
-// scales, 90.2-97.4 % with 1 x 128 on both. A's scales copied without a tensor map
-// (cp.async.bulk) measured 89.9 and 87.1 % at 4096 and 8192, by TMA 96.6 and 96.4 %; B's
-// 128 x 128 ones by TMA too, 92.8 and 89.5 %: docs/notes/27_fp8_promoted.md.
+// (results/h100-80gb-hbm3/experiments/fp8_tiles/deepgemm_stages_27_28.csv): 94.3-102.5 % of
+// cuBLASLt with the recipe's scales, 90.2-97.4 % with 1 x 128 on both. A's scales copied
+// without a tensor map (cp.async.bulk) measured 89.9 and 87.1 % at 4096 and 8192, by TMA 96.6
+// and 96.4 %; B's 128 x 128 ones by TMA too, 92.8 and 89.5 %: docs/notes/27_fp8_promoted.md.
 //
 // Shapes: stage 26's. Fp8Scaling::rows_and_blocks and rows_and_rows. sm_90a.
 #include "28_fp8_block_scaled.hpp"

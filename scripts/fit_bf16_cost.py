@@ -4,7 +4,7 @@ well the fitted model predicts the times of other problems.
 
     python3 scripts/fit_bf16_cost.py --terms terms.csv --times rows.csv ... [--timing graph]
         [--fitted-on "the draw of seed 5"] [--header dispatch/bf16_cost_fit.hpp]
-        [--report results/<gpu>/bf16_cost_fit.md]
+        [--report results/<gpu>/experiments/fits/bf16_cost/bf16_cost_fit.md]
     python3 scripts/fit_bf16_cost.py --evaluate --terms terms.csv --times rows.csv ... --report FILE
     python3 scripts/fit_bf16_cost.py --set NAME --terms terms.csv --times rows.csv ... [--compare rows.csv ...]
     python3 scripts/fit_bf16_cost.py --evaluate --off-multiples --terms terms.csv --times rows.csv ... --report FILE

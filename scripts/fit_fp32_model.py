@@ -3,7 +3,8 @@
 say how well the fitted model chooses on problems it was not fitted on.
 
     python3 scripts/fit_fp32_model.py --plans plans.csv ... [--fitted-on "the draw of seed 5"]
-        [--header dispatch/fp32_fit.hpp] [--report results/<gpu>/fp32_model_fit.md]
+        [--header dispatch/fp32_fit.hpp]
+        [--report results/<gpu>/experiments/fits/fp32_model/fp32_model_fit.md]
     python3 scripts/fit_fp32_model.py --evaluate --plans plans.csv ... --report FILE
     python3 scripts/fit_fp32_model.py --check plans.csv
 

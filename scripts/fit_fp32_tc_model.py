@@ -4,7 +4,8 @@ their measured times, or say how well the header's model chooses on problems it 
 fitted on.
 
     python3 scripts/fit_fp32_tc_model.py --kernels kernels.csv ... [--fitted-on "the draw of seed 5"]
-        [--header dispatch/fp32_tc_fit.hpp] [--report results/<gpu>/fp32_tc_model_fit.md]
+        [--header dispatch/fp32_tc_fit.hpp]
+        [--report results/<gpu>/experiments/fits/fp32_tc_model/fp32_tc_model_fit.md]
     python3 scripts/fit_fp32_tc_model.py --evaluate --kernels kernels.csv ... --report FILE
     python3 scripts/fit_fp32_tc_model.py --check kernels.csv
 
