@@ -27,7 +27,7 @@
 // The squares in stage 28's tiles, a sixth stage in (8192: 81.4 -> 84.0 % in the first
 // version). The few tokens passed cuBLASLt: on DeepGEMM's six (N, K), the recipe's scales,
 // the fp8 track at M = 64 101.0-114.1 %, at M = 128 95.1-112.9 % launch by launch, by CUDA
-// graphs 94.4-122.6 % at M = 128 (fp8_track_deepgemm*.csv). A 128 x 96 tile the model chose
+// graphs 94.4-122.6 % at M = 128 (experiments/fp8_tiles/deepgemm_track*.csv). A 128 x 96 tile the model chose
 // for M = 4096, N = 2112 ran at 67.4 % where 128 x 128 ran 82.5: not offered
 // (docs/notes/29_fp8_tiles.md).
 //

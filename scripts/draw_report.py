@@ -6,7 +6,11 @@ the DRAM bound; for a track, the kernels it chose.
 
 import csv
 import math
+import os
+import re
+import textwrap
 from collections import Counter
+from pathlib import Path
 
 import draw_problems
 import results_csv
@@ -255,3 +259,38 @@ def _left_out(rows, runs):
         lines += [f"| {row['problem']} | {run_label(row['stage'])} | {row['timing']} | {row['reason']} |"
                   for row in failures]
     return lines
+
+
+def readme_sentence(draws, readme_dir):
+    """The README's sentence on the random draws, from the draw files it quotes: each
+    track's geomean ratio to cuBLAS over the problems run, launch by launch and by CUDA
+    graphs where a launch was short, its 10th percentile, and the share at or above cuBLAS
+    where the track is a speedup; `draws` [(path of draw_<seed>.csv, seed)], links relative
+    to readme_dir."""
+    parts = []
+    for path, seed in draws:
+        rows = read_draw(path)
+        link = Path(os.path.relpath(Path(path).with_suffix(".md"), readme_dir)).as_posix()
+        for run in runs_in_order(rows):
+            first = [row for row in by_method(rows, run) if row["status"] == "ok"]
+            if not first:
+                continue
+            ratios = [row["ratio_to_cublas"] for row in first]
+            graphs = [row["ratio_to_cublas"] for row in by_method(rows, run, True) if row["status"] == "ok"]
+            of = "" if run in SPEEDUP_RUNS else "of "
+            text = (f"{run} at {ratio_text(run, geomean(ratios))} {of}{reference(run, rows)} over "
+                    f"[seed {seed}]({link})'s {len(first)} problems run")
+            if retimed(rows, run):
+                text += f" ({ratio_text(run, geomean(graphs))} by CUDA graphs where a launch is short)"
+            text += f", 10th percentile {ratio_text(run, percentile(ratios, 0.1))}"
+            if run in SPEEDUP_RUNS:
+                text += f", at or above it on {sum(r >= 1 for r in ratios) / len(ratios) * 100:.0f} %"
+            parts.append(text)
+    if not parts:
+        return ""
+    text = ("Square problems are not what people run. On random draws (`make draw`), each on a seed no constant "
+            "was fitted on, in geomean launch by launch: " + "; ".join(parts) + ".")
+    # Lines of at most 100 characters, a link's text kept on one line.
+    unbroken = "\0"
+    text = re.sub(r"\[[^]]*\]", lambda link: link.group(0).replace(" ", unbroken), text)
+    return textwrap.fill(text, width=100, break_long_words=False, break_on_hyphens=False).replace(unbroken, " ")

@@ -23,6 +23,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
 from results_csv import gpu_slug  # noqa: E402
+from source_hashes import WorkingTree, sources_hash  # noqa: E402
 
 STALL_REASONS = ("barrier", "long_scoreboard", "short_scoreboard", "mio_throttle", "math_pipe_throttle",
                  "wait", "not_selected", "dispatch_stall", "lg_throttle", "no_instruction",
@@ -45,7 +46,9 @@ METRICS = {
     "tensor_pipe_pct": "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
 }
 GPU_METRIC = "device__attribute_display_name"
-COLUMNS = ["stage", "name", "size", "kernel", *METRICS, "top_stall", "top_stall_cycles", "gpu"]
+# sources: the hash of the code profiled (scripts/source_hashes.py), from the tree the
+# binary was built from (make profile builds it first).
+COLUMNS = ["stage", "name", "size", "kernel", *METRICS, "top_stall", "top_stall_cycles", "gpu", "sources"]
 
 
 def ncu_command(binary, stage, size):
@@ -98,6 +101,7 @@ def profile_row(stage, name, size, kernels):
     row["top_stall"] = top
     row["top_stall_cycles"] = f"{stalls[top]:.3g}" if top else ""
     row["gpu"] = kernel.get(GPU_METRIC, "").strip()
+    row["sources"] = sources_hash(str(stage), WorkingTree(REPO))
     return row
 
 

@@ -1,11 +1,13 @@
 """What a run leaves in results/<gpu>/ and the README: results.csv, results.md and the
 charts, written from the rows and the ceilings.csv, profile.csv and
-results_in_turns.csv beside them, and the README's results block between its markers.
+results_in_turns.csv beside them, and the README's results block between its markers, and
+its sentence on the random draws beside them (draw_<seed>.csv) between its own.
 """
 
 import os
 from pathlib import Path
 
+import draw_report
 from results_charts import plot_progression, plot_roofline, plot_tflops_vs_size
 from results_csv import (PROFILE_SIZE, joined, read_ceilings, read_profile, read_rows, square_rows,
                          square_sizes, write_rows_sorted)
@@ -22,6 +24,10 @@ CHARTS = (("progression.png", "GEMM progression at N={size}"), ("tflops_vs_size.
           ("roofline.png", f"Roofline at N={PROFILE_SIZE}"))
 README_BEGIN = "<!-- results:begin -->"
 README_END = "<!-- results:end -->"
+# The README's sentence on the random draws it quotes: the draw_<seed>.csv files beside
+# results.csv (draw_report.readme_sentence).
+DRAWS_BEGIN = "<!-- draws:begin -->"
+DRAWS_END = "<!-- draws:end -->"
 
 
 def readme_sizes(rows):
@@ -48,23 +54,35 @@ def readme_markdown(rows, out_dir, readme_dir):
     return "\n\n".join(parts)
 
 
-def refresh_readme(readme_path, markdown_block):
-    """Replace the text between the results marker lines, keeping the markers."""
+def refresh_readme(readme_path, markdown_block, begin=README_BEGIN, end_marker=README_END):
+    """Replace the text between the marker lines (the results block's by default), keeping the markers."""
     path = Path(readme_path)
     text = path.read_text(encoding="utf-8")
-    for marker in (README_BEGIN, README_END):
+    for marker in (begin, end_marker):
         count = text.count(marker)
         if count != 1:
             raise ValueError(
                 f"{path}: expected exactly one '{marker}' line, found {count}; "
-                f"put a '{README_BEGIN}' line and a '{README_END}' line "
+                f"put a '{begin}' line and a '{end_marker}' line "
                 "where the results belong")
-    start = text.index(README_BEGIN) + len(README_BEGIN)
-    end = text.index(README_END)
+    start = text.index(begin) + len(begin)
+    end = text.index(end_marker)
     if end < start:
-        raise ValueError(f"{path}: '{README_END}' comes before '{README_BEGIN}'")
+        raise ValueError(f"{path}: '{end_marker}' comes before '{begin}'")
     block = markdown_block.strip("\n")
     path.write_text(f"{text[:start]}\n{block}\n{text[end:]}", encoding="utf-8")
+
+
+def quoted_draws(out_dir):
+    """[(path, seed)] of the draws beside results.csv in out_dir, by seed: the ones the README quotes."""
+    draws = [(path, int(path.stem.removeprefix("draw_"))) for path in Path(out_dir).glob("draw_*.csv")
+             if path.stem.removeprefix("draw_").isdigit()]
+    return sorted(draws, key=lambda draw: draw[1])
+
+
+def readme_draws_markdown(out_dir, readme_dir):
+    """The README's sentence on the draws in out_dir (draw_report.readme_sentence)."""
+    return draw_report.readme_sentence(quoted_draws(out_dir), readme_dir)
 
 
 def read_companions(out_dir, rows):
@@ -117,6 +135,9 @@ def write_outputs(rows, out_dir, readme_path=None):
         written.append(roofline_path)
     if readme_path is not None:
         refresh_readme(readme_path, readme_markdown(rows, out_dir, Path(readme_path).parent))
+        if DRAWS_BEGIN in Path(readme_path).read_text(encoding="utf-8"):
+            refresh_readme(readme_path, readme_draws_markdown(out_dir, Path(readme_path).parent), DRAWS_BEGIN,
+                           DRAWS_END)
         written.append(Path(readme_path))
     return written
 

@@ -102,6 +102,15 @@ class GeneratedFilesMatchTheCsvs(unittest.TestCase):
         # The README shows the GPU whose results were regenerated last.
         self.assertTrue(any(block in readme_block for block in blocks), "README table is stale: run make results")
 
+    def test_readme_sentence_on_the_draws_regenerates_unchanged(self):
+        readme = (REPO / "README.md").read_text()
+        begin = readme.index(results_outputs.DRAWS_BEGIN) + len(results_outputs.DRAWS_BEGIN)
+        sentence = readme[begin:readme.index(results_outputs.DRAWS_END)].strip()
+        self.assertIn(sentence, [results_outputs.readme_draws_markdown(results_dir, REPO)
+                                 for results_dir in results_dirs()],
+                      "README's draws are stale: python3 scripts/regenerate_results.py --no-run")
+        self.assertIn("seed 8", sentence)  # the draws beside results.csv are the ones quoted
+
 
 class MeasuredSentence(unittest.TestCase):
     ROW = {"tflops": 25.34, "ratio_to_cublas": 0.4912, "precision": "fp32"}

@@ -25,9 +25,11 @@
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "driver/report.hpp"
+#include "driver/source_hashes.hpp"
 #include "driver/stage_registry.hpp"
 #include "driver/stage_runner.hpp"
 #include "gpu/build_target.hpp"
@@ -45,7 +47,7 @@ namespace {
 
 constexpr const char* kCsvHeader =
     "size,data,method,tflops,sgemm_tflops,ratio_to_sgemm,normwise_error,worst_element_error,wrong_class,non_finite,"
-    "verified,timing,gpu\n";
+    "verified,timing,gpu,sources\n";
 
 // A way of computing the FP32 problem: a stage, or cuBLAS on tensor cores standing in for
 // stage 0. Those two miss the FP32 error budget by design: their rows are not failures.
@@ -60,9 +62,10 @@ struct Method {
 std::string csv_row(const std::string& problem, const std::string& data, const std::string& method, double tflops,
                     double reference_tflops, double ratio, double normwise, double worst, std::size_t wrong_class,
                     std::size_t non_finite, const std::string& verified, const std::string& timing,
-                    const std::string& gpu) {
-    return fmt::format("{},{},\"{}\",{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},{},{},{},\"{}\"\n", problem, data, method, tflops,
-                       reference_tflops, ratio, normwise, worst, wrong_class, non_finite, verified, timing, gpu);
+                    const std::string& gpu, std::string_view sources) {
+    return fmt::format("{},{},\"{}\",{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},{},{},{},\"{}\",{}\n", problem, data, method,
+                       tflops, reference_tflops, ratio, normwise, worst, wrong_class, non_finite, verified, timing, gpu,
+                       sources);
 }
 
 // The FP8 rows of one problem and input kind (--fp8): the track's, cuBLASLt's, the quantization's.
@@ -91,12 +94,14 @@ int write_fp8_rows(std::ofstream& csv, const StageRunner& runner, const DeviceIn
         const std::string problem = shape_text(shape);
         csv << csv_row(problem, data, "track fp8 " + name, row.tflops, row.cublas_tflops, row.ratio_to_cublas,
                        own.normwise_relative_error, own.worst_error_over_magnitude, own.wrong_class, own.non_finite,
-                       own.passed() ? "true" : "false", row.timing, device.name);
+                       own.passed() ? "true" : "false", row.timing, device.name, row.sources);
+        // cuBLASLt's rows and the quantization's error measure none of the project's sources.
         csv << csv_row(problem, data, "cuBLASLt FP8 " + name, row.cublas_tflops, row.cublas_tflops, 1.0,
                        cublaslt.normwise_relative_error, cublaslt.worst_error_over_magnitude, cublaslt.wrong_class,
-                       cublaslt.non_finite, cublaslt.passed() ? "true" : "false", row.timing, device.name);
+                       cublaslt.non_finite, cublaslt.passed() ? "true" : "false", row.timing, device.name,
+                       sources_hash("0"));
         csv << csv_row(problem, data, "quantization " + name, 0.0, row.cublas_tflops, 0.0, quantization.normwise,
-                       quantization.worst_over_magnitude, 0, 0, "-", row.timing, device.name);
+                       quantization.worst_over_magnitude, 0, 0, "-", row.timing, device.name, sources_hash("0"));
     }
     return failures;
 }
@@ -200,7 +205,7 @@ int run(int argc, char** argv) {
                 std::fflush(stdout);
                 csv << csv_row(shape_text(shape), data, method.name, row.tflops, row.cublas_tflops, row.ratio_to_cublas,
                                report.normwise_relative_error, worst, report.wrong_class, report.non_finite,
-                               report.passed() ? "true" : "false", row.timing, device.name);
+                               report.passed() ? "true" : "false", row.timing, device.name, row.sources);
             }
     return failures == 0 ? 0 : 1;
 }
