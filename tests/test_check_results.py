@@ -135,5 +135,32 @@ class CheckResults(unittest.TestCase):
             self.assertIn("records no sources", out)
 
 
+class RemeasureStale(unittest.TestCase):
+    """make results STALE=1: each size once, with just the stages stale there, each file in its timing."""
+
+    def test_runs_the_stale_stages_at_each_size_in_each_timing(self):
+        import regenerate_results
+        stale = [("results.csv", "25", "4096"), ("results.csv", "25", "8192"), ("results.csv", "15", "16384"),
+                 ("results.csv", "0", "4096"), ("results_in_turns.csv", "25", "4096")]
+        calls = []
+
+        def run_sizes(binary, sizes, extra_args, scratch_dir, timing="launches", stages=None):
+            calls.append((sizes, extra_args, timing, stages))
+            return [(f"{sizes} {timing}", 0, [])]
+
+        saved = (check_results.stale_squares, regenerate_results.run_sizes)
+        check_results.stale_squares, regenerate_results.run_sizes = (lambda root=REPO: stale), run_sizes
+        try:
+            runs, turns = regenerate_results.run_stale("sgemm", ["--seed", "1"], Path("scratch"))
+        finally:
+            check_results.stale_squares, regenerate_results.run_sizes = saved
+        self.assertEqual(calls, [([4096], ["--seed", "1"], "launches", ["25", "0"]),
+                                 ([8192], ["--seed", "1"], "launches", ["25"]),
+                                 ([16384], ["--seed", "1"], "launches", ["15"]),
+                                 ([4096], ["--timing", "blocks"], "blocks", ["25"])])
+        self.assertEqual(len(runs), 3)
+        self.assertEqual(len(turns), 1)
+
+
 if __name__ == "__main__":
     unittest.main()
