@@ -67,10 +67,17 @@ constexpr GpuRequirement kSm90a{90, true};
 
 using KernelChooser = KernelChoice (*)(const GemmShape& shape);
 
+// What an entry of the registry is. cublas: stage 0, cuBLAS itself, which the driver calls
+// without a launcher of ours. stage: a numbered stage, its kernel behind the launcher of its
+// precision. track: a precision's entry point in the dispatch layer (dispatch/), launched as
+// a stage is, which chooses a stage's kernel for each shape.
+enum class StageKind { cublas, stage, track };
+
 // A track's number: tracks are named (fp32, bf16, fp32-tc), not numbered.
 constexpr int kTrackNumber = -1;
 
 struct Stage {
+    StageKind kind = StageKind::stage;
     int number = 0;         // kTrackNumber for a track
     std::string_view name;  // also the kernel file's name: kernels/<NN>_<name>.cu; a track's name
     Precision precision = Precision::fp32;
@@ -87,9 +94,8 @@ struct Stage {
     unsigned fp8_scalings = 0;
     // A track's choice of kernel for a shape on this GPU (dispatch/).
     KernelChooser choose = nullptr;
-    // Stage 0, cuBLAS itself, has no launcher.
-    bool is_cublas() const { return launch == nullptr && launch_bf16 == nullptr && launch_fp8 == nullptr; }
-    bool is_track() const { return choose != nullptr; }
+    bool is_cublas() const { return kind == StageKind::cublas; }
+    bool is_track() const { return kind == StageKind::track; }
     bool takes(Fp8Scaling scaling) const { return (fp8_scalings & fp8_scaling_bit(scaling)) != 0; }
     // The scaling an FP8 run takes when none is asked for: the recipe's where the stage takes it.
     Fp8Scaling default_fp8_scaling() const {
@@ -100,9 +106,10 @@ struct Stage {
 // The registry declares its entries through these, one factory a kind of entry, each taking
 // the launchers that kind runs, so that no entry is declared without them.
 namespace stage_factory {
-constexpr Stage common(int number, std::string_view name, Precision precision, GpuRequirement gpu, ShapeRule rule,
-                       std::string_view summary) {
+constexpr Stage common(StageKind kind, int number, std::string_view name, Precision precision, GpuRequirement gpu,
+                       ShapeRule rule, std::string_view summary) {
     Stage stage;
+    stage.kind = kind;
     stage.number = number;
     stage.name = name;
     stage.precision = precision;
@@ -114,6 +121,7 @@ constexpr Stage common(int number, std::string_view name, Precision precision, G
 }
 
 constexpr Stage track(Stage stage, KernelChooser choose) {
+    stage.kind = StageKind::track;
     stage.choose = choose;
     return stage;
 }
@@ -121,19 +129,19 @@ constexpr Stage track(Stage stage, KernelChooser choose) {
 
 // Stage 0: cuBLAS, the reference; the driver calls it itself.
 constexpr Stage cublas_reference(std::string_view summary) {
-    return stage_factory::common(0, "cublas", Precision::fp32, kAnyGpu, ShapeRule{}, summary);
+    return stage_factory::common(StageKind::cublas, 0, "cublas", Precision::fp32, kAnyGpu, ShapeRule{}, summary);
 }
 
 constexpr Stage fp32_stage(int number, std::string_view name, GpuRequirement gpu, ShapeRule rule, Fp32Launcher launch,
                            std::string_view summary) {
-    Stage stage = stage_factory::common(number, name, Precision::fp32, gpu, rule, summary);
+    Stage stage = stage_factory::common(StageKind::stage, number, name, Precision::fp32, gpu, rule, summary);
     stage.launch = launch;
     return stage;
 }
 
 constexpr Stage bf16_stage(int number, std::string_view name, GpuRequirement gpu, ShapeRule rule,
                            Bf16Launcher launch, std::string_view summary) {
-    Stage stage = stage_factory::common(number, name, Precision::bf16, gpu, rule, summary);
+    Stage stage = stage_factory::common(StageKind::stage, number, name, Precision::bf16, gpu, rule, summary);
     stage.launch_bf16 = launch;
     return stage;
 }
@@ -148,7 +156,7 @@ constexpr Stage bf16_stage(int number, std::string_view name, GpuRequirement gpu
 
 constexpr Stage fp8_stage(int number, std::string_view name, GpuRequirement gpu, ShapeRule rule, Fp8Launcher launch,
                           Fp8Accumulation accumulation, unsigned scalings, std::string_view summary) {
-    Stage stage = stage_factory::common(number, name, Precision::fp8, gpu, rule, summary);
+    Stage stage = stage_factory::common(StageKind::stage, number, name, Precision::fp8, gpu, rule, summary);
     stage.launch_fp8 = launch;
     stage.fp8_accumulation = accumulation;
     stage.fp8_scalings = scalings;
