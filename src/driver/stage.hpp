@@ -73,7 +73,7 @@ using KernelChooser = KernelChoice (*)(const GemmShape& shape);
 // a stage is, which chooses a stage's kernel for each shape.
 enum class StageKind { cublas, stage, track };
 
-// A track's number: tracks are named (fp32, bf16, fp32-tc), not numbered.
+// A track's number: tracks are named (fp32, bf16, fp32-tc, fp8), not numbered.
 constexpr int kTrackNumber = -1;
 
 struct Stage {
