@@ -5,12 +5,19 @@
 
 #include <filesystem>
 #include <map>
+#include <ostream>
 #include <regex>
 
 #include "kernels/common/padded_launch.cuh"
 #include "driver/stage_registry.hpp"
 
 namespace sgemm {
+
+// Names a kind where an assertion on it fails (gtest finds this beside StageKind).
+static void PrintTo(StageKind kind, std::ostream* out) {
+    *out << (kind == StageKind::cublas ? "cublas" : kind == StageKind::stage ? "stage" : "track");
+}
+
 namespace {
 
 std::map<int, std::string> stage_files() {
@@ -57,6 +64,43 @@ TEST(StageRegistry, NumberedInReadingOrderFromCublas) {
     }
     EXPECT_EQ(find_stage(-1), nullptr);
     EXPECT_EQ(find_stage(static_cast<int>(stages.size())), nullptr);
+}
+
+int launcher_count(const Stage& stage) {
+    return (stage.launch != nullptr) + (stage.launch_bf16 != nullptr) + (stage.launch_fp8 != nullptr);
+}
+
+bool has_launcher_of_its_precision(const Stage& stage) {
+    switch (stage.precision) {
+        case Precision::fp32: return stage.launch != nullptr;
+        case Precision::bf16: return stage.launch_bf16 != nullptr;
+        case Precision::fp8: return stage.launch_fp8 != nullptr;
+    }
+    return false;
+}
+
+// The kind is declared, not read off the launchers: it must still agree with them. Stage 0
+// alone is cuBLAS, with no launcher; every other stage and every track has the launcher of
+// its precision and no other; every track, and nothing else, has a choice of kernel.
+TEST(StageRegistry, KindsMatchTheLaunchers) {
+    for (const Stage& stage : all_stages()) {
+        const bool cublas = stage.number == 0;
+        EXPECT_EQ(stage.kind, cublas ? StageKind::cublas : StageKind::stage) << "stage " << stage.number;
+        EXPECT_EQ(stage.is_cublas(), cublas) << "stage " << stage.number;
+        EXPECT_FALSE(stage.is_track()) << "stage " << stage.number;
+        EXPECT_EQ(stage.choose, nullptr) << "stage " << stage.number;
+        EXPECT_EQ(launcher_count(stage), cublas ? 0 : 1) << "stage " << stage.number;
+        if (!cublas) EXPECT_TRUE(has_launcher_of_its_precision(stage)) << "stage " << stage.number;
+    }
+    for (const Stage& track : all_tracks()) {
+        EXPECT_EQ(track.kind, StageKind::track) << "track " << track.name;
+        EXPECT_TRUE(track.is_track()) << "track " << track.name;
+        EXPECT_FALSE(track.is_cublas()) << "track " << track.name;
+        EXPECT_EQ(track.number, kTrackNumber) << "track " << track.name;
+        EXPECT_NE(track.choose, nullptr) << "track " << track.name;
+        EXPECT_EQ(launcher_count(track), 1) << "track " << track.name;
+        EXPECT_TRUE(has_launcher_of_its_precision(track)) << "track " << track.name;
+    }
 }
 
 TEST(StageRegistry, FirstThreeStagesTakeAnyShape) {

@@ -55,35 +55,132 @@ constexpr unsigned fp8_scaling_bit(Fp8Scaling scaling) { return 1u << static_cas
 constexpr unsigned kTensorScale = fp8_scaling_bit(Fp8Scaling::tensor);
 constexpr unsigned kBlockScales = fp8_scaling_bit(Fp8Scaling::rows_and_blocks) | fp8_scaling_bit(Fp8Scaling::rows_and_rows);
 
-// A track's number: tracks are named (fp32, bf16, fp32-tc), not numbered.
+// What a stage needs of the GPU: a compute capability, and whether it uses Hopper's own
+// instructions (sm_90a: wgmma, setmaxnreg), which run on sm_90 only.
+struct GpuRequirement {
+    int min_compute_capability = 0;
+    bool needs_sm90a = false;
+};
+constexpr GpuRequirement kAnyGpu{};
+constexpr GpuRequirement kSm80{80};
+constexpr GpuRequirement kSm90a{90, true};
+
+using KernelChooser = KernelChoice (*)(const GemmShape& shape);
+
+// What an entry of the registry is. cublas: stage 0, cuBLAS itself, which the driver calls
+// without a launcher of ours. stage: a numbered stage, its kernel behind the launcher of its
+// precision. track: a precision's entry point in the dispatch layer (dispatch/), launched as
+// a stage is, which chooses a stage's kernel for each shape.
+enum class StageKind { cublas, stage, track };
+
+// A track's number: tracks are named (fp32, bf16, fp32-tc, fp8), not numbered.
 constexpr int kTrackNumber = -1;
 
 struct Stage {
+    StageKind kind = StageKind::stage;
     int number = 0;         // kTrackNumber for a track
     std::string_view name;  // also the kernel file's name: kernels/<NN>_<name>.cu; a track's name
     Precision precision = Precision::fp32;
     int min_compute_capability = 0;  // e.g. 80 for sm_80
+    bool needs_sm90a = false;  // Hopper's own instructions (wgmma, setmaxnreg): sm_90 only
     ShapeRule shape_rule;
     std::string_view summary;  // one line: what this stage changes, or how a track chooses
     Fp32Launcher launch = nullptr;        // fp32 stages
     Bf16Launcher launch_bf16 = nullptr;   // bf16 stages
-    bool needs_sm90a = false;  // Hopper's own instructions (wgmma, setmaxnreg): sm_90 only
     Bf16OutputLauncher launch_bf16_c = nullptr;  // bf16 stages that also write bf16 C
-    // A track's choice of kernel for a shape on this GPU (dispatch/).
-    KernelChoice (*choose)(const GemmShape& shape) = nullptr;
     // FP8 stages (precision fp8): the launcher, where the sums go, the scalings taken.
     Fp8Launcher launch_fp8 = nullptr;
     Fp8Accumulation fp8_accumulation = Fp8Accumulation::promoted;
     unsigned fp8_scalings = 0;
-    // Stage 0, cuBLAS itself, has no launcher.
-    bool is_cublas() const { return launch == nullptr && launch_bf16 == nullptr && launch_fp8 == nullptr; }
-    bool is_track() const { return choose != nullptr; }
+    // A track's choice of kernel for a shape on this GPU (dispatch/).
+    KernelChooser choose = nullptr;
+    bool is_cublas() const { return kind == StageKind::cublas; }
+    bool is_track() const { return kind == StageKind::track; }
     bool takes(Fp8Scaling scaling) const { return (fp8_scalings & fp8_scaling_bit(scaling)) != 0; }
     // The scaling an FP8 run takes when none is asked for: the recipe's where the stage takes it.
     Fp8Scaling default_fp8_scaling() const {
         return takes(Fp8Scaling::rows_and_blocks) ? Fp8Scaling::rows_and_blocks : Fp8Scaling::tensor;
     }
 };
+
+// The registry declares its entries through these, one factory a kind of entry, each taking
+// the launchers that kind runs, so that no entry is declared without them.
+namespace stage_factory {
+constexpr Stage common(StageKind kind, int number, std::string_view name, Precision precision, GpuRequirement gpu,
+                       ShapeRule rule, std::string_view summary) {
+    Stage stage;
+    stage.kind = kind;
+    stage.number = number;
+    stage.name = name;
+    stage.precision = precision;
+    stage.min_compute_capability = gpu.min_compute_capability;
+    stage.needs_sm90a = gpu.needs_sm90a;
+    stage.shape_rule = rule;
+    stage.summary = summary;
+    return stage;
+}
+
+constexpr Stage track(Stage stage, KernelChooser choose) {
+    stage.kind = StageKind::track;
+    stage.choose = choose;
+    return stage;
+}
+}  // namespace stage_factory
+
+// Stage 0: cuBLAS, the reference; the driver calls it itself.
+constexpr Stage cublas_reference(std::string_view summary) {
+    return stage_factory::common(StageKind::cublas, 0, "cublas", Precision::fp32, kAnyGpu, ShapeRule{}, summary);
+}
+
+constexpr Stage fp32_stage(int number, std::string_view name, GpuRequirement gpu, ShapeRule rule, Fp32Launcher launch,
+                           std::string_view summary) {
+    Stage stage = stage_factory::common(StageKind::stage, number, name, Precision::fp32, gpu, rule, summary);
+    stage.launch = launch;
+    return stage;
+}
+
+constexpr Stage bf16_stage(int number, std::string_view name, GpuRequirement gpu, ShapeRule rule,
+                           Bf16Launcher launch, std::string_view summary) {
+    Stage stage = stage_factory::common(StageKind::stage, number, name, Precision::bf16, gpu, rule, summary);
+    stage.launch_bf16 = launch;
+    return stage;
+}
+
+// A bf16 stage that can also write bf16 C (--c-type bf16).
+constexpr Stage bf16_stage(int number, std::string_view name, GpuRequirement gpu, ShapeRule rule,
+                           Bf16Launcher launch, Bf16OutputLauncher launch_bf16_c, std::string_view summary) {
+    Stage stage = bf16_stage(number, name, gpu, rule, launch, summary);
+    stage.launch_bf16_c = launch_bf16_c;
+    return stage;
+}
+
+constexpr Stage fp8_stage(int number, std::string_view name, GpuRequirement gpu, ShapeRule rule, Fp8Launcher launch,
+                          Fp8Accumulation accumulation, unsigned scalings, std::string_view summary) {
+    Stage stage = stage_factory::common(StageKind::stage, number, name, Precision::fp8, gpu, rule, summary);
+    stage.launch_fp8 = launch;
+    stage.fp8_accumulation = accumulation;
+    stage.fp8_scalings = scalings;
+    return stage;
+}
+
+// A track is launched as a stage of its precision is; `choose` names the kernel its launcher
+// runs for a shape (the run's kernel column, and the ceiling the run is held to).
+constexpr Stage fp32_track(std::string_view name, GpuRequirement gpu, ShapeRule rule, Fp32Launcher launch,
+                           KernelChooser choose, std::string_view summary) {
+    return stage_factory::track(fp32_stage(kTrackNumber, name, gpu, rule, launch, summary), choose);
+}
+
+constexpr Stage bf16_track(std::string_view name, GpuRequirement gpu, ShapeRule rule, Bf16Launcher launch,
+                           Bf16OutputLauncher launch_bf16_c, KernelChooser choose, std::string_view summary) {
+    return stage_factory::track(bf16_stage(kTrackNumber, name, gpu, rule, launch, launch_bf16_c, summary), choose);
+}
+
+constexpr Stage fp8_track(std::string_view name, GpuRequirement gpu, ShapeRule rule, Fp8Launcher launch,
+                          Fp8Accumulation accumulation, unsigned scalings, KernelChooser choose,
+                          std::string_view summary) {
+    return stage_factory::track(fp8_stage(kTrackNumber, name, gpu, rule, launch, accumulation, scalings, summary),
+                                choose);
+}
 
 // How a run names it: "stage 20 (hopper_tuned)", "track bf16".
 std::string describe(const Stage& stage);

@@ -1,7 +1,19 @@
+// The registry: stage 0 (cuBLAS), the numbered stages in reading order, and the tracks. Each
+// row is made by the factory of its kind (driver/stage.hpp), which takes the launchers that
+// kind runs.
+//
 // Adding a stage: write kernels/<NN>_<name>.cu with its launcher, declare the launcher in
-// kernels/<NN>_<name>.hpp, include that below, and add one line to the table. A test checks
-// that the table and the files in kernels/ agree. The tracks are the dispatch layer's
-// (dispatch/).
+// kernels/<NN>_<name>.hpp, include that below, and add a row to kStages by the stage's
+// precision: fp32_stage; bf16_stage, given a second launcher where the stage also writes
+// bf16 C; or fp8_stage, given where its sums go and the scalings it takes. A test checks that
+// kStages and the files in kernels/ agree.
+//
+// Adding a track: write its launcher and its choice of kernel in dispatch/ (and list the file
+// in CMakeLists.txt), include its header below, write the function that asks the choice for
+// the GPU at hand beside fp32_here, and add a row to kTracks: fp32_track, bf16_track or
+// fp8_track, as the stages of its precision.
+//
+// cuBLAS is stage 0 alone (cublas_reference): the driver calls it itself.
 #include "driver/stage_registry.hpp"
 
 #include <algorithm>
@@ -55,7 +67,6 @@ constexpr ShapeRule kFp32TmaRowsOfA{1, 8, 4, true};
 // The FP8 stages' rows of K (A and B) and of N (D) start 16-byte aligned as they are;
 // cuBLASLt asks the same of 8-bit operands, and other shapes are refused.
 constexpr ShapeRule kFp8Rows{1, 8, 16, false};
-constexpr bool kSm90a = true;
 
 // The tracks' choices on the GPU at hand.
 KernelChoice fp32_here(const GemmShape& shape) { return choose_fp32_kernel(shape, sm_count_here()); }
@@ -64,45 +75,92 @@ KernelChoice fp32_tc_here(const GemmShape& shape) { return choose_fp32_tc_kernel
 // The FP8 track's choice for its default scaling (an FP8 run asks choose_fp8_kernel with its own).
 KernelChoice fp8_here(const GemmShape& shape) { return choose_fp8_kernel(shape, Fp8Scaling::rows_and_blocks); }
 
+// A row: number and name (a track's name alone), what it needs of the GPU, the shapes it
+// takes, its launchers (then, for FP8, where its sums go and the scalings it takes; for a
+// track, its choice of kernel), and its summary.
 // clang-format off
 constexpr Stage kStages[] = {
-    {0, "cublas",               Precision::fp32, 0, kAnyShape,     "cuBLAS SGEMM: the reference every stage is timed against", nullptr},
-    {1, "naive",                Precision::fp32, 0, kAnyShape,     "one thread per output, warps walk down columns (uncoalesced)", launch_naive},
-    {2, "global_coalescing",    Precision::fp32, 0, kAnyShape,     "threads of a warp take consecutive columns: coalesced loads", launch_global_coalescing},
-    {3, "shared_memory_tiling", Precision::fp32, 0, kAnyShape,     "32x32 tiles of A and B staged in shared memory", launch_shared_memory_tiling},
-    {4, "1d_blocktiling",       Precision::fp32, 0, {64, 64, 8},   "each thread computes 8 outputs of a column from registers", launch_1d_blocktiling},
-    {5, "2d_blocktiling",       Precision::fp32, 0, {128, 128, 8}, "each thread computes an 8x8 tile: outer products in registers", launch_2d_blocktiling},
-    {6, "vectorized",           Precision::fp32, 0, {128, 128, 8}, "128-bit loads and stores; A transposed in shared memory", launch_vectorized},
-    {7, "bank_conflict_free",   Precision::fp32, 0, {128, 128, 8}, "thread tile split into quads 64 apart, padded A tile: no bank conflicts", launch_bank_conflict_free},
-    {8, "warptiling",           Precision::fp32, 0, {128, 128, 8}, "block tile -> 32x64 warp tiles -> 8x8 thread tiles", launch_warptiling},
-    {9, "double_buffering",     Precision::fp32, 0, {128, 128, 8}, "next tile's global loads overlap this tile's math; two shared buffers", launch_double_buffering},
-    {10, "tuned",               Precision::fp32, 80, kAnyShape,     "tile shapes chosen by the tuner, rasterized block order, any shape", launch_tuned},
-    {11, "wmma_naive",          Precision::bf16, 80, kAnyShape,    "tensor cores via wmma: one warp per 16x16 tile, straight from global", nullptr, launch_wmma_naive},
-    {12, "wmma_tiled",          Precision::bf16, 80, {128, 128, 32}, "wmma with shared-memory block tiles and 4x2 fragments per warp", nullptr, launch_wmma_tiled},
-    {13, "mma_ldmatrix",        Precision::bf16, 80, {128, 128, 32}, "mma.sync m16n8k16 fed by ldmatrix from XOR-swizzled shared memory", nullptr, launch_mma_ldmatrix},
-    {14, "multistage",          Precision::bf16, 80, kAnyShape,    "cp.async pipeline several tiles deep, rasterized, float2 epilogue, any shape", nullptr, launch_multistage},
-    {15, "tma_wgmma",           Precision::bf16, 90, kTmaRows,     "TMA copies into an mbarrier ring, wgmma from shared memory, one warpgroup", nullptr, launch_tma_wgmma, kSm90a},
-    {16, "two_warpgroups",      Precision::bf16, 90, kTmaRows,     "two warpgroups, 128x256 tiles, m64n256k16: more math per byte", nullptr, launch_two_warpgroups, kSm90a},
-    {17, "warp_specialized",    Precision::bf16, 90, kTmaRows,     "a producer warpgroup, two consumers, full/empty barriers, setmaxnreg", nullptr, launch_warp_specialized, kSm90a},
-    {18, "clusters",            Precision::bf16, 90, kTmaRows,     "clusters of two CTAs share B's tile through TMA multicast", nullptr, launch_clusters, kSm90a},
-    {19, "persistent",          Precision::bf16, 90, kTmaRows,     "one CTA per SM loops over the tiles; loads run ahead through epilogues", nullptr, launch_persistent, kSm90a, launch_persistent_bf16_c},
-    {20, "hopper_tuned",        Precision::bf16, 90, kTmaRows,     "tiles chosen by shape, pipeline depth, cluster and raster order by the tuner; stream-K", nullptr, launch_hopper_tuned, kSm90a, launch_hopper_tuned_bf16_c},
-    {21, "split_bf16",          Precision::fp32, 90, kFp32TmaRows, "FP32 on tensor cores: A and B split into three bf16 parts, six products", launch_split_bf16, nullptr, kSm90a},
-    {22, "split_fp16",          Precision::fp32, 90, kFp32TmaRows, "FP32 on tensor cores: rows and columns scaled, two fp16 parts, sums in registers", launch_split_fp16, nullptr, kSm90a},
-    {23, "split_in_registers",  Precision::fp32, 90, kFp32TmaRows, "FP32 on tensor cores: B read once as FP32 and split in registers", launch_split_in_registers, nullptr, kSm90a},
-    {24, "a_in_registers",      Precision::fp32, 90, kFp32TmaRowsOfA, "FP32 on tensor cores: A read once as FP32 and split in registers", launch_a_in_registers, nullptr, kSm90a},
-    {25, "few_tokens",          Precision::bf16, 90, kAnyShape,    "few tokens: A and B swapped so the tokens are wgmma's N, K split over a cluster; rows off 16 bytes loaded by hand", nullptr, launch_few_tokens, kSm90a, launch_few_tokens_bf16_c},
-    {26, "fp8_tensor_scale",    Precision::fp8, 90, kFp8Rows,      "FP8: e4m3 on wgmma k32, one scale a tensor, sums kept in the MMA over all of K", nullptr, nullptr, kSm90a, nullptr, nullptr, launch_fp8_tensor_scale, Fp8Accumulation::in_mma, kTensorScale},
-    {27, "fp8_promoted",        Precision::fp8, 90, kFp8Rows,      "FP8: each 128 of K summed by the MMA from zero, then added into FP32 registers", nullptr, nullptr, kSm90a, nullptr, nullptr, launch_fp8_promoted, Fp8Accumulation::promoted, kTensorScale},
-    {28, "fp8_block_scaled",    Precision::fp8, 90, kFp8Rows,      "FP8, DeepSeek-V3's recipe: A's 1x128 and B's 128x128 (or 1x128) scales applied as the sums are promoted", nullptr, nullptr, kSm90a, nullptr, nullptr, launch_fp8_block_scaled, Fp8Accumulation::promoted, kBlockScales},
-    {29, "fp8_tiles",           Precision::fp8, 90, kFp8Rows,      "FP8, every scaling, promoted, in the tile a model chooses for 132 SMs: 64 or 128 rows, 16-128 columns, clusters of 1 or 2", nullptr, nullptr, kSm90a, nullptr, nullptr, launch_fp8_tiles, Fp8Accumulation::promoted, kTensorScale | kBlockScales},
+    cublas_reference("cuBLAS SGEMM: the reference every stage is timed against"),
+    fp32_stage(1,  "naive",                kAnyGpu, kAnyShape,       launch_naive,
+               "one thread per output, warps walk down columns (uncoalesced)"),
+    fp32_stage(2,  "global_coalescing",    kAnyGpu, kAnyShape,       launch_global_coalescing,
+               "threads of a warp take consecutive columns: coalesced loads"),
+    fp32_stage(3,  "shared_memory_tiling", kAnyGpu, kAnyShape,       launch_shared_memory_tiling,
+               "32x32 tiles of A and B staged in shared memory"),
+    fp32_stage(4,  "1d_blocktiling",       kAnyGpu, {64, 64, 8},     launch_1d_blocktiling,
+               "each thread computes 8 outputs of a column from registers"),
+    fp32_stage(5,  "2d_blocktiling",       kAnyGpu, {128, 128, 8},   launch_2d_blocktiling,
+               "each thread computes an 8x8 tile: outer products in registers"),
+    fp32_stage(6,  "vectorized",           kAnyGpu, {128, 128, 8},   launch_vectorized,
+               "128-bit loads and stores; A transposed in shared memory"),
+    fp32_stage(7,  "bank_conflict_free",   kAnyGpu, {128, 128, 8},   launch_bank_conflict_free,
+               "thread tile split into quads 64 apart, padded A tile: no bank conflicts"),
+    fp32_stage(8,  "warptiling",           kAnyGpu, {128, 128, 8},   launch_warptiling,
+               "block tile -> 32x64 warp tiles -> 8x8 thread tiles"),
+    fp32_stage(9,  "double_buffering",     kAnyGpu, {128, 128, 8},   launch_double_buffering,
+               "next tile's global loads overlap this tile's math; two shared buffers"),
+    fp32_stage(10, "tuned",                kSm80,   kAnyShape,       launch_tuned,
+               "tile shapes chosen by the tuner, rasterized block order, any shape"),
+    bf16_stage(11, "wmma_naive",           kSm80,   kAnyShape,       launch_wmma_naive,
+               "tensor cores via wmma: one warp per 16x16 tile, straight from global"),
+    bf16_stage(12, "wmma_tiled",           kSm80,   {128, 128, 32},  launch_wmma_tiled,
+               "wmma with shared-memory block tiles and 4x2 fragments per warp"),
+    bf16_stage(13, "mma_ldmatrix",         kSm80,   {128, 128, 32},  launch_mma_ldmatrix,
+               "mma.sync m16n8k16 fed by ldmatrix from XOR-swizzled shared memory"),
+    bf16_stage(14, "multistage",           kSm80,   kAnyShape,       launch_multistage,
+               "cp.async pipeline several tiles deep, rasterized, float2 epilogue, any shape"),
+    bf16_stage(15, "tma_wgmma",            kSm90a,  kTmaRows,        launch_tma_wgmma,
+               "TMA copies into an mbarrier ring, wgmma from shared memory, one warpgroup"),
+    bf16_stage(16, "two_warpgroups",       kSm90a,  kTmaRows,        launch_two_warpgroups,
+               "two warpgroups, 128x256 tiles, m64n256k16: more math per byte"),
+    bf16_stage(17, "warp_specialized",     kSm90a,  kTmaRows,        launch_warp_specialized,
+               "a producer warpgroup, two consumers, full/empty barriers, setmaxnreg"),
+    bf16_stage(18, "clusters",             kSm90a,  kTmaRows,        launch_clusters,
+               "clusters of two CTAs share B's tile through TMA multicast"),
+    bf16_stage(19, "persistent",           kSm90a,  kTmaRows,        launch_persistent, launch_persistent_bf16_c,
+               "one CTA per SM loops over the tiles; loads run ahead through epilogues"),
+    bf16_stage(20, "hopper_tuned",         kSm90a,  kTmaRows,        launch_hopper_tuned, launch_hopper_tuned_bf16_c,
+               "tiles chosen by shape, pipeline depth, cluster and raster order by the tuner; stream-K"),
+    fp32_stage(21, "split_bf16",           kSm90a,  kFp32TmaRows,    launch_split_bf16,
+               "FP32 on tensor cores: A and B split into three bf16 parts, six products"),
+    fp32_stage(22, "split_fp16",           kSm90a,  kFp32TmaRows,    launch_split_fp16,
+               "FP32 on tensor cores: rows and columns scaled, two fp16 parts, sums in registers"),
+    fp32_stage(23, "split_in_registers",   kSm90a,  kFp32TmaRows,    launch_split_in_registers,
+               "FP32 on tensor cores: B read once as FP32 and split in registers"),
+    fp32_stage(24, "a_in_registers",       kSm90a,  kFp32TmaRowsOfA, launch_a_in_registers,
+               "FP32 on tensor cores: A read once as FP32 and split in registers"),
+    bf16_stage(25, "few_tokens",           kSm90a,  kAnyShape,       launch_few_tokens, launch_few_tokens_bf16_c,
+               "few tokens: A and B swapped so the tokens are wgmma's N, K split over a cluster; "
+               "rows off 16 bytes loaded by hand"),
+    fp8_stage(26,  "fp8_tensor_scale",     kSm90a,  kFp8Rows,        launch_fp8_tensor_scale,
+              Fp8Accumulation::in_mma, kTensorScale,
+              "FP8: e4m3 on wgmma k32, one scale a tensor, sums kept in the MMA over all of K"),
+    fp8_stage(27,  "fp8_promoted",         kSm90a,  kFp8Rows,        launch_fp8_promoted,
+              Fp8Accumulation::promoted, kTensorScale,
+              "FP8: each 128 of K summed by the MMA from zero, then added into FP32 registers"),
+    fp8_stage(28,  "fp8_block_scaled",     kSm90a,  kFp8Rows,        launch_fp8_block_scaled,
+              Fp8Accumulation::promoted, kBlockScales,
+              "FP8, DeepSeek-V3's recipe: "
+              "A's 1x128 and B's 128x128 (or 1x128) scales applied as the sums are promoted"),
+    fp8_stage(29,  "fp8_tiles",            kSm90a,  kFp8Rows,        launch_fp8_tiles,
+              Fp8Accumulation::promoted, kTensorScale | kBlockScales,
+              "FP8, every scaling, promoted, in the tile a model chooses for 132 SMs: "
+              "64 or 128 rows, 16-128 columns, clusters of 1 or 2"),
 };
 
 constexpr Stage kTracks[] = {
-    {kTrackNumber, "fp32",    Precision::fp32, 80, kAnyShape, "FP32 on CUDA cores: stage 10's kernel, its tile and split of K by a model", launch_fp32_track, nullptr, false, nullptr, fp32_here},
-    {kTrackNumber, "bf16",    Precision::bf16, 80, kAnyShape, "bf16 in, FP32 sums: the kernel a cost model predicts fastest of stages 20's (padded off the multiples of 8), 25's and 14's", nullptr, launch_bf16_track, false, launch_bf16_track_bf16_c, bf16_here},
-    {kTrackNumber, "fp32-tc", Precision::fp32, 90, kAnyShape, "FP32 on tensor cores, SGEMM's accuracy: stage 24's, 23's or 22's kernels, or stage 10's where the split does not pay", launch_fp32_tc_track, nullptr, kSm90a, nullptr, fp32_tc_here},
-    {kTrackNumber, "fp8",     Precision::fp8, 90, kFp8Rows, "FP8 with FP32 promotion, any of cuBLASLt's Hopper scalings: stage 29's kernel in the tile its model chooses", nullptr, nullptr, kSm90a, nullptr, fp8_here, launch_fp8_track, Fp8Accumulation::promoted, kTensorScale | kBlockScales},
+    fp32_track("fp32",    kSm80,  kAnyShape, launch_fp32_track, fp32_here,
+               "FP32 on CUDA cores: stage 10's kernel, its tile and split of K by a model"),
+    bf16_track("bf16",    kSm80,  kAnyShape, launch_bf16_track, launch_bf16_track_bf16_c, bf16_here,
+               "bf16 in, FP32 sums: the kernel a cost model predicts fastest of "
+               "stages 20's (padded off the multiples of 8), 25's and 14's"),
+    fp32_track("fp32-tc", kSm90a, kAnyShape, launch_fp32_tc_track, fp32_tc_here,
+               "FP32 on tensor cores, SGEMM's accuracy: stage 24's, 23's or 22's kernels, "
+               "or stage 10's where the split does not pay"),
+    fp8_track("fp8",      kSm90a, kFp8Rows,  launch_fp8_track,
+              Fp8Accumulation::promoted, kTensorScale | kBlockScales, fp8_here,
+              "FP8 with FP32 promotion, any of cuBLASLt's Hopper scalings: "
+              "stage 29's kernel in the tile its model chooses"),
 };
 // clang-format on
 

@@ -14,7 +14,7 @@ std::span<const Stage> all_stages();
 // nullptr when no stage has this number.
 const Stage* find_stage(int number);
 
-// fp32, bf16, fp32-tc: each chooses a stage's kernel for a shape.
+// fp32, bf16, fp32-tc, fp8: each chooses a stage's kernel for a shape.
 std::span<const Stage> all_tracks();
 
 // nullptr when no track has this name.
