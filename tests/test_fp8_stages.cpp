@@ -11,14 +11,19 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "driver/stage_registry.hpp"
+#include "gpu/build_target.hpp"
 #include "gpu/device_buffer.hpp"
+#include "gpu/device_info.hpp"
 #include "verification/error_budget.hpp"
 #include "verification/fp8_operands.hpp"
 #include "fp8_test_operands.hpp"
+#include "skip_markers.hpp"
 
 namespace sgemm {
 namespace {
@@ -59,6 +64,11 @@ std::vector<Fp8Run> fp8_runs() {
     return runs;
 }
 
+// The FP8 stages and the track are sm_90a code: they run on Hopper, from a build for it.
+std::optional<std::string> fp8_stages_refusal() {
+    return architecture_refusal(*find_track("fp8"), query_device().compute_capability, build_target());
+}
+
 std::string name(const Fp8Run& run) { return fmt::format("{}, {}", describe(*run.stage), to_string(run.scaling)); }
 
 ErrorBudget budget_of(const Stage& stage, int k) {
@@ -75,7 +85,8 @@ VerificationReport check(const std::vector<double>& d, const std::vector<double>
 // the MMA's accumulator (at most 4 x 1040 in stage 26's, which sums all of K) and in FP32, so
 // D is the float64 reference rounded to bf16, bit for bit. M, N and K off the tiles.
 TEST(Fp8Stages, ExactWhereTheArithmeticIsExact) {
-    if (!gpu_is_hopper()) GTEST_SKIP() << "needs Hopper (sm_90a)";
+    SGEMM_SKIP_WITHOUT_GPU();
+    SGEMM_SKIP_IF_REFUSED(fp8_stages_refusal());
     const int m = 300, n = 200, k = 1040;
     std::mt19937 rng(13);
     for (const Fp8Run& run : fp8_runs()) {
@@ -95,7 +106,8 @@ TEST(Fp8Stages, ExactWhereTheArithmeticIsExact) {
 // scaling cuts them; one magnitude a tensor for one scale a tensor), quantized as the recipe
 // does, with alpha and beta.
 TEST(Fp8Stages, BlockScalesApplyToTheirBlocks) {
-    if (!gpu_is_hopper()) GTEST_SKIP() << "needs Hopper (sm_90a)";
+    SGEMM_SKIP_WITHOUT_GPU();
+    SGEMM_SKIP_IF_REFUSED(fp8_stages_refusal());
     const int m = 300, n = 264, k = 1040;
     for (const Fp8Run& run : fp8_runs()) {
         std::mt19937 rng(static_cast<unsigned>(run.scaling) + 7);
@@ -118,7 +130,8 @@ TEST(Fp8Stages, BlockScalesApplyToTheirBlocks) {
 // promotes, and fails stage 26, which keeps the whole sum in the MMA (its own budget has no
 // bound at this K: fp8_unpromoted_error_budget).
 TEST(Fp8Stages, PromotionIsWhatMeetsThePromotedBudget) {
-    if (!gpu_is_hopper()) GTEST_SKIP() << "needs Hopper (sm_90a)";
+    SGEMM_SKIP_WITHOUT_GPU();
+    SGEMM_SKIP_IF_REFUSED(fp8_stages_refusal());
     const int m = 128, n = 128, k = 16384;
     for (const Fp8Run& run : fp8_runs()) {
         std::mt19937 rng(5);
@@ -142,7 +155,8 @@ TEST(Fp8Stages, PromotionIsWhatMeetsThePromotedBudget) {
 // The budget of a sum kept in the MMA holds stage 26 where it bounds anything: 4096 products of
 // one sign, the worst case for a truncating accumulator (normwise up to gamma(4096) at 2^-13).
 TEST(Fp8Stages, UnpromotedStageMeetsItsOwnBudget) {
-    if (!gpu_is_hopper()) GTEST_SKIP() << "needs Hopper (sm_90a)";
+    SGEMM_SKIP_WITHOUT_GPU();
+    SGEMM_SKIP_IF_REFUSED(fp8_stages_refusal());
     const int m = 128, n = 128, k = 4096;
     for (const Fp8Run& run : fp8_runs()) {
         if (run.stage->fp8_accumulation == Fp8Accumulation::promoted) continue;
