@@ -9,6 +9,7 @@ well the fitted model predicts the times of other problems.
     python3 scripts/fit_bf16_cost.py --set NAME --terms terms.csv --times rows.csv ... [--compare rows.csv ...]
     python3 scripts/fit_bf16_cost.py --evaluate --off-multiples --terms terms.csv --times rows.csv ... --report FILE
     python3 scripts/fit_bf16_cost.py --prior --ceilings results/<gpu>/ceilings.csv
+    python3 scripts/fit_bf16_cost.py --check terms.csv
 
 --terms: what sgemm_model wrote for the problems (each kernel's terms); --times: rows that
 ./sgemm wrote running the stages on the same problems (with --timing TIMING where a
@@ -26,7 +27,9 @@ kernels' rows on them, for the report. Where the times hold stages 14, 20 and 25
 report says how the model chooses among them, as --evaluate --off-multiples does on a
 draw it was not fitted on.
 --prior writes the constants the fit starts from, from the GPU's measured ceilings: the
-header a first build needs before any problem has been timed.
+header a first build needs before any problem has been timed. --check: the model here gives
+the times sgemm_model wrote (from the header it was built with), each row's from its own
+terms, and the kernel it marked chosen is the one of least time.
 """
 import argparse
 import csv
@@ -159,6 +162,27 @@ def read_header(path):
     text = Path(path).read_text()
     return {name: tuple(float(x) for x in re.search(rf"{name}\{{([^}}]*)\}}", text).group(1).split(","))
             for name in SETS}
+
+
+def constants_name(stage, n, k):
+    """The set of constants the track predicts `stage` with on a shape of N = n, K = k."""
+    return f"kStage{stage}Cost" if n % 8 == 0 and k % 8 == 0 else OFF_MULTIPLES[stage]
+
+
+def check(path, constants):
+    """sgemm_model's CSV against this model: the largest relative difference between a row's
+    predicted_us and this model's time from the row's terms; and the shapes whose row marked
+    chosen is not the one of least predicted_us."""
+    worst, rows = 0.0, {}
+    with open(path) as file:
+        for row in csv.DictReader(file):
+            shape, stage = (int(row["m"]), int(row["n"]), int(row["k"])), int(row["kernel"])
+            mine = predicted({name: float(row[name]) for name in TERMS}, constants[constants_name(stage, *shape[1:])])
+            worst = max(worst, abs(mine * 1e6 / float(row["predicted_us"]) - 1))
+            rows.setdefault(shape, []).append((float(row["predicted_us"]), row["chosen"] == "1"))
+    misses = [shape for shape, kernels in rows.items() if [chosen for _, chosen in sorted(kernels)] !=
+              [True] + [False] * (len(kernels) - 1)]
+    return worst, misses
 
 
 def write_header(path, constants, fitted_on):
@@ -316,8 +340,15 @@ def main(argv=None):
     parser.add_argument("--compare", nargs="+", default=[],
                         help="with --set: ./sgemm CSVs of other kernels on the same problems, for the report")
     parser.add_argument("--ceilings", help="with --prior: the GPU's ceilings.csv")
+    parser.add_argument("--check", help="an sgemm_model CSV: does this model give its predictions and choices?")
     args = parser.parse_args(argv)
     header = repo_path(args.header)
+    if args.check:
+        worst, misses = check(args.check, read_header(header))
+        print(f"largest difference from sgemm_model's predictions: {worst:.2e}; shapes where the kernel chosen "
+              f"is not the one of least time: {misses or 'none'}")
+        # Each term and time written to 6 significant digits: a few parts in a million apart.
+        return 0 if worst < 1e-4 and not misses else 1
     if args.prior:
         note = f"Not fitted: the fit's starting point, from the GPU's ceilings ({Path(args.ceilings).name})."
         write_header(header, prior(args.ceilings), dict.fromkeys(SETS, note))

@@ -4,7 +4,9 @@
 #include <cuda_runtime.h>
 
 #include <cmath>
+#include <optional>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "gpu/device_buffer.hpp"
@@ -12,17 +14,13 @@
 
 namespace sgemm {
 
-// The GPU's compute capability major, 0 without a GPU.
-inline int gpu_major() {
-    int count = 0, major = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0 ||
-        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0) != cudaSuccess)
-        return 0;
-    return major;
+// Why the GPU present cannot run cuBLASLt's FP8 GEMM, which runs from sm_90 on, or nothing.
+inline std::optional<std::string> fp8_gemm_refusal() {
+    int major = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
+    if (major >= 9) return std::nullopt;
+    return "cuBLASLt's FP8 GEMM needs sm_90 or later; this GPU is sm_" + std::to_string(major) + "x";
 }
-// cuBLASLt's FP8 GEMM runs from sm_90 on; the FP8 stages are sm_90a code, Hopper's only.
-inline bool gpu_has_fp8() { return gpu_major() >= 9; }
-inline bool gpu_is_hopper() { return gpu_major() == 9; }
 
 template <class T>
 DeviceBuffer<T> to_device(const std::vector<T>& host) {

@@ -2,13 +2,13 @@
 // gets exactly one line on stderr and a non-zero exit status. The suite BinaryOnGpu runs
 // stages and measures ceilings: CTest gives it the GPU alone (tests/CMakeLists.txt), and
 // without a GPU it reports skipped.
-#include <cuda_runtime.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -16,6 +16,7 @@
 #include "driver/stage_runner.hpp"
 #include "gpu/device_info.hpp"
 #include "scratch_file.hpp"
+#include "skip_markers.hpp"
 
 namespace sgemm {
 namespace {
@@ -58,11 +59,6 @@ int count_lines(const std::string& text) {
     int lines = 0;
     for (const char ch : text) lines += ch == '\n';
     return lines;
-}
-
-bool gpu_present() {
-    int count = 0;
-    return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
 }
 
 void expect_one_line_error(const ProcessResult& result, int exit_code, const std::string& part) {
@@ -151,7 +147,7 @@ TEST(Binary, UnknownTimingMethod) { expect_one_line_error(run_sgemm("1 64 --timi
 TEST(Binary, PeakWithASize) { expect_one_line_error(run_sgemm("peak 4096"), 2, "peak takes no size"); }
 
 TEST(BinaryOnGpu, PeakWritesCeilingsCsv) {
-    if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
+    SGEMM_SKIP_WITHOUT_GPU();
     const ScratchFile csv("sgemm_cli_ceilings.csv");
     const ProcessResult result = run_sgemm("peak --csv " + csv.path().string());
     EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
@@ -166,16 +162,19 @@ TEST(BinaryOnGpu, PeakWritesCeilingsCsv) {
 }
 
 TEST(BinaryOnGpu, ProblemTooLargeForGpuMemory) {
-    if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
+    SGEMM_SKIP_WITHOUT_GPU();
     const GemmProblem problem{GemmShape{46000, 46000, 46000}, 1.0f, 0.0f};
     const DeviceInfo device = query_device();
-    if (device_bytes_needed(problem, true, device.l2_bytes) <= device.free_memory_bytes)
-        GTEST_SKIP() << "this GPU has memory for the largest problem the kernels can index";
+    const std::optional<std::string> refusal =
+        device_bytes_needed(problem, true, device.l2_bytes) <= device.free_memory_bytes
+            ? std::optional<std::string>("this GPU has memory for the largest problem the kernels can index")
+            : std::nullopt;
+    SGEMM_SKIP_IF_REFUSED(refusal);
     expect_one_line_error(run_sgemm("3 46000"), 1, "GiB of GPU memory");
 }
 
 TEST(BinaryOnGpu, ProfileModeLaunchesOnce) {
-    if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
+    SGEMM_SKIP_WITHOUT_GPU();
     const ProcessResult result = run_sgemm("7 256 --profile");
     EXPECT_EQ(result.exit_code, 0) << result.err;
     EXPECT_NE(result.out.find("profiled one launch of stage 7"), std::string::npos) << result.out;
@@ -186,7 +185,7 @@ TEST(BinaryOnGpu, ProfileModeLaunchesOnce) {
 }
 
 TEST(BinaryOnGpu, RunsAndVerifiesOnAGpu) {
-    if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
+    SGEMM_SKIP_WITHOUT_GPU();
     const ScratchFile csv("sgemm_cli_rows.csv");
     const ProcessResult result = run_sgemm("all 256 --reps 2 --beta 0.5 --csv " + csv.path().string());
     EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
@@ -198,7 +197,7 @@ TEST(BinaryOnGpu, RunsAndVerifiesOnAGpu) {
 
 // A track's run names the kernel it chose, on the screen and in the CSV's last column.
 TEST(BinaryOnGpu, TrackRunsTheKernelItChooses) {
-    if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
+    SGEMM_SKIP_WITHOUT_GPU();
     const ScratchFile csv("sgemm_cli_track.csv");
     const ProcessResult result = run_sgemm("fp32 -m 300 -n 200 -k 100 --reps 2 --csv " + csv.path().string());
     EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
@@ -211,7 +210,7 @@ TEST(BinaryOnGpu, TrackRunsTheKernelItChooses) {
 }
 
 TEST(BinaryOnGpu, TimesInBlocksAndSaysSo) {
-    if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
+    SGEMM_SKIP_WITHOUT_GPU();
     const ScratchFile csv("sgemm_cli_blocks.csv");
     const ProcessResult result = run_sgemm("7 512 --timing blocks --csv " + csv.path().string());
     EXPECT_EQ(result.exit_code, 0) << result.out << result.err;

@@ -3,6 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "14_multistage.hpp"
 #include "25_few_tokens.hpp"
@@ -31,7 +35,13 @@ TEST(Fp32Track, StageTensOnEveryShape) {
 // On a square, whose tiles fill the SMs in whole waves, the model splits no K and runs near
 // the FFMA ceiling; elsewhere it finds a plan it predicts faster than the tuner's tile
 // unsplit: few rows on the blocks of few rows, a narrow C on the narrow tiles, a small
-// problem in smaller tiles or parts.
+// problem in smaller tiles or parts. The tuner's tile unsplit, worked by hand from
+// fp32_fit.hpp: 128 x 128 x 8 FMAs a K step, and on these shapes at most 48 tiles, so the
+// busiest SM runs one block, alone: at 0.550835 of 2.46591e11 FMAs a second, 1.35831e11, with
+// a start of 1.35 us and a launch of 1.66 us; DRAM's bytes take less time.
+//   408 x 47 x 227: 29 K steps, 3801088 FMAs; K and N off 4, each block loads 2 / 128 values
+//     an FMA alone, 8.62169 FMAs each: x 1.13471, 31.75 us; 34.77 us in all.
+//   4096 x 64 x 4096 and 128 x 6144 x 4096: 512 K steps, 67108864 FMAs, 494.06 us; 497.08 in all.
 TEST(Fp32Track, TheModelSplitsNoKOnSquaresAndLeavesTheTunedTileWhereItWastes) {
     const Fp32Plan square = fp32_plan({4096, 4096, 4096}, kSms);
     EXPECT_EQ(square.parts, 1);
@@ -40,10 +50,15 @@ TEST(Fp32Track, TheModelSplitsNoKOnSquaresAndLeavesTheTunedTileWhereItWastes) {
     const Stage10Tile& tuned = stage10_tiles().front();
     EXPECT_EQ(fp32_plan({8, 8192, 4096}, kSms).tile.block_m, 16);
     EXPECT_LE(fp32_plan({4096, 24, 4096}, kSms).tile.block_n, 32);
-    for (const GemmShape shape : {GemmShape{408, 47, 227}, GemmShape{4096, 64, 4096}, GemmShape{128, 6144, 4096}}) {
+    const std::pair<GemmShape, double> tuned_unsplit_us[] = {
+        {{408, 47, 227}, 34.77}, {{4096, 64, 4096}, 497.08}, {{128, 6144, 4096}, 497.08}};
+    for (const auto& [shape, tuned_us] : tuned_unsplit_us) {
+        const std::string name =
+            std::to_string(shape.m) + " x " + std::to_string(shape.n) + " x " + std::to_string(shape.k);
+        EXPECT_NEAR(fp32_predicted_seconds(shape, tuned, 1, kSms) * 1e6, tuned_us, 0.01) << name;
         const Fp32Plan plan = fp32_plan(shape, kSms);
-        EXPECT_TRUE(plan.tile.name != tuned.name || plan.parts > 1) << shape.m << " x " << shape.n << " x " << shape.k;
-        EXPECT_LT(plan.seconds, fp32_predicted_seconds(shape, tuned, 1, kSms));
+        EXPECT_TRUE(plan.tile.name != tuned.name || plan.parts > 1) << name;
+        EXPECT_LT(plan.seconds * 1e6, tuned_us) << name;
     }
 }
 
@@ -100,28 +115,75 @@ TEST(Bf16Track, TheKernelTheModelPredictsFastest) {
     EXPECT_EQ(choose_bf16_kernel({4096, 4096, 4096}, Bf16Gpu{}).stage, 14);
 }
 
-TEST(Bf16Track, ItWeighsTheModelsPredictions) {
+// Stage 14 is weighed only off the multiples of 8, where TMA cannot read the rows.
+TEST(Bf16Track, WeighsStageFourteenOnlyOffTheMultiples) {
     for (const GemmShape shape : {GemmShape{8, 8192, 8192}, GemmShape{4096, 4096, 4096}, GemmShape{200, 3000, 5000},
                                   GemmShape{7, 1001, 999}, GemmShape{2096, 79, 8063}, GemmShape{3000, 3001, 3000}}) {
         const std::vector<Bf16Candidate> candidates = bf16_candidates(shape, kH100);
-        // Stage 14 is weighed only off the multiples of 8, where TMA cannot read the rows.
         ASSERT_EQ(candidates.size(), shape.n % 8 == 0 && shape.k % 8 == 0 ? 2u : 3u);
-        const Bf16Candidate& fastest = *std::min_element(
-            candidates.begin(), candidates.end(),
-            [](const Bf16Candidate& x, const Bf16Candidate& y) { return x.predicted_seconds < y.predicted_seconds; });
-        EXPECT_EQ(choose_bf16_kernel(shape, kH100).stage, fastest.stage);
         for (const Bf16Candidate& candidate : candidates) EXPECT_GT(candidate.predicted_seconds, 0.0);
     }
 }
 
-// Stage 20 off the multiples: the shape rounded up, and what the copies move.
+// The model's predictions worked by hand, in us, from each launcher's plan and the constants of
+// bf16_cost_fit.hpp (fixed + max(DRAM, steps x max(loads, MMAs)) + partial sums + copies), and
+// the track's choice the least of them.
+//   8 x 4096 x 4096: A and B read and C written once, 2 (8 x 4096 + 4096 x 4096) + 4 x 8 x 4096
+//     = 33751040 bytes, which bound both kernels.
+//     Stage 20, in 64 x 128 tiles (64 x 256 ones give 16 SMs a tile, short of 88): 32 tiles of 64
+//     K steps over 132 SMs, 15.5 steps of max(24576 / 4.27935e10, 524288 / 2.31072e12) = 8.91,
+//     under DRAM's 33751040 / 2.22558e12 = 15.17; each tile's K shared by ceil(132 / 32) = 5
+//     SMs, 5 x 4 x 64 x 128 bytes of partial sums / 1.04574e11 = 1.57; fixed 2.60: 19.33.
+//     Stage 25, 8 tokens by 64 columns, K in 2 (FewTokensPlan below): DRAM 33751040 /
+//     2.84355e12 = 11.87, over 32 steps of max(9216 / 1.07344e11, 32768 / 3.67888e12) = 2.75;
+//     partial sums 4096 / 3.16431e10 = 0.13; fixed 3.66: 15.66.
+//   4096 x 4096 x 4096: stage 20 in 128 x 256 tiles in clusters of two, 512 tiles of 64 steps
+//     over 132 SMs, 248.2 steps of max(32768 / 4.27935e10, 2097152 / 2.31072e12) = 225.30, over
+//     DRAM's 134217728 / 2.22558e12 = 60.31; fixed 2.60: 227.90. Stage 25, 32 tiles of 128
+//     tokens by 128 columns, K whole: B read for each, 134217728 + 31 x 2 x 4096 x 4096 bytes /
+//     2.84355e12 = 413.01, over 8 waves of 64 steps of max(32768 / 1.07344e11, 1048576 /
+//     3.67888e12) = 156.29; fixed 3.66: 416.66.
+//   127 x 29 x 15964, off the multiples: 2 (127 x 15964 + 15964 x 29) + 4 x 127 x 29 = 4995500
+//     bytes. Stage 20 on copies padded to 127 x 32 x 15968: one 128 x 64 tile of 250 steps over
+//     132 SMs, 1.89 steps of max(24576 / 4.27935e10, 524288 / 2.31072e12) = 1.09, under DRAM's
+//     5094080 / 2.22558e12 = 2.29; the tile shared by 132 SMs, 132 x 4 x 128 x 64 / 1.04574e11 =
+//     41.36; the copies of A, B and C, 2 (127 x 15964 + 127 x 15968) + 2 (15964 x 29 + 15968 x
+//     32) + 4 (127 x 29 + 127 x 32) = 10089580 bytes / 1.33764e12 = 7.54; fixed 9.32: 60.51.
+//     Stage 25 by hand, 128 tokens by 128 columns, K in 8: 32 steps of max(32768 / 1.02311e10,
+//     1048576 / 3.67888e12) = 102.49, over DRAM's 4995500 / 9.71272e11 = 5.14; 2 x 4 x 128 x
+//     128 / 3.42109e10 = 3.83; fixed 3.54: 109.86. Stage 14, one 128 x 64 tile in 62 parts (as
+//     many as 132 SMs hold, at least 4 K tiles each): 5 steps of max(24576 / 6.4e10, 524288 /
+//     4.44709e11) = 5.89, over DRAM's 4995500 / 1.11771e12 = 4.47; 4 x 62 x 128 x 64 /
+//     8.77619e10 = 23.15; fixed 5.37: 34.41.
+TEST(Bf16Track, ChoosesTheLeastOfThePredictionsWorkedByHand) {
+    const std::pair<GemmShape, std::vector<std::pair<int, double>>> worked[] = {
+        {{8, 4096, 4096}, {{20, 19.33}, {25, 15.66}}},
+        {{4096, 4096, 4096}, {{20, 227.90}, {25, 416.66}}},
+        {{127, 29, 15964}, {{20, 60.51}, {25, 109.86}, {14, 34.41}}}};
+    for (const auto& [shape, by_hand] : worked) {
+        const std::vector<Bf16Candidate> candidates = bf16_candidates(shape, kH100);
+        ASSERT_EQ(candidates.size(), by_hand.size()) << shape.m;
+        for (std::size_t i = 0; i < by_hand.size(); ++i) {
+            EXPECT_EQ(candidates[i].stage, by_hand[i].first) << shape.m;
+            EXPECT_NEAR(candidates[i].predicted_seconds * 1e6, by_hand[i].second, 0.01)
+                << shape.m << ", stage " << by_hand[i].first;
+        }
+        const auto least = std::min_element(by_hand.begin(), by_hand.end(),
+                                            [](const auto& x, const auto& y) { return x.second < y.second; });
+        EXPECT_EQ(choose_bf16_kernel(shape, kH100).stage, least->first) << shape.m;
+    }
+}
+
+// Stage 20 off the multiples: the shape rounded up, and what the copies move. 3000 x 3001 x
+// 3000 runs as 3000 x 3008 x 3000: 24 x 12 tiles of 128 x 256 (more than the 88 that fill two
+// thirds of the SMs), 47 K steps each; A and B read and C written once. Only N is off: the
+// copies move B (bf16) and C (FP32), each read at one width and written at the other.
 TEST(Bf16Cost, StageTwentyPaddedCountsItsCopies) {
     const GemmShape shape{3000, 3001, 3000};
     const CostTerms padded = stage20_padded_terms(shape, kSms);
-    const CostTerms rounded = stage20_terms({3000, 3008, 3000}, kSms);
-    EXPECT_DOUBLE_EQ(padded.copy_bytes, static_cast<double>(padded_copy_bytes(shape, GemmShape{1, 8, 8}, 2)));
-    EXPECT_DOUBLE_EQ(padded.sm_steps, rounded.sm_steps);
-    EXPECT_DOUBLE_EQ(padded.dram_bytes, rounded.dram_bytes);
+    EXPECT_DOUBLE_EQ(padded.copy_bytes, (2.0 + 4.0) * 3000 * (3001 + 3008));
+    EXPECT_DOUBLE_EQ(padded.sm_steps, 24.0 * 12 * 47 / kSms);
+    EXPECT_DOUBLE_EQ(padded.dram_bytes, 2.0 * (3000.0 * 3000 + 3000.0 * 3008) + 4.0 * 3000 * 3008);
     EXPECT_EQ(stage20_terms(shape, kSms).copy_bytes, 0.0);
 }
 
@@ -130,12 +192,16 @@ TEST(Bf16Cost, StageFourteenFollowsItsPlan) {
     const CostTerms square = stage14_terms({4096, 4096, 4096}, kSms);  // 512 tiles of 128x256
     EXPECT_DOUBLE_EQ(square.step_macs, 128.0 * 256 * 64);
     EXPECT_DOUBLE_EQ(square.split_bytes, 0.0);
-    const MultistagePlan few = multistage_plan({128, 512, 16384}, kSms);  // 8 tiles of 128x64, K split
-    EXPECT_GT(few.parts, 1);
+    // 8 tiles of 128x64 (each larger tile leaves more than half the SMs without one), every
+    // one split into min(132 / 8, 256 K tiles / 4) = 16 parts of 16 K steps: one wave.
+    const MultistagePlan few = multistage_plan({128, 512, 16384}, kSms);
+    EXPECT_EQ(few.block_m, 128);
+    EXPECT_EQ(few.block_n, 64);
+    EXPECT_EQ(few.parts, 16);
     EXPECT_EQ(few.full_tiles, 0);
     const CostTerms split = stage14_terms({128, 512, 16384}, kSms);
-    EXPECT_DOUBLE_EQ(split.split_bytes, 4.0 * few.parts * few.block_m * few.block_n);
-    EXPECT_LT(split.sm_steps, 16384.0 / 64);
+    EXPECT_DOUBLE_EQ(split.split_bytes, 4.0 * 16 * 128 * 64);
+    EXPECT_DOUBLE_EQ(split.sm_steps, 16.0);
 }
 
 // Stage 25's terms follow its plan: B read once a token tile, a wave of split K steps.
@@ -188,14 +254,22 @@ TEST(Fp32TcTrack, SplitKernelTermsCountTilesAndWaves) {
 }
 
 // The FP32 fallback of the split kernels runs in the plan's tile, but in the tuned one
-// where that fills the GPU (the squares).
+// where that fills the GPU: 128 x 128 tiles, two an SM, 264 of them on 132 SMs.
 TEST(Fp32TcTrack, FallbackInThePlansTileTunedWhereItFillsTheGpu) {
+    const Stage10Tile& narrow = stage10_tiles().at(5);
+    ASSERT_EQ(narrow.name, "128x32");
+    const Fp32Plan in_narrow_tiles{narrow, 1, 0.0};
+    const auto fallback = [&](GemmShape shape) { return fallback_tile(shape, kSms, in_narrow_tiles); };
+    EXPECT_EQ(fallback({1536, 2816, 512}), kTunedTileId);    // 12 x 22 = 264 tuned tiles
+    EXPECT_EQ(fallback({1409, 2689, 512}), kTunedTileId);    // the same, the last ones partial
+    EXPECT_EQ(fallback({1536, 2688, 512}), narrow.id);       // 12 x 21 = 252
+    EXPECT_EQ(fallback({4096, 64, 4096}), narrow.id);        // 32 x 1
+    // The track's own plans: the tuned tile on the squares (1024 and 4096 tuned tiles), another
+    // on the narrow C and the few rows (32 and 48).
     for (const GemmShape shape : {GemmShape{4096, 4096, 4096}, GemmShape{8192, 8192, 8192}})
         EXPECT_EQ(fallback_tile(shape, kSms, fp32_tc_stage10_plan(shape, kSms)), kTunedTileId);
-    for (const GemmShape shape : {GemmShape{4096, 64, 4096}, GemmShape{128, 6144, 4096}}) {
-        const Fp32Plan plan = fp32_tc_stage10_plan(shape, kSms);
-        EXPECT_EQ(fallback_tile(shape, kSms, plan), plan.tile.id);
-    }
+    for (const GemmShape shape : {GemmShape{4096, 64, 4096}, GemmShape{128, 6144, 4096}})
+        EXPECT_NE(fallback_tile(shape, kSms, fp32_tc_stage10_plan(shape, kSms)), kTunedTileId);
 }
 
 TEST(Fp32TcTrack, SplitKernelsTakeNOfEightAndStage24KOfFour) {
@@ -229,19 +303,33 @@ TEST(Tracks, Fp8ChoosesAPromotingStageThatTakesTheScaling) {
 }
 
 // Stage 29's model: the squares in 128 x 128 tiles in clusters of two; a few tokens in 64-row
-// tiles narrow enough to give most SMs one, and never more cycles than the squares' tile.
+// tiles narrow enough to give most SMs one, in fewer cycles than the squares' tile. The
+// cycles by hand (29_fp8_tiles.cu: 4096 products and 64 bytes from L2 a cycle, 2000 a tile;
+// K = 7168 is 56 blocks of 128), at N = 2112:
+//   128 x 128, clusters of two: max(128 x 128 x 128 / 4096, (128 + 128 / 2) x 128 / 64) = 512 a
+//     block; 17 stacks, one round: 56 x 512 + 2000 = 30672, for M = 64 and 128 alike.
+//   M = 64: 64 x 16, max(32, 160) = 160 a block; 132 tiles, one round: 56 x 160 + 2000 = 10960.
+//   M = 128: 64 x 32, max(64, 192) = 192; 2 x 66 tiles, one round: 12752 (64 x 16 would take
+//     two rounds, 21920; 64 x 64, 16336; 128 x 64 in clusters of two, 19920).
 TEST(Fp8Tiles, ModelFillsTheSms) {
     constexpr int kSms = 132;
     const Fp8Tile& square = fp8_tile_for(GemmShape{8192, 8192, 8192}, kSms);
     EXPECT_EQ(square.block_m, 128);
     EXPECT_EQ(square.block_n, 128);
     EXPECT_EQ(square.cluster_m, 2);
-    for (const int m : {64, 128}) {
-        const GemmShape few{m, 2112, 7168};
+    struct Worked {
+        int m;
+        std::string_view tile;
+        double cycles;
+    };
+    for (const Worked& worked : {Worked{64, "64x16", 10960}, Worked{128, "64x32", 12752}}) {
+        const GemmShape few{worked.m, 2112, 7168};
         const Fp8Tile& chosen = fp8_tile_for(few, kSms);
-        EXPECT_EQ(chosen.block_m, 64) << m;
-        EXPECT_GE((m / 64) * ((2112 + chosen.block_n - 1) / chosen.block_n), kSms / 2) << m;
-        EXPECT_LT(fp8_tile_cycles(few, chosen, kSms), fp8_tile_cycles(few, square, kSms)) << m;
+        EXPECT_EQ(chosen.name, worked.tile) << worked.m;
+        EXPECT_EQ(chosen.block_m, 64) << worked.m;
+        EXPECT_GE((worked.m / 64) * ((2112 + chosen.block_n - 1) / chosen.block_n), kSms / 2) << worked.m;
+        EXPECT_DOUBLE_EQ(fp8_tile_cycles(few, chosen, kSms), worked.cycles) << worked.m;
+        EXPECT_DOUBLE_EQ(fp8_tile_cycles(few, square, kSms), 30672) << worked.m;
     }
 }
 

@@ -1,6 +1,7 @@
 """scripts/fit_bf16_cost.py: the model's form is dispatch/bf16_cost.cpp's; the fit recovers
 the constants that made a set of times; the header it writes reads back; the report counts
-the choices right and the bands' geomeans; --evaluate reads the header and fits nothing."""
+the choices right and the bands' geomeans; --evaluate reads the header and fits nothing;
+--check fails a row of sgemm_model's CSV whose time or choice this model does not give."""
 import csv
 import math
 import random
@@ -146,6 +147,60 @@ class ReportTest(unittest.TestCase):
                 continue
             self.assertAlmostEqual(got / start, 1.0, places=5)  # kStage20Cost's, as written
         self.assertNotAlmostEqual(padded[0] / CONSTANTS[0], 1.0, places=3)
+
+
+class CheckTest(unittest.TestCase):
+    """--check on rows as sgemm_model writes them: a shape on the multiples of 8 (stages 20 and
+    25 at their own constants) and one off them (the sets of OFF_MULTIPLES), each set made
+    different so that a row predicted with another set fails."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = Path(self.tmp.name)
+        self.header = self.dir / "fit.hpp"
+        self.constants = {name: tuple(c * (1 + 0.5 * i) for c in CONSTANTS)
+                          for i, name in enumerate(fit_bf16_cost.SETS)}
+        fit_bf16_cost.write_header(self.header, self.constants, dict.fromkeys(fit_bf16_cost.SETS, "Made up."))
+        self.rows = []
+        for (m, n, k), stages, chosen in (((8, 4096, 4096), (20, 25), 25), ((7, 1001, 999), (20, 25, 14), 14)):
+            for stage in stages:
+                t = terms(1e8, 10, 24576, 1e6, 4e5 if stage == chosen else 4e7, 0 if n % 8 == 0 else 1e6)
+                name = fit_bf16_cost.constants_name(stage, n, k)
+                self.rows.append([m, n, k, stage, *(f"{t[x]:.6g}" for x in fit_bf16_cost.TERMS),
+                                  f"{fit_bf16_cost.predicted(t, self.constants[name]) * 1e6:.6g}",
+                                  1 if stage == chosen else 0])
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def check(self, rows):
+        path = self.dir / "model.csv"
+        with open(path, "w", newline="") as out:
+            writer = csv.writer(out)
+            writer.writerow(["m", "n", "k", "kernel", *fit_bf16_cost.TERMS, "predicted_us", "chosen"])
+            writer.writerows(rows)
+        return fit_bf16_cost.main(["--check", str(path), "--header", str(self.header)])
+
+    def test_the_rows_as_written_pass(self):
+        self.assertEqual(fit_bf16_cost.constants_name(14, 1001, 999), "kStage14Cost")
+        self.assertEqual(fit_bf16_cost.constants_name(25, 1000, 1000), "kStage25Cost")
+        self.assertEqual(self.check(self.rows), 0)
+
+    def test_a_tampered_time_fails(self):
+        for i in range(len(self.rows)):
+            tampered = [row[:] for row in self.rows]
+            tampered[i][-2] = f"{float(tampered[i][-2]) * 1.001:.6g}"
+            self.assertEqual(self.check(tampered), 1, i)
+
+    def test_a_tampered_term_fails(self):
+        tampered = [row[:] for row in self.rows]
+        tampered[3][4] = f"{float(tampered[3][4]) * 2:.6g}"  # stage 25 by hand's DRAM bytes
+        self.assertEqual(self.check(tampered), 1)
+
+    def test_a_kernel_chosen_that_is_not_the_least_fails(self):
+        tampered = [row[:] for row in self.rows]
+        tampered[0][-1], tampered[1][-1] = 1, 0
+        self.assertEqual(self.check(tampered), 1)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@
 #include "verification/error_budget.hpp"
 #include "verification/fp8_operands.hpp"
 #include "fp8_test_operands.hpp"
+#include "skip_markers.hpp"
 
 namespace sgemm {
 namespace {
@@ -50,7 +51,8 @@ constexpr Fp8Scaling kScalings[] = {Fp8Scaling::tensor, Fp8Scaling::rows_and_blo
 // accumulator (at most 128 x 9 a block of K, and 2^-4 to 2^4 apart), so D is the float64
 // reference rounded to bf16, bit for bit.
 TEST(CublasLtFp8, ExactWhereTheArithmeticIsExact) {
-    if (!gpu_has_fp8()) GTEST_SKIP() << "needs an FP8 GPU (sm_90 or later)";
+    SGEMM_SKIP_WITHOUT_GPU();
+    SGEMM_SKIP_IF_REFUSED(fp8_gemm_refusal());
     const int m = 256, n = 384, k = 1024;
     std::mt19937 rng(11);
     for (const Fp8Scaling scaling : kScalings) {
@@ -76,7 +78,8 @@ VerificationReport check(const std::vector<double>& d, const std::vector<double>
 // the scaling cuts them; one magnitude for one scale a tensor: graded_operand), quantized as
 // the recipe does, with alpha and beta.
 TEST(CublasLtFp8, BlockScalesApplyToTheirBlocks) {
-    if (!gpu_has_fp8()) GTEST_SKIP() << "needs an FP8 GPU (sm_90 or later)";
+    SGEMM_SKIP_WITHOUT_GPU();
+    SGEMM_SKIP_IF_REFUSED(fp8_gemm_refusal());
     const int n = 384, k = 1024;
     // M = 37 and 1: cuBLASLt multiplies A padded to 48 and 16 rows (cublaslt_d_rows).
     for (const int m : {256, 37, 1}) {
@@ -102,7 +105,8 @@ TEST(CublasLtFp8, BlockScalesApplyToTheirBlocks) {
 // [0, 1), one scale a tensor) pass it promoted every 128 terms, and fail it in cuBLASLt's fast
 // accumulation, which keeps the whole sum in the MMA's accumulator.
 TEST(CublasLtFp8, TheBudgetNeedsPromotion) {
-    if (!gpu_has_fp8()) GTEST_SKIP() << "needs an FP8 GPU (sm_90 or later)";
+    SGEMM_SKIP_WITHOUT_GPU();
+    SGEMM_SKIP_IF_REFUSED(fp8_gemm_refusal());
     const int m = 128, n = 128, k = 16384;
     std::mt19937 rng(5);
     const Fp8Operand a = one_signed_operand(m, k, Fp8Block::tensor, rng);

@@ -25,15 +25,11 @@
 #include "driver/stage_runner.hpp"
 #include "gpu/build_target.hpp"
 #include "measuring/ceilings.hpp"
+#include "skip_markers.hpp"
 #include "verification/fp8_operands.hpp"
 
 namespace sgemm {
 namespace {
-
-bool gpu_present() {
-    int count = 0;
-    return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
-}
 
 const DeviceInfo& device() {
     static const DeviceInfo instance = query_device();
@@ -321,12 +317,11 @@ std::vector<Case> all_cases() {
 class StageCorrectness : public ::testing::TestWithParam<Case> {};
 
 TEST_P(StageCorrectness, MatchesFloat64Reference) {
-    if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
+    SGEMM_SKIP_WITHOUT_GPU();
     const Case& c = GetParam();
     const Stage& stage = find_runnable(c.stage);
     // The Hopper stages on another GPU, or from a build for another architecture.
-    if (const auto refusal = architecture_refusal(stage, device().compute_capability, build_target()))
-        GTEST_SKIP() << *refusal;
+    SGEMM_SKIP_IF_REFUSED(architecture_refusal(stage, device().compute_capability, build_target()));
     ASSERT_FALSE(shape_refusal(stage, c.shape).has_value());
     ASSERT_FALSE(c_output_refusal(stage, c.c_output, c.shape).has_value());
     // Seeds 1000 + a stage's number, 1100 + a track's place among the tracks.
@@ -377,7 +372,7 @@ std::vector<std::pair<Fp32Launcher, std::string>> stage10_plans(std::integer_seq
 }
 
 TEST(Stage10Tiles, EveryTileAndSplitMatchesFloat64) {
-    if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
+    SGEMM_SKIP_WITHOUT_GPU();
     constexpr int kTileCount = 7;
     ASSERT_EQ(stage10_tiles().size(), static_cast<std::size_t>(kTileCount));
     for (const auto& [launch, name] : stage10_plans(std::make_integer_sequence<int, kTileCount>{})) {
@@ -416,8 +411,7 @@ void expect_fallback_in_every_tile(const std::vector<GemmShape>& shapes) {
     constexpr int kTileCount = 7;
     ASSERT_EQ(stage10_tiles().size(), static_cast<std::size_t>(kTileCount));
     Stage stage = *find_stage(kStage);
-    if (const auto refusal = architecture_refusal(stage, device().compute_capability, build_target()))
-        GTEST_SKIP() << *refusal;
+    SGEMM_SKIP_IF_REFUSED(architecture_refusal(stage, device().compute_capability, build_target()));
     for (const auto& [launch, name] : fallback_tiles<kStage>(std::make_integer_sequence<int, kTileCount>{})) {
         stage.launch = launch;
         for (const GemmShape shape : shapes)
@@ -432,21 +426,21 @@ void expect_fallback_in_every_tile(const std::vector<GemmShape>& shapes) {
 const std::vector<GemmShape> kFallbackShapes{{192, 64, 520}, {1000, 1024, 132}, {256, 256, 256}};
 
 TEST(FallbackTiles, Stage22InEveryTileMatchesFloat64) {
-    if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
+    SGEMM_SKIP_WITHOUT_GPU();
     std::vector<GemmShape> shapes = kFallbackShapes;
     shapes.push_back({70, 40, 131});
     expect_fallback_in_every_tile<22>(shapes);
 }
 
 TEST(FallbackTiles, Stage23InEveryTileMatchesFloat64) {
-    if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
+    SGEMM_SKIP_WITHOUT_GPU();
     std::vector<GemmShape> shapes = kFallbackShapes;
     shapes.push_back({70, 40, 131});
     expect_fallback_in_every_tile<23>(shapes);
 }
 
 TEST(FallbackTiles, Stage24InEveryTileMatchesFloat64) {
-    if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
+    SGEMM_SKIP_WITHOUT_GPU();
     expect_fallback_in_every_tile<24>(kFallbackShapes);
 }
 
@@ -497,7 +491,7 @@ Stage damaged_stage(Fp32Launcher launch) {
 }
 
 TEST(VerificationCatches, OneUnwrittenElement) {
-    if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
+    SGEMM_SKIP_WITHOUT_GPU();
     const GemmProblem problem{GemmShape{64, 48, 40}, 1.0f, 0.0f};
     const StageResult result = run_checked(damaged_stage(launch_leaving_one_unwritten), problem, 1);
     ASSERT_FALSE(result.passed());
@@ -506,7 +500,7 @@ TEST(VerificationCatches, OneUnwrittenElement) {
 }
 
 TEST(VerificationCatches, OneWrongElement) {
-    if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
+    SGEMM_SKIP_WITHOUT_GPU();
     const GemmProblem problem{GemmShape{256, 256, 256}, 1.0f, 0.0f};
     const StageResult result = run_checked(damaged_stage(launch_with_one_wrong_element), problem, 2);
     ASSERT_FALSE(result.passed());
@@ -514,7 +508,7 @@ TEST(VerificationCatches, OneWrongElement) {
 }
 
 TEST(VerificationCatches, ReadingCWhenBetaIsZero) {
-    if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
+    SGEMM_SKIP_WITHOUT_GPU();
     const GemmProblem problem{GemmShape{32, 32, 32}, 1.0f, 0.0f};
     const StageResult result = run_checked(damaged_stage(launch_reading_c_when_beta_is_zero), problem, 3);
     EXPECT_FALSE(result.passed());
@@ -525,7 +519,7 @@ TEST(VerificationCatches, ReadingCWhenBetaIsZero) {
 // beside the L2 flush, so the counted launches of the stage's two blocks add up to
 // about two blocks less their settling time, not two whole blocks.
 TEST(TimingInBlocks, CountsOnlyTheSettledPartOfEachBlock) {
-    if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
+    SGEMM_SKIP_WITHOUT_GPU();
     const auto start = std::chrono::steady_clock::now();
     const StageResult result = run_timed(*find_stage(10), 4096, 4, TimingSettings{0, 1.0, TimingMethod::blocks});
     const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -544,7 +538,7 @@ TEST(TimingInBlocks, CountsOnlyTheSettledPartOfEachBlock) {
 // The SMs' count of their clock: at most the GPU's highest clock (1 % for rounding)
 // and no less than a fifth of it on a running GPU, for the ceilings and the runs alike.
 TEST(SmClock, CeilingsAreMeasuredAtAPlausibleClock) {
-    if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
+    SGEMM_SKIP_WITHOUT_GPU();
     const DeviceInfo device = query_device();
     const CudaStream stream;
     const double max_mhz = device.clock_khz / 1e3;
@@ -559,7 +553,7 @@ TEST(SmClock, CeilingsAreMeasuredAtAPlausibleClock) {
 // Launch by launch one pair of stamps brackets the stage's launches and cuBLAS's: one
 // clock, and the stage's fraction of its ceiling scaled to it.
 TEST(SmClock, LaunchByLaunchReadsOneClockForBoth) {
-    if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
+    SGEMM_SKIP_WITHOUT_GPU();
     const StageResult result = run_timed(*find_stage(14), 2048, 5, TimingSettings{0, 0.3});
     ASSERT_TRUE(result.timing.stage_clock_mhz && result.timing.cublas_clock_mhz && result.ceiling.clock_mhz);
     EXPECT_EQ(*result.timing.stage_clock_mhz, *result.timing.cublas_clock_mhz);
@@ -576,7 +570,7 @@ TEST(SmClock, LaunchByLaunchReadsOneClockForBoth) {
 // tensor-core instruction no faster than the CUDA cores, a cache slower than what is
 // behind it, or a ceiling that silently goes missing.
 TEST(MeasuredCeilings, PositiveAndPlausible) {
-    if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
+    SGEMM_SKIP_WITHOUT_GPU();
     const DeviceInfo device = query_device();
     const CudaStream stream;
     std::map<std::string_view, double> value, per_mhz;
@@ -618,7 +612,7 @@ TEST(MeasuredCeilings, PositiveAndPlausible) {
 
 // The driver measures its two ceilings every time it starts: that must stay quick.
 TEST(MeasuredCeilings, StartUpPairTakesUnderASecond) {
-    if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
+    SGEMM_SKIP_WITHOUT_GPU();
     const DeviceInfo device = query_device();
     const CudaStream stream;
     measure_ffma_tflops(device, stream.get());  // module loading and clock ramp-up count once, here
