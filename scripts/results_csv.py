@@ -49,7 +49,8 @@ FLOAT_COLUMNS = frozenset({
 })
 # The binary leaves these empty when it skips verification, or cannot read the clock.
 OPTIONAL_COLUMNS = frozenset({"rel_error_fp64", "worst_error_over_budget", *CLOCK_COLUMNS})
-VERIFIED_VALUES = ("true", "false", "skipped")
+# unbounded: the run passed a check with no finite budget (NaN and Inf alone checked): not verified.
+VERIFIED_VALUES = ("true", "false", "skipped", "unbounded")
 # The `timing` column says how the stage and cuBLAS took turns (`--timing`,
 # src/measuring/timing.hpp); for each, how the caption puts it.
 TIMINGS = {

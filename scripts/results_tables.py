@@ -332,6 +332,8 @@ def _verified_symbol(stage_rows):
     states = {row["verified"] for row in stage_rows}
     if "false" in states:
         return "✗"
+    if "unbounded" in states:
+        return "unbounded"
     if states == {"true"}:
         return "✓"
     return MISSING

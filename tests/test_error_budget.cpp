@@ -190,13 +190,17 @@ TEST(ErrorBudget, UnboundedWithoutAMeasuredFactorAndFailingWithOne) {
     const std::vector<double> reference{100.0, -50.0, 25.0};
     const std::vector<double> magnitude{640.0, 640.0, 640.0};
     const std::vector<float> dropped_block{90.0f, -60.0f, 15.0f};
-    EXPECT_TRUE(check_against_reference(dropped_block, reference, magnitude, budget).passed());
+    const VerificationReport unbounded = check_against_reference(dropped_block, reference, magnitude, budget);
+    EXPECT_TRUE(unbounded.passed());
+    EXPECT_FALSE(unbounded.bounded);  // reported unbounded, never verified
 
     budget.measured_factor = 4 * 0x1p-10;  // four times an error of 2^-10 of W
     EXPECT_TRUE(budget.bounded());
     EXPECT_DOUBLE_EQ(budget.elementwise_factor(), 0x1p-8);
     EXPECT_DOUBLE_EQ(budget.normwise_factor(), 0x1p-8);
-    EXPECT_FALSE(check_against_reference(dropped_block, reference, magnitude, budget).passed());
+    const VerificationReport held = check_against_reference(dropped_block, reference, magnitude, budget);
+    EXPECT_TRUE(held.bounded);
+    EXPECT_FALSE(held.passed());
     const std::vector<float> within{101.0f, -51.0f, 24.0f};  // 1/640 of W: under 2^-8
     EXPECT_TRUE(check_against_reference(within, reference, magnitude, budget).passed());
 }

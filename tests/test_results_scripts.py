@@ -269,6 +269,14 @@ class MarkdownTableTest(unittest.TestCase):
                           if line.startswith(f"| {rows[3]['stage']} |"))
         self.assertTrue(stage_line.endswith("| ✗ |"), stage_line)
 
+    def test_a_check_with_no_finite_budget_reads_unbounded_not_verified(self):
+        rows = fixture_rows()
+        rows[3]["verified"] = "unbounded"
+        table = results_tables.markdown_table(rows)
+        stage_line = next(line for line in table.splitlines()
+                          if line.startswith(f"| {rows[3]['stage']} |"))
+        self.assertTrue(stage_line.endswith("| unbounded |"), stage_line)
+
     def test_non_square_rows_are_ignored(self):
         rows = fixture_rows()
         rows.append(dict(rows[0], m=2048, n=512, k=777))

@@ -15,7 +15,8 @@ double ratio_to_cublas(const StageResult& r) {
 
 std::string verdict(const StageResult& r) {
     if (!r.verification) return "skipped";
-    return r.verification->stage.passed() ? "PASS" : "FAIL";
+    if (!r.verification->stage.passed()) return "FAIL";
+    return r.verification->stage.bounded ? "PASS" : "UNBOUNDED (no finite budget: only NaN and Inf checked)";
 }
 
 std::string describe_element(const ElementError& e, int n) {
@@ -200,7 +201,8 @@ ResultRow to_result_row(const StageResult& r, const DeviceInfo& device) {
     if (r.verification) {
         row.rel_error_fp64 = r.verification->stage.normwise_relative_error;
         row.worst_error_over_budget = r.verification->stage.worst_error_over_budget;
-        row.verified = r.verification->stage.passed() ? "true" : "false";
+        const VerificationReport& stage = r.verification->stage;
+        row.verified = !stage.passed() ? "false" : stage.bounded ? "true" : "unbounded";
     } else {
         row.verified = "skipped";
     }

@@ -65,6 +65,7 @@ VerificationReport check_against_reference(std::span<const float> c,
         throw std::invalid_argument("check_against_reference: sizes differ");
 
     VerificationReport report;
+    report.bounded = budget.bounded();
     const double elementwise = budget.elementwise_factor();
     const double elementwise_underflow = budget.elementwise_underflow();
     constexpr double kInfinity = std::numeric_limits<double>::infinity();

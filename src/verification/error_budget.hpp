@@ -104,6 +104,9 @@ struct VerificationReport {
     std::size_t wrong_class = 0;     // elements whose class is not the reference's
     std::size_t non_finite = 0;      // elements where the reference is NaN or +-Inf
     std::optional<ElementError> first_bad;  // the first element, in memory order, past its budget or of the wrong class
+    // Both budgets finite. Where one is not (gamma's K u >= 1, nothing measured instead),
+    // the check passes any finite value: such a run is reported unbounded, never verified.
+    bool bounded = true;
 
     bool passed() const { return normwise_ok && !first_bad.has_value(); }
 };
