@@ -30,6 +30,7 @@ MEASURED_CEILINGS = {
                                "(a power cap shows here)",
     "mma_sync_tf32": "mma.sync m16n8k8, tf32 in, FP32 accumulate",
     "wgmma_bf16": "wgmma m64n256k16, bf16 in, FP32 accumulate",
+    "wgmma_fp8": "wgmma m64n256k32, e4m3 in, FP32 accumulate",
     "dram": "DRAM: device-to-device copy, bytes read + written",
     "l2": "L2: every SM re-reading a buffer a quarter the size of L2",
     "shared_memory": "shared memory: every SM reading 16-byte words",

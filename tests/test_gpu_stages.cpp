@@ -613,6 +613,11 @@ TEST(MeasuredCeilings, PositiveAndPlausible) {
     if (device.compute_capability == 90 && std::string_view(SGEMM_ARCH) == "90a") {
         ASSERT_TRUE(value.count(kWgmmaBf16Ceiling)) << "an sm_90a build on an sm_90 GPU must measure wgmma";
         EXPECT_GT(value[kWgmmaBf16Ceiling], value[kMmaSyncBf16Ceiling]);
+        // e4m3 takes twice bf16's K an instruction at the same rate: per clock, up to twice
+        // bf16's (2 % for rounding), and well above it.
+        ASSERT_TRUE(per_mhz.count(kWgmmaFp8Ceiling) && per_mhz.count(kWgmmaBf16Ceiling));
+        EXPECT_LT(per_mhz[kWgmmaFp8Ceiling], 2.02 * per_mhz[kWgmmaBf16Ceiling]);
+        EXPECT_GT(per_mhz[kWgmmaFp8Ceiling], 1.5 * per_mhz[kWgmmaBf16Ceiling]);
     }
 }
 

@@ -500,6 +500,14 @@ class CeilingsAndProfileTest(unittest.TestCase):
         self.assertEqual(lines[5], "| `mma_sync_bf16` | mma.sync m16n8k16, bf16 in, FP32 accumulate | 310 TFLOPS |")
         self.assertEqual(lines[7], "| `dram` | DRAM: device-to-device copy, bytes read + written | 1.80 TB/s |")
 
+    def test_measured_ceilings_table_lists_the_fp8_wgmma_after_the_bf16_one(self):
+        ceilings = fixture_ceilings()
+        for name, value in (("wgmma_fp8", 620.0), ("wgmma_bf16", 310.0)):
+            ceilings[name] = {"unit": "TFLOPS", "value": value, "gpu": "Fixture GPU"}
+        lines = results_tables.measured_ceilings_table(ceilings).splitlines()
+        self.assertEqual(lines[7], "| `wgmma_bf16` | wgmma m64n256k16, bf16 in, FP32 accumulate | 310 TFLOPS |")
+        self.assertEqual(lines[8], "| `wgmma_fp8` | wgmma m64n256k32, e4m3 in, FP32 accumulate | 620 TFLOPS |")
+
     def test_measured_ceilings_table_says_which_ceiling_is_sustained(self):
         ceilings = fixture_ceilings()
         self.assertNotIn("sustained", results_tables.measured_ceilings_table(ceilings))
@@ -560,6 +568,12 @@ class RooflineTest(unittest.TestCase):
         self.assertEqual(ffma["y"], (48.5, 48.5))
         self.assertAlmostEqual(ffma["x"][0], 48.5 / 1.8)
         self.assertEqual(ffma["x"][1], 1000.0)
+
+    def test_the_fp8_wgmma_ceiling_is_a_compute_roof(self):
+        ceilings = {**fixture_ceilings(), "wgmma_fp8": {"unit": "TFLOPS", "value": 620.0, "gpu": "Fixture GPU"}}
+        roofs = {roof["label"]: roof for roof in results_charts.roofline_roofs(ceilings, 2.0, 1000.0, 620.0)}
+        self.assertEqual(roofs["wgmma fp8 620 TFLOPS"]["y"], (620.0, 620.0))
+        self.assertFalse(roofs["wgmma fp8 620 TFLOPS"]["sloped"])
 
     def test_roofline_is_a_real_png(self):
         with tempfile.TemporaryDirectory() as tmp:
