@@ -3,7 +3,8 @@
 // runs independent instructions on registers, or on a tile already in shared memory),
 // and what its memories deliver to a kernel that only streams. The driver measures the
 // two its stages are judged against at start-up (FFMA for fp32 stages, mma.sync bf16 for
-// bf16 stages); `sgemm peak` measures them all and writes ceilings.csv, from which the
+// bf16 stages), and wgmma's for the Hopper stages, bf16 or e4m3, when the first of them
+// runs; `sgemm peak` measures them all and writes ceilings.csv, from which the
 // results scripts draw the roofline. Each kernel's result feeds a store that never
 // happens (its condition is never true in practice), so the compiler cannot drop the
 // work, and no input is zero.
