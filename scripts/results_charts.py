@@ -18,7 +18,7 @@ from stage_runs import precision_reference
 
 # The roofline's roofs: compute ceilings flat, memory ceilings sloped, and their labels.
 COMPUTE_ROOFS = {"fp32_ffma": "FFMA", "mma_sync_tf32": "mma.sync tf32", "mma_sync_bf16": "mma.sync bf16",
-                 "wgmma_bf16": "wgmma bf16"}
+                 "wgmma_bf16": "wgmma bf16", "wgmma_fp8": "wgmma fp8"}
 MEMORY_ROOFS = {"dram": "DRAM", "l2": "L2"}
 
 CUBLAS_STAGE = 0

@@ -47,8 +47,9 @@ FLOAT_COLUMNS = frozenset({
     "cublas_tflops", "ratio_to_cublas", "fraction_of_peak",
     "rel_error_fp64", "worst_error_over_budget", *CLOCK_COLUMNS,
 })
-# The binary leaves these empty when it skips verification, or cannot read the clock.
-OPTIONAL_COLUMNS = frozenset({"rel_error_fp64", "worst_error_over_budget", *CLOCK_COLUMNS})
+# The binary leaves these empty when it skips verification, cannot read the clock, or
+# measured no ceiling for the stage's unit (fraction_of_peak: 0 in files written before).
+OPTIONAL_COLUMNS = frozenset({"rel_error_fp64", "worst_error_over_budget", *CLOCK_COLUMNS, "fraction_of_peak"})
 # unbounded: the run passed a check with no finite budget (NaN and Inf alone checked): not verified.
 VERIFIED_VALUES = ("true", "false", "skipped", "unbounded")
 # The `timing` column says how the stage and cuBLAS took turns (`--timing`,
@@ -74,7 +75,7 @@ PROFILE_SIZE = 4096
 def read_rows(path, extra_columns=()):
     """Parse an sgemm results CSV into dicts with int/float/str values.
 
-    Empty optional error fields become None. extra_columns: text columns that follow
+    Empty optional fields (OPTIONAL_COLUMNS) become None. extra_columns: text columns that follow
     the binary's own (the shape suite's name and group). Raises ValueError naming the
     file and line when the header or a field does not match the format.
     """

@@ -16,7 +16,10 @@ CEILINGS = {
                       "(registers only)"),
     "wgmma_bf16": ("wgmma (measured)",
                    "the wgmma m64n256k16 bf16 throughput (operands in shared memory) for the Hopper "
-                   "stages (15 on), measured on this GPU as the run started"),
+                   "stages (15-25), measured on this GPU as the run started"),
+    "wgmma_fp8": ("wgmma fp8 (measured)",
+                  "the wgmma m64n256k32 e4m3 throughput (operands in shared memory), measured on this GPU "
+                  "as the run started"),
 }
 
 # The ceilings of a ceilings.csv: for each name, how the tables call it, in the order
@@ -30,6 +33,7 @@ MEASURED_CEILINGS = {
                                "(a power cap shows here)",
     "mma_sync_tf32": "mma.sync m16n8k8, tf32 in, FP32 accumulate",
     "wgmma_bf16": "wgmma m64n256k16, bf16 in, FP32 accumulate",
+    "wgmma_fp8": "wgmma m64n256k32, e4m3 in, FP32 accumulate",
     "dram": "DRAM: device-to-device copy, bytes read + written",
     "l2": "L2: every SM re-reading a buffer a quarter the size of L2",
     "shared_memory": "shared memory: every SM reading 16-byte words",
@@ -50,9 +54,10 @@ REFERENCE_WORDS = {
 
 
 def has_ceiling(row):
-    """Whether the row's fraction_of_peak is of a measured ceiling: FP8 rows have none
-    (`sgemm peak` measures no FP8 wgmma), their ceiling empty and their fraction 0."""
-    return bool(row["ceiling"])
+    """Whether the row's fraction_of_peak is of a measured ceiling: not where the run measured
+    none (the fraction empty), nor in FP8 rows written before the binary measured FP8 wgmma
+    (the ceiling empty, the fraction 0)."""
+    return bool(row["ceiling"]) and bool(row["fraction_of_peak"])
 
 
 def markdown_table(rows, sizes=None):
@@ -85,24 +90,24 @@ def ceiling_table(rows):
     """Each stage's fraction of the ceiling of the unit it runs on, per size, and which
     ceiling that is (the `ceiling` column): measured FFMA for fp32 stages, measured
     mma.sync for bf16 stages, whose cuBLAS reference uses Hopper's faster wgmma, so % of
-    cuBLAS alone would hide how close they come to what their instruction can do. Rows
-    without a ceiling (FP8) are left out, and the caption says so; None where no row has one."""
-    every_square = square_rows(rows)
-    square = [row for row in every_square if has_ceiling(row)]
-    if not square:
+    cuBLAS alone would hide how close they come to what their instruction can do. A row
+    whose run measured no ceiling shows a dash, and the caption says which; None where no
+    row has one."""
+    square = square_rows(rows)
+    if not any(has_ceiling(row) for row in square):
         return None
     sizes = square_sizes(square)
     by_size = {size: latest_by_stage(square, size) for size in sizes}
     header = ["Stage", "Name", "Ceiling"] + [f"N={size} % of ceiling" for size in sizes]
     alignment = ["---:", ":---", ":---"] + ["---:" for _ in sizes]
     caption = (f"Fraction of the ceiling of the unit each stage runs on: {describe_ceilings(square)}."
-               f"{_no_ceiling_note(every_square)}")
+               f"{_no_ceiling_note(square)}")
     lines = _table_head(caption, header, alignment)
     for stage, stage_rows in _group_by_stage(square):
         latest = stage_rows[-1]
-        ceilings = [r["tflops"] / r["fraction_of_peak"] for r in stage_rows if r["fraction_of_peak"] > 0]
-        kind = _ceiling_label(latest["ceiling"])
-        ceiling = f"{kind}, {sum(ceilings) / len(ceilings):.0f} TFLOPS" if ceilings else kind
+        ceilings = [r["tflops"] / r["fraction_of_peak"] for r in stage_rows if has_ceiling(r)]
+        ceiling = (f"{_ceiling_label(latest['ceiling'])}, {sum(ceilings) / len(ceilings):.0f} TFLOPS"
+                   if ceilings else MISSING)
         cells = [str(stage), f"`{latest['name']}`", ceiling]
         for size in sizes:
             cells.append(_fraction_of_ceiling(by_size[size].get(stage)))
@@ -148,13 +153,11 @@ def clock_table(rows):
 
 
 def _no_ceiling_note(rows):
-    """The sentence that says which stages a table of ceilings leaves out, where it leaves
-    out any ("" otherwise)."""
-    left_out = [row for row in rows if not has_ceiling(row)]
-    if not left_out:
+    """The sentence that says which stages' runs measured no ceiling, where some did not ("" otherwise)."""
+    without = [row for row in rows if not has_ceiling(row)]
+    if not without:
         return ""
-    return (f" The {_input_precisions(left_out)} stages are left out: `./sgemm peak` measures no ceiling "
-            "for their instructions.")
+    return f" A {MISSING} marks a run that measured no ceiling: the {_input_precisions(without)} stages' here."
 
 
 def _input_precisions(rows):
@@ -167,12 +170,12 @@ def _range(values):
 
 
 def describe_ceilings(rows):
-    """Which ceiling the rows' fractions are of, per precision: "for fp32 stages, ...;
-    for bf16 stages, ..."; rows without a ceiling (FP8) are not named."""
+    """Which ceiling the rows' fractions are of, per precision A and B are read in: "for fp32
+    stages, ...; for bf16 stages, ..."; rows without a measured ceiling are not named."""
     rows = [row for row in rows if has_ceiling(row)]
     parts = []
-    for precision in sorted({row["precision"] for row in rows}, key=lambda p: (p != "fp32", p)):
-        names = sorted({row["ceiling"] for row in rows if row["precision"] == precision})
+    for precision in sorted({input_precision(row["precision"]) for row in rows}, key=lambda p: (p != "fp32", p)):
+        names = sorted({row["ceiling"] for row in rows if input_precision(row["precision"]) == precision})
         described = " or ".join(CEILINGS[name][1] if name in CEILINGS else name for name in names)
         parts.append(f"for {precision} stages, {described}")
     return "; ".join(parts)
@@ -263,12 +266,10 @@ def turns_table(turns_rows, launch_rows):
         header += ["SM clock: stage, cuBLAS"] if clocked else []
         alignment += ["---:"] * (5 if clocked else 4)
     clock_words = ("; the SM clock is each kernel's over its turns, counted by the SMs" if clocked else "")
-    without = [row for row in square if not has_ceiling(row)]
-    no_ceiling = f" ({MISSING} for the {_input_precisions(without)} stages, which have none)" if without else ""
     caption = (f"The {_input_precisions(square)} stages again, each figure the median of "
                f"{_reps_range(square)} launches {TIMINGS['blocks']}; beside each ratio, the "
                "launch-by-launch one from the first table; % of ceiling is of the ceiling that "
-               f"run measured as it started{no_ceiling}{clock_words}.")
+               f"run measured as it started{clock_words}.{_no_ceiling_note(square)}")
     lines = _table_head(caption, header, alignment)
     for stage, stage_rows in _group_by_stage(square):
         cells = [str(stage), f"`{stage_rows[-1]['name']}`"]

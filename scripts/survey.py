@@ -17,6 +17,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
 from results_csv import TIMINGS, optional_float, read_typed, single_timing  # noqa: E402
+from results_tables import MISSING  # noqa: E402
 from run_tools import run_tool_into_results  # noqa: E402
 
 FAMILIES = {
@@ -89,9 +90,10 @@ def survey_markdown(rows):
         at_size.sort(key=lambda r: (order.index(r["family"]), -r["tflops"]))
         for r in at_size:
             verified = "yes" if r["verified"] == "true" else "**no**"
+            fraction = r["fraction_of_ceiling"]
+            of_ceiling = MISSING if fraction is None else f"{100 * fraction:.1f}%"
             lines.append(f"| {size} | `{short_kernel_name(r['kernel'])}` | {FAMILIES[r['family']]} | "
-                         f"{r['tflops']:.1f} | {100 * r['ratio_to_cublas']:.1f}% | "
-                         f"{100 * r['fraction_of_ceiling']:.1f}% | {verified} |")
+                         f"{r['tflops']:.1f} | {100 * r['ratio_to_cublas']:.1f}% | {of_ceiling} | {verified} |")
 
     lines += [
         "",

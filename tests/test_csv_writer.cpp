@@ -133,6 +133,18 @@ TEST(CsvWriter, UnreadClocksLeaveTheirFieldsEmpty) {
     EXPECT_EQ(fields[26], "");
 }
 
+// A ceiling this GPU or build could not measure: the fraction's field is empty, never 0, and
+// the ceiling it would be of is still named.
+TEST(CsvWriter, UnmeasuredCeilingLeavesTheFractionEmpty) {
+    ResultRow row = sample_row();
+    row.fraction_of_peak.reset();
+    row.ceiling = "wgmma_fp8";
+    const auto fields = split_csv(csv_line(row));
+    ASSERT_EQ(fields.size(), 29u);
+    EXPECT_EQ(fields[13], "");
+    EXPECT_EQ(fields[14], "wgmma_fp8");
+}
+
 TEST(CsvWriter, UnverifiedRowLeavesErrorFieldsEmpty) {
     ResultRow row = sample_row();
     row.rel_error_fp64.reset();

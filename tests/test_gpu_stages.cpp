@@ -607,6 +607,27 @@ TEST(MeasuredCeilings, PositiveAndPlausible) {
     if (device.compute_capability == 90 && std::string_view(SGEMM_ARCH) == "90a") {
         ASSERT_TRUE(value.count(kWgmmaBf16Ceiling)) << "an sm_90a build on an sm_90 GPU must measure wgmma";
         EXPECT_GT(value[kWgmmaBf16Ceiling], value[kMmaSyncBf16Ceiling]);
+        // e4m3 takes twice bf16's K an instruction at the same rate: per clock, up to twice
+        // bf16's (2 % for rounding), and well above it.
+        ASSERT_TRUE(per_mhz.count(kWgmmaFp8Ceiling) && per_mhz.count(kWgmmaBf16Ceiling));
+        EXPECT_LT(per_mhz[kWgmmaFp8Ceiling], 2.02 * per_mhz[kWgmmaBf16Ceiling]);
+        EXPECT_GT(per_mhz[kWgmmaFp8Ceiling], 1.5 * per_mhz[kWgmmaBf16Ceiling]);
+    }
+}
+
+// The FP8 stages and the fp8 track are held against the FP8 wgmma ceiling: a fraction of it,
+// measured, below it.
+TEST(MeasuredCeilings, Fp8RunsAreAFractionOfTheFp8WgmmaCeiling) {
+    if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
+    for (const Stage* stage : {find_stage(26), find_track("fp8")}) {
+        if (const auto refusal = architecture_refusal(*stage, device().compute_capability, build_target()))
+            GTEST_SKIP() << *refusal;
+        const StageResult result = run_timed(*stage, 2048, 3, TimingSettings{0, 0.3});
+        EXPECT_EQ(result.ceiling.key, kWgmmaFp8Ceiling) << describe(*stage);
+        const std::optional<double> fraction = result.fraction_of_ceiling();
+        ASSERT_TRUE(fraction) << describe(*stage);
+        EXPECT_GT(*fraction, 0.0) << describe(*stage);
+        EXPECT_LT(*fraction, 1.0) << describe(*stage);
     }
 }
 

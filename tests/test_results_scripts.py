@@ -390,12 +390,24 @@ def fixture_ceilings():
 
 
 def fp8_rows(timing="launches"):
-    """The FP8 fixture's rows timed `timing`, as if measured on the fixture's GPU."""
+    """The FP8 fixture's rows timed `timing`, as if measured on the fixture's GPU. The fixture was
+    written before the binary measured FP8 wgmma: no ceiling (the name empty, the fraction 0)."""
     return [dict(row, gpu="Fixture GPU") for row in results_csv.read_rows(FP8_FIXTURE) if row["timing"] == timing]
 
 
+# The wgmma_fp8 ceiling the FP8 fixture's rows are made a fraction of (a round number, not a measurement).
+FIXTURE_FP8_CEILING_TFLOPS = 2000.0
+
+
+def fp8_rows_with_ceiling(timing="launches"):
+    """fp8_rows as the binary writes them now: each a fraction of the wgmma_fp8 ceiling."""
+    return [dict(row, ceiling="wgmma_fp8", fraction_of_peak=row["tflops"] / FIXTURE_FP8_CEILING_TFLOPS)
+            for row in fp8_rows(timing)]
+
+
 class Fp8RowsTest(unittest.TestCase):
-    """FP8 rows: "fp8 <scaling>" as their precision, timed against cuBLASLt, no ceiling measured."""
+    """FP8 rows: "fp8 <scaling>" as their precision, timed against cuBLASLt, a fraction of the
+    wgmma_fp8 ceiling where their run measured it and a dash where not."""
 
     def setUp(self):
         self.rows = fixture_rows() + fp8_rows()
@@ -422,19 +434,49 @@ class Fp8RowsTest(unittest.TestCase):
         self.assertIn("; cuBLASLt's FP8 GEMM with the stage's scales, bf16 out, for fp8 stages", table.splitlines()[0])
         self.assertNotIn("cuBLASLt", results_tables.markdown_table(fixture_rows()))
 
-    def test_the_ceiling_table_leaves_them_out_and_says_so(self):
+    def test_without_a_ceiling_the_ceiling_table_shows_a_dash_and_says_why(self):
         table = results_tables.ceiling_table(self.rows)
-        self.assertNotIn("fp8_", table)
+        self.assertIn("| 26 | `fp8_tensor_scale` | – | – | – | – | – |", table)
         self.assertNotIn("| 0.0%", table)
         caption = table.splitlines()[0]
         self.assertTrue(caption.startswith(results_tables.ceiling_table(fixture_rows()).splitlines()[0]), caption)
-        self.assertTrue(caption.endswith(" The fp8 stages are left out: `./sgemm peak` measures no ceiling for "
-                                         "their instructions."), caption)
+        self.assertTrue(caption.endswith(" A – marks a run that measured no ceiling: the fp8 stages' here."), caption)
         self.assertEqual(results_tables.describe_ceilings(self.rows), results_tables.describe_ceilings(fixture_rows()))
         self.assertIsNone(results_tables.ceiling_table(fp8_rows()))
         self.assertNotIn("% of ceiling", results_tables.results_markdown(fp8_rows()))
 
-    def test_the_clock_table_leaves_them_out(self):
+    def test_an_empty_fraction_reads_as_none_and_shows_a_dash(self):
+        unmeasured = [dict(row, fraction_of_peak=None) for row in fp8_rows_with_ceiling()]
+        with tempfile.TemporaryDirectory() as scratch:
+            path = Path(scratch) / "results.csv"
+            results_csv.write_rows(fixture_rows() + unmeasured, path)
+            fp8_line = next(line for line in path.read_text().splitlines() if line.startswith("26,"))
+            read = results_csv.read_rows(path)
+        self.assertIn(",,wgmma_fp8,", fp8_line, "the fraction's field is empty, the ceiling named")
+        self.assertEqual({row["fraction_of_peak"] for row in read if row["stage"] == 26}, {None})
+        table = results_tables.ceiling_table(read)
+        self.assertIn("| 26 | `fp8_tensor_scale` | – | – | – | – | – |", table)
+        self.assertTrue(table.splitlines()[0].endswith(" A – marks a run that measured no ceiling: the fp8 stages' here."))
+        self.assertNotIn("wgmma fp8", table)
+        markdown = results_tables.results_markdown(read, turns_rows=[dict(row, fraction_of_peak=None)
+                                                                     for row in fp8_rows_with_ceiling("blocks")])
+        self.assertNotIn("| 0.0%", markdown)
+        self.assertIn("| 26 | `fp8_tensor_scale` | 1239.2 | 92.2% | 94.4% | – |", markdown)
+
+    def test_with_the_fp8_ceiling_the_tables_name_it_and_give_their_fraction(self):
+        rows = fixture_rows() + fp8_rows_with_ceiling()
+        table = results_tables.ceiling_table(rows)
+        caption = table.splitlines()[0]
+        self.assertIn("; for fp8 stages, the wgmma m64n256k32 e4m3 throughput (operands in shared memory), measured "
+                      "on this GPU as the run started.", caption)
+        self.assertNotIn(" A – marks", caption)
+        self.assertIn("| 26 | `fp8_tensor_scale` | wgmma fp8 (measured), 2000 TFLOPS | 10.2% | 43.7% | 62.7% | 63.2% |",
+                      table)
+        turns = results_tables.turns_table(fp8_rows_with_ceiling("blocks"), rows)
+        self.assertIn("| 26 | `fp8_tensor_scale` | 1239.2 | 92.2% | 94.4% | 62.0% |", turns)
+        self.assertNotIn("A – marks", turns)
+
+    def test_the_clock_table_leaves_them_out_without_a_ceiling(self):
         clocked = [dict(row, sm_clock_mhz=1500.0, ceiling_sm_clock_mhz=1980.0) for row in self.rows]
         self.assertNotIn("fp8_", results_tables.clock_table(clocked))
 
@@ -442,7 +484,8 @@ class Fp8RowsTest(unittest.TestCase):
         table = results_tables.turns_table(fp8_rows("blocks"), self.rows)
         lines = table.splitlines()
         self.assertTrue(lines[0].startswith("The fp8 stages again, "), lines[0])
-        self.assertIn("as it started (– for the fp8 stages, which have none); the SM clock", lines[0])
+        self.assertTrue(lines[0].endswith("counted by the SMs. A – marks a run that measured no ceiling: the fp8 "
+                                          "stages' here."), lines[0])
         self.assertEqual(lines[4], "| 26 | `fp8_tensor_scale` | 1239.2 | 92.2% | 94.4% | – | 1510, 1568 MHz "
                                    "| 1231.4 | 90.9% | 95.9% | – | 1279, 1325 MHz |")
         self.assertNotIn("| 0.0%", table)
@@ -508,6 +551,14 @@ class CeilingsAndProfileTest(unittest.TestCase):
         self.assertEqual(lines[5], "| `mma_sync_bf16` | mma.sync m16n8k16, bf16 in, FP32 accumulate | 310 TFLOPS |")
         self.assertEqual(lines[7], "| `dram` | DRAM: device-to-device copy, bytes read + written | 1.80 TB/s |")
 
+    def test_measured_ceilings_table_lists_the_fp8_wgmma_after_the_bf16_one(self):
+        ceilings = fixture_ceilings()
+        for name, value in (("wgmma_fp8", 620.0), ("wgmma_bf16", 310.0)):
+            ceilings[name] = {"unit": "TFLOPS", "value": value, "gpu": "Fixture GPU"}
+        lines = results_tables.measured_ceilings_table(ceilings).splitlines()
+        self.assertEqual(lines[7], "| `wgmma_bf16` | wgmma m64n256k16, bf16 in, FP32 accumulate | 310 TFLOPS |")
+        self.assertEqual(lines[8], "| `wgmma_fp8` | wgmma m64n256k32, e4m3 in, FP32 accumulate | 620 TFLOPS |")
+
     def test_measured_ceilings_table_says_which_ceiling_is_sustained(self):
         ceilings = fixture_ceilings()
         self.assertNotIn("sustained", results_tables.measured_ceilings_table(ceilings))
@@ -568,6 +619,12 @@ class RooflineTest(unittest.TestCase):
         self.assertEqual(ffma["y"], (48.5, 48.5))
         self.assertAlmostEqual(ffma["x"][0], 48.5 / 1.8)
         self.assertEqual(ffma["x"][1], 1000.0)
+
+    def test_the_fp8_wgmma_ceiling_is_a_compute_roof(self):
+        ceilings = {**fixture_ceilings(), "wgmma_fp8": {"unit": "TFLOPS", "value": 620.0, "gpu": "Fixture GPU"}}
+        roofs = {roof["label"]: roof for roof in results_charts.roofline_roofs(ceilings, 2.0, 1000.0, 620.0)}
+        self.assertEqual(roofs["wgmma fp8 620 TFLOPS"]["y"], (620.0, 620.0))
+        self.assertFalse(roofs["wgmma fp8 620 TFLOPS"]["sloped"])
 
     def test_roofline_is_a_real_png(self):
         with tempfile.TemporaryDirectory() as tmp:
@@ -930,7 +987,7 @@ class RegenerateResultsTest(unittest.TestCase):
         tables = (self.out_dir / "results.md").read_text()
         self.assertIn("| 26 | `fp8_tensor_scale` | fp8 tensor | 204.0 | 76.6% | 874.4 | 90.7% | 1253.6 | 94.4% |",
                       tables)
-        self.assertIn("The fp8 stages are left out", tables)
+        self.assertIn("| 26 | `fp8_tensor_scale` | – | – | – | – | – |", tables)
         self.assertIn("| 28 | `fp8_block_scaled` | 1002.6 | 87.2% | 86.0% | – |", tables)
         self.assertNotIn("| 0.0%", tables)
         # The chapter's sentence, its comment lines joined.

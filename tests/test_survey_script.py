@@ -53,6 +53,13 @@ class SurveyMarkdown(unittest.TestCase):
         self.assertIn("| 4096 | `older_kernel` | cuBLASLt, before Hopper | 410.0 | 59.0% | 63.1% | **no** |", markdown)
         self.assertIn("cuBLASLt 13.1.0", markdown)
 
+    def test_an_unmeasured_ceiling_is_a_dash(self):
+        rows = self.rows()
+        rows[0]["fraction_of_ceiling"] = None  # sgemm_survey leaves the field empty
+        markdown = survey.survey_markdown(rows)
+        self.assertIn("| 4096 | `nvjet_sm90_tss_256x128_64x4_1x2_h_bz_coopA_NNT` | cuBLASLt, Hopper | 700.0 | 100.0% | – "
+                      "| yes |", markdown)
+
     def test_screen_keeps_each_kernels_best_configuration_and_the_fastest_few(self):
         markdown = survey.survey_markdown(self.rows())
         screen = markdown[markdown.index("The screen"):]

@@ -166,7 +166,8 @@ class MeasuredSentence(unittest.TestCase):
 
 
 class Fp8Stages(unittest.TestCase):
-    """FP8 stages are timed against cuBLASLt and have no measured ceiling (results.csv's
+    """FP8 stages are timed against cuBLASLt, and are a fraction of the wgmma_fp8 ceiling where
+    their run measured it; the fixture's rows were written before the binary did (results.csv's
     ceiling empty, fraction_of_peak 0)."""
     ROW = {"tflops": 1253.64, "ratio_to_cublas": 0.943958, "precision": "fp8 tensor", "ceiling": "",
            "fraction_of_peak": 0.0}
@@ -180,10 +181,13 @@ class Fp8Stages(unittest.TestCase):
         self.assertEqual(lines[1], "// cuBLASLt FP8), 1263.5 at 8192 (95.9 %).", "the name is not broken apart")
         self.assertTrue(worklog.GENERATED_SENTENCE.fullmatch(" ".join(line[3:] for line in lines)))
 
-    def test_its_section_has_no_ceiling_line_and_the_worklog_says_why(self):
+    @staticmethod
+    def worklog_of(fp8_row):
+        """The worklog of stage 5 and 26 from the fixtures, each FP8 row passed through fp8_row."""
         fixture = REPO / "tests" / "fixtures"
         rows = results_csv.read_rows(fixture / "results_sample.csv")
-        fp8 = [row for row in results_csv.read_rows(fixture / "fp8_results_sample.csv") if row["timing"] == "launches"]
+        fp8 = [fp8_row(row) for row in results_csv.read_rows(fixture / "fp8_results_sample.csv")
+               if row["timing"] == "launches"]
         with tempfile.TemporaryDirectory() as scratch:
             kernels, results = Path(scratch) / "kernels", Path(scratch) / "results"
             kernels.mkdir()
@@ -191,13 +195,24 @@ class Fp8Stages(unittest.TestCase):
             (kernels / "05_a_stage.cu").write_text(CHAPTER)
             (kernels / "26_fp8.cu").write_text(CHAPTER.replace("Stage 5 — A stage", "Stage 26 — FP8"))
             results_csv.write_rows(rows + fp8, results / "results.csv")
-            text = worklog.worklog(kernels, results, Path(scratch))
+            return rows, worklog.worklog(kernels, results, Path(scratch))
+
+    def test_its_section_has_no_ceiling_line_and_the_worklog_says_why(self):
+        rows, text = self.worklog_of(lambda row: row)
         before, fp8_section = text.split("## Stage 26 — FP8")
         self.assertIn("Of its ceiling: 37.4 % at N = 4096.", before)
         self.assertNotIn("Of its ceiling", fp8_section)
         self.assertIn("Ratios are against cuBLAS at the same precision (cuBLASLt FP8 for the fp8 stages), ", text)
         self.assertIn(f"the ceiling is, {results_tables.describe_ceilings(rows)}; the fp8 stages have none measured.",
                       text)
+
+    def test_with_the_fp8_ceiling_its_section_gives_its_fraction(self):
+        # A round wgmma_fp8 ceiling of 2000 TFLOPS, not a measurement.
+        rows, text = self.worklog_of(lambda row: dict(row, ceiling="wgmma_fp8", fraction_of_peak=row["tflops"] / 2000))
+        fp8_section = text.split("## Stage 26 — FP8")[1]
+        self.assertIn("Of its ceiling: 62.7 % at N = 4096, 63.2 % at N = 8192.", fp8_section)
+        self.assertIn("; for fp8 stages, the wgmma m64n256k32 e4m3 throughput (operands in shared memory)", text)
+        self.assertNotIn("have none measured", text)
 
 
 class MovedCounters(unittest.TestCase):

@@ -32,11 +32,11 @@ std::string csv_header() {
 }
 
 std::string csv_line(const ResultRow& r) {
-    return fmt::format("{},{},{},{},{},{},{:.9g},{:.9g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+    return fmt::format("{},{},{},{},{},{},{:.9g},{:.9g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
                        csv_field(r.stage), csv_field(r.name), csv_field(r.precision), r.m, r.n, r.k, r.alpha,
                        r.beta, r.median_ms, r.tflops, r.cublas_median_ms, r.cublas_tflops,
-                       r.ratio_to_cublas, r.fraction_of_peak, csv_field(r.ceiling), optional_number(r.rel_error_fp64),
-                       optional_number(r.worst_error_over_budget), csv_field(r.verified),
+                       r.ratio_to_cublas, optional_number(r.fraction_of_peak), csv_field(r.ceiling),
+                       optional_number(r.rel_error_fp64), optional_number(r.worst_error_over_budget), csv_field(r.verified),
                        csv_field(r.gpu), csv_field(r.driver), csv_field(r.cuda), csv_field(r.timing), r.reps, r.seed,
                        optional_number(r.sm_clock_mhz), optional_number(r.cublas_sm_clock_mhz),
                        optional_number(r.ceiling_sm_clock_mhz), csv_field(r.data), csv_field(r.kernel),

@@ -22,8 +22,10 @@ struct ResultRow {
     double cublas_median_ms = 0.0;
     double cublas_tflops = 0.0;
     double ratio_to_cublas = 0.0;
-    double fraction_of_peak = 0.0;  // tflops over the ceiling named in `ceiling`
-    std::string ceiling;            // a ceilings.csv name: "fp32_ffma", "mma_sync_bf16"
+    // tflops over the ceiling named in `ceiling`; empty where that ceiling was not measured
+    // (this GPU or build cannot run its instruction)
+    std::optional<double> fraction_of_peak;
+    std::string ceiling;  // a ceilings.csv name: "fp32_ffma", "mma_sync_bf16", "wgmma_fp8"
     std::optional<double> rel_error_fp64;           // empty when not verified
     std::optional<double> worst_error_over_budget;  // empty when not verified
     std::string verified;                           // "true", "false" or "skipped"

@@ -2,12 +2,17 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "driver/source_hashes.hpp"
 #include "driver/stage_registry.hpp"
 #include "verification/fp8_operands.hpp"
 
 namespace sgemm {
 namespace {
+
+// What the summary shows for a figure there is none of (a ceiling not measured, a check skipped).
+constexpr const char* kNoFigure = "–";
 
 double ratio_to_cublas(const StageResult& r) {
     return r.timing.cublas_median_ms / r.timing.stage_median_ms;
@@ -72,10 +77,9 @@ std::string reference_name(const StageResult& r) {
 
 // "12.3 % of the wgmma ceiling (658 TFLOPS)", or nothing where the ceiling is not measured.
 std::string ceiling_words(const StageResult& r) {
-    if (r.ceiling.tflops <= 0.0) return "";
-    return fmt::format(", {:.1f} % of {} ({:.0f} TFLOPS)",
-                       100.0 * tflops(r.problem.shape, r.timing.stage_median_ms) / r.ceiling.tflops, r.ceiling.name,
-                       r.ceiling.tflops);
+    const std::optional<double> fraction = r.fraction_of_ceiling();
+    if (!fraction) return "";
+    return fmt::format(", {:.1f} % of {} ({:.0f} TFLOPS)", 100.0 * *fraction, r.ceiling.name, r.ceiling.tflops);
 }
 
 }  // namespace
@@ -159,14 +163,14 @@ std::string summary_table(std::span<const StageResult> results) {
     std::string out = fmt::format("\n{:>7}  {:<22} {:>5} {:>10} {:>8} {:>11} {:>11} {:>11}  {}\n", "stage",
                                   "name", "prec", "ms", "TFLOPS", "% cuBLAS", "% ceiling", "rel error", "check");
     for (const StageResult& r : results) {
-        const double stage_tflops = tflops(r.problem.shape, r.timing.stage_median_ms);
         const std::string error =
-            r.verification ? fmt::format("{:.2e}", r.verification->stage.normwise_relative_error) : "-";
-        out += fmt::format("{:>7}  {:<22} {:>5} {:>10.3f} {:>8.2f} {:>10.1f}% {:>10.1f}% {:>11}  {}\n",
+            r.verification ? fmt::format("{:.2e}", r.verification->stage.normwise_relative_error) : kNoFigure;
+        const std::optional<double> fraction = r.fraction_of_ceiling();
+        const std::string of_ceiling = fraction ? fmt::format("{:.1f}%", 100.0 * *fraction) : kNoFigure;
+        out += fmt::format("{:>7}  {:<22} {:>5} {:>10.3f} {:>8.2f} {:>10.1f}% {:>11} {:>11}  {}\n",
                            label(*r.stage), r.stage->is_track() ? "" : r.stage->name, to_string(r.stage->precision),
-                           r.timing.stage_median_ms, stage_tflops, 100.0 * ratio_to_cublas(r),
-                           r.ceiling.tflops > 0.0 ? 100.0 * stage_tflops / r.ceiling.tflops : 0.0, error,
-                           verdict(r));
+                           r.timing.stage_median_ms, tflops(r.problem.shape, r.timing.stage_median_ms),
+                           100.0 * ratio_to_cublas(r), of_ceiling, error, verdict(r));
     }
     return out;
 }
@@ -196,7 +200,7 @@ ResultRow to_result_row(const StageResult& r, const DeviceInfo& device) {
     row.cublas_median_ms = r.timing.cublas_median_ms;
     row.cublas_tflops = tflops(r.problem.shape, r.timing.cublas_median_ms);
     row.ratio_to_cublas = ratio_to_cublas(r);
-    row.fraction_of_peak = r.ceiling.tflops > 0.0 ? row.tflops / r.ceiling.tflops : 0.0;
+    row.fraction_of_peak = r.fraction_of_ceiling();
     row.ceiling = r.ceiling.key;
     if (r.verification) {
         row.rel_error_fp64 = r.verification->stage.normwise_relative_error;

@@ -45,10 +45,15 @@ struct StageRunner::Launches {
     GemmLaunch cublas;
 };
 
+std::optional<double> StageResult::fraction_of_ceiling() const {
+    if (ceiling.tflops <= 0.0) return std::nullopt;
+    return tflops(problem.shape, timing.stage_median_ms) / ceiling.tflops;
+}
+
 std::optional<double> StageResult::fraction_of_ceiling_at_its_clock() const {
-    if (!timing.stage_clock_mhz || !ceiling.clock_mhz || ceiling.tflops <= 0.0) return std::nullopt;
-    const double ceiling_at_clock = ceiling.tflops * *timing.stage_clock_mhz / *ceiling.clock_mhz;
-    return tflops(problem.shape, timing.stage_median_ms) / ceiling_at_clock;
+    const std::optional<double> fraction = fraction_of_ceiling();
+    if (!fraction || !timing.stage_clock_mhz || !ceiling.clock_mhz) return std::nullopt;
+    return *fraction * *ceiling.clock_mhz / *timing.stage_clock_mhz;
 }
 
 namespace {
@@ -73,16 +78,16 @@ Ceiling StageRunner::ceiling(Precision precision) const {
 }
 
 Ceiling StageRunner::ceiling(const Stage& stage, const GemmShape& shape) const {
-    // FP8 wgmma's ceiling is not measured (ceilings.hpp has bf16's): no fraction of it.
-    if (stage.precision == Precision::fp8) return Ceiling{"FP8 wgmma ceiling (not measured)", "", 0.0, std::nullopt};
     if (stage.is_track()) return ceiling(*find_stage(stage.choose(shape).stage), shape);
     if (!stage.needs_sm90a) return ceiling(stage.precision);
-    if (!wgmma_ceiling_)
-        wgmma_ceiling_ = to_ceiling("wgmma ceiling", kWgmmaBf16Ceiling,
-                                    wgmma_refusal(device_, stream_.get())
-                                        ? ClockedValue{}
-                                        : measure_wgmma_bf16_tflops(device_, stream_.get()));
-    return *wgmma_ceiling_;
+    const bool fp8 = stage.precision == Precision::fp8;
+    std::optional<Ceiling>& wgmma = fp8 ? wgmma_fp8_ceiling_ : wgmma_bf16_ceiling_;
+    if (!wgmma) {
+        const auto measure = fp8 ? measure_wgmma_fp8_tflops : measure_wgmma_bf16_tflops;
+        wgmma = to_ceiling(fp8 ? "FP8 wgmma ceiling" : "wgmma ceiling", fp8 ? kWgmmaFp8Ceiling : kWgmmaBf16Ceiling,
+                           wgmma_refusal(device_, stream_.get()) ? ClockedValue{} : measure(device_, stream_.get()));
+    }
+    return *wgmma;
 }
 
 // A replacement GEMM, when given, stands in for the stage's launcher.

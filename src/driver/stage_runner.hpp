@@ -29,7 +29,8 @@ struct RunSettings {
 
 // The throughput a stage is measured against besides cuBLAS: the ceiling of the unit it
 // runs on, measured at start-up (ceilings.hpp): FFMA for fp32 stages, mma.sync for bf16,
-// wgmma for the Hopper stages (measured when the first of them runs).
+// wgmma on its input type for the Hopper stages, bf16 or e4m3 (measured when the first of
+// them runs).
 struct Ceiling {
     const char* name = "";   // for the reader: "FFMA ceiling"
     std::string_view key;    // its name in ceilings.csv and results.csv: kFfmaCeiling
@@ -51,8 +52,10 @@ struct StageResult {
 
     bool passed() const { return !verification || verification->stage.passed(); }
 
-    // The stage's fraction of its ceiling scaled to the clock the stage ran at: what it
-    // does per clock against what the unit does per clock. Empty unless both clocks were read.
+    // The stage's TFLOPS over its ceiling's; empty where the ceiling was not measured.
+    std::optional<double> fraction_of_ceiling() const;
+    // That fraction scaled to the clock the stage ran at: what it does per clock against
+    // what the unit does per clock. Empty unless both clocks were read.
     std::optional<double> fraction_of_ceiling_at_its_clock() const;
 };
 
@@ -95,8 +98,8 @@ public:
     const Cublas& cublas() const { return cublas_; }
     // The stream the runs and cublas() use.
     cudaStream_t stream() const { return stream_.get(); }
-    // The ceiling of the unit `stage` runs `shape` on: the wgmma one for the Hopper stages;
-    // a track's, that of the stage whose kernel it chooses.
+    // The ceiling of the unit `stage` runs `shape` on: wgmma's on bf16 or e4m3 for the Hopper
+    // stages; a track's, that of the stage whose kernel it chooses.
     Ceiling ceiling(const Stage& stage, const GemmShape& shape) const;
 
 private:
@@ -117,7 +120,8 @@ private:
     SmClockStamps clock_{2};    // around every run's timed launches
     Ceiling ffma_ceiling_;      // measured at construction
     Ceiling mma_bf16_ceiling_;  // measured at construction where mma.sync runs (else 0 TFLOPS)
-    mutable std::optional<Ceiling> wgmma_ceiling_;  // measured when a Hopper stage first runs
+    // Measured when the first Hopper stage of their input type runs.
+    mutable std::optional<Ceiling> wgmma_bf16_ceiling_, wgmma_fp8_ceiling_;
 };
 
 }  // namespace sgemm

@@ -26,6 +26,7 @@ std::vector<MeasuredCeiling> measure_ceilings(const DeviceInfo& device, cudaStre
         measures.push_back(refusal ? nullptr : std::move(measure));
     };
     const std::optional<std::string> mma_sync = mma_sync_refusal(device);
+    const std::optional<std::string> wgmma = wgmma_refusal(device, stream);
     add(kFfmaCeiling, "TFLOPS", "FFMA on the CUDA cores, registers only", std::nullopt, measure_ffma_tflops);
     add(kMmaSyncBf16Ceiling, "TFLOPS", "mma.sync m16n8k16 bf16 -> FP32, registers only", mma_sync,
         measure_mma_sync_bf16_tflops);
@@ -36,8 +37,10 @@ std::vector<MeasuredCeiling> measure_ceilings(const DeviceInfo& device, cudaStre
         without_clock(measure_mma_sync_bf16_sustained_tflops));
     add(kMmaSyncTf32Ceiling, "TFLOPS", "mma.sync m16n8k8 tf32 -> FP32, registers only", mma_sync,
         measure_mma_sync_tf32_tflops);
-    add(kWgmmaBf16Ceiling, "TFLOPS", "wgmma m64n256k16 bf16 -> FP32, A and B in shared memory",
-        wgmma_refusal(device, stream), measure_wgmma_bf16_tflops);
+    add(kWgmmaBf16Ceiling, "TFLOPS", "wgmma m64n256k16 bf16 -> FP32, A and B in shared memory", wgmma,
+        measure_wgmma_bf16_tflops);
+    add(kWgmmaFp8Ceiling, "TFLOPS", "wgmma m64n256k32 e4m3 -> FP32, A and B in shared memory", wgmma,
+        measure_wgmma_fp8_tflops);
     add(kDramCeiling, "TB/s", "device-to-device copy, bytes read + written", std::nullopt,
         without_clock(measure_dram_copy_tbps));
     add(kL2Ceiling, "TB/s", "every SM re-reading a quarter of L2 (16-byte loads past L1)", std::nullopt,

@@ -3,7 +3,8 @@
 // runs independent instructions on registers, or on a tile already in shared memory),
 // and what its memories deliver to a kernel that only streams. The driver measures the
 // two its stages are judged against at start-up (FFMA for fp32 stages, mma.sync bf16 for
-// bf16 stages); `sgemm peak` measures them all and writes ceilings.csv, from which the
+// bf16 stages), and wgmma's for the Hopper stages, bf16 or e4m3, when the first of them
+// runs; `sgemm peak` measures them all and writes ceilings.csv, from which the
 // results scripts draw the roofline. Each kernel's result feeds a store that never
 // happens (its condition is never true in practice), so the compiler cannot drop the
 // work, and no input is zero.
@@ -21,13 +22,14 @@
 namespace sgemm {
 
 // Names of the ceilings: the `ceiling` column of ceilings.csv, and of results.csv for
-// the two that stages are measured against.
+// those that stages are measured against (FFMA, mma.sync bf16, the two wgmma).
 inline constexpr std::string_view kFfmaCeiling = "fp32_ffma";
 inline constexpr std::string_view kMmaSyncBf16Ceiling = "mma_sync_bf16";
 inline constexpr std::string_view kMmaSyncBf16WarpLoopCeiling = "mma_sync_bf16_warp_loop";
 inline constexpr std::string_view kMmaSyncBf16SustainedCeiling = "mma_sync_bf16_sustained";
 inline constexpr std::string_view kMmaSyncTf32Ceiling = "mma_sync_tf32";
 inline constexpr std::string_view kWgmmaBf16Ceiling = "wgmma_bf16";
+inline constexpr std::string_view kWgmmaFp8Ceiling = "wgmma_fp8";
 inline constexpr std::string_view kDramCeiling = "dram";
 inline constexpr std::string_view kL2Ceiling = "l2";
 inline constexpr std::string_view kSharedMemoryCeiling = "shared_memory";
@@ -45,7 +47,7 @@ struct ClockedValue {
     std::optional<double> clock_mhz;
 };
 
-// TFLOPS. The mma.sync ones need mma_sync_refusal() empty, the wgmma one wgmma_refusal().
+// TFLOPS. The mma.sync ones need mma_sync_refusal() empty, the wgmma ones wgmma_refusal().
 ClockedValue measure_ffma_tflops(const DeviceInfo& device, cudaStream_t stream);
 ClockedValue measure_mma_sync_bf16_tflops(const DeviceInfo& device, cudaStream_t stream);
 // Stage 14's warp loop on random operands from shared memory: its fastest launch, and the
@@ -54,6 +56,8 @@ ClockedValue measure_mma_sync_bf16_warp_loop_tflops(const DeviceInfo& device, cu
 double measure_mma_sync_bf16_sustained_tflops(const DeviceInfo& device, cudaStream_t stream);
 ClockedValue measure_mma_sync_tf32_tflops(const DeviceInfo& device, cudaStream_t stream);
 ClockedValue measure_wgmma_bf16_tflops(const DeviceInfo& device, cudaStream_t stream);
+// The same kernel on e4m3 operands, k32 a step: FP8's ceiling.
+ClockedValue measure_wgmma_fp8_tflops(const DeviceInfo& device, cudaStream_t stream);
 
 // TB/s (10^12 bytes a second).
 double measure_dram_copy_tbps(const DeviceInfo& device, cudaStream_t stream);  // read + written

@@ -1,16 +1,19 @@
 // The arithmetic ceilings: FFMA on the CUDA cores, mma.sync (bf16 and tf32) and wgmma
-// (bf16) on the tensor cores. Every warp keeps the unit fed with instructions whose
-// operands never change and are never loaded again, so nothing but the unit itself
+// (bf16 and e4m3) on the tensor cores. Every warp keeps the unit fed with instructions
+// whose operands never change and are never loaded again, so nothing but the unit itself
 // sets the rate. One more, mma.sync sustained, feeds it changing random operands for
 // seconds, to show what that costs a GPU whose power is capped.
 #include <cuda_bf16.h>
 #include <fmt/format.h>
+
+#include <cstdint>
 
 #include "gpu/build_target.hpp"
 #include "gpu/device_buffer.hpp"
 #include "kernels/common/bf16_tiles.cuh"
 #include "kernels/common/mma.cuh"
 #include "kernels/common/wgmma.cuh"
+#include "kernels/common/wgmma_fp8.cuh"
 #include "measuring/ceilings.hpp"
 #include "measuring/microbenchmark.hpp"
 
@@ -167,28 +170,54 @@ __global__ void __launch_bounds__(kSustainedThreads, 1) mma_sync_sustained_kerne
     if (total == kNeverTrue) sink[threadIdx.x] = total;
 }
 
-// wgmma: A (64 x 64) and B (256 x 64) bf16 tiles in shared memory, K-major with the
-// 128-byte swizzle, the layout a TMA-fed Hopper GEMM uses; each iteration is what such
-// a GEMM does for one K tile: the four k16 steps as m64n256k16 wgmmas in one group,
-// then a wait that leaves that group running while the next is issued. One warpgroup
-// a block, as many blocks as fit (registers allow three an SM on an H100), so that one
-// warpgroup issues while another waits.
+// wgmma: A (64 rows) and B (256 rows) tiles of one K tile each in shared memory, K-major
+// with the 128-byte swizzle, the layout a TMA-fed Hopper GEMM uses: a K tile is one
+// 128-byte swizzle row, 64 bf16 or 128 e4m3 values. Each iteration is what such a GEMM does
+// for one K tile: its four 32-byte steps of K (k16 for bf16, k32 for e4m3) as m64n256
+// wgmmas in one group, then a wait that leaves that group running while the next is
+// issued. One warpgroup a block, as many blocks as fit (registers allow three an SM on an
+// H100), so that one warpgroup issues while another waits. Both input types run the one
+// kernel, so their figures differ only in the instruction.
 constexpr int kWgmmaThreads = 128;
-constexpr int kWgmmaTileK = 64;  // one 128-byte swizzle row
-constexpr int kWgmmaSteps = kWgmmaTileK / 16;
+constexpr int kWgmmaRowBytes = 128;  // a K tile: one 128-byte swizzle row
+constexpr int kWgmmaStepBytes = 32;  // of K, one instruction's
+constexpr int kWgmmaSteps = kWgmmaRowBytes / kWgmmaStepBytes;
 constexpr int kWgmmaIterations = 4096;
-constexpr int kWgmmaSwizzlePatternBytes = 1024;  // 8 rows of 128 bytes
-static_assert(kWgmmaTileK * sizeof(__nv_bfloat16) * 8 == kWgmmaSwizzlePatternBytes, "a tile row is a swizzle row");
+constexpr int kWgmmaSwizzlePatternBytes = 8 * kWgmmaRowBytes;
 
+// The instruction for each input type: the values of K one step takes, the operands
+// (near_one: 1 plus `units`, 0 to 6, small steps; never zero, so the sums stay finite), and
+// one m64n256 step.
+struct WgmmaBf16Step {
+    using Value = __nv_bfloat16;
+    static constexpr int kStepK = 16;
+    static __device__ Value near_one(int units) { return __float2bfloat16(1.0f + units / 64.0f); }
+    static __device__ void mma(float (&d)[128], std::uint64_t a, std::uint64_t b) {
+        wgmma_m64k16<256, false>(d, a, b);
+    }
+};
+
+struct WgmmaE4m3Step {
+    using Value = std::uint8_t;  // e4m3 bits, as the FP8 stages keep them
+    static constexpr int kStepK = 32;
+    // 0x38 is 1.0 in e4m3; each unit adds its last mantissa bit, 1/8.
+    static __device__ Value near_one(int units) { return static_cast<Value>(0x38 + units); }
+    static __device__ void mma(float (&d)[128], std::uint64_t a, std::uint64_t b) {
+        wgmma_m64k32_e4m3<256>(d, a, b);
+    }
+};
+
+template <class Wgmma>
 __global__ void __launch_bounds__(kWgmmaThreads) wgmma_throughput_kernel(float* sink) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    using Value = typename Wgmma::Value;
+    constexpr int kTileK = kWgmmaRowBytes / sizeof(Value);
+    static_assert(Wgmma::kStepK * sizeof(Value) == kWgmmaStepBytes, "a step is 32 bytes of K");
     // Aligned to the swizzle pattern, so the descriptors' base offset is 0.
-    __shared__ alignas(kWgmmaSwizzlePatternBytes) __nv_bfloat16 a_tile[64 * kWgmmaTileK];
-    __shared__ alignas(kWgmmaSwizzlePatternBytes) __nv_bfloat16 b_tile[256 * kWgmmaTileK];
-    for (int i = threadIdx.x; i < 64 * kWgmmaTileK; i += kWgmmaThreads)
-        a_tile[i] = __float2bfloat16(1.0f + (i % 7) / 64.0f);
-    for (int i = threadIdx.x; i < 256 * kWgmmaTileK; i += kWgmmaThreads)
-        b_tile[i] = __float2bfloat16(1.0f + (i % 5) / 64.0f);
+    __shared__ alignas(kWgmmaSwizzlePatternBytes) Value a_tile[64 * kTileK];
+    __shared__ alignas(kWgmmaSwizzlePatternBytes) Value b_tile[256 * kTileK];
+    for (int i = threadIdx.x; i < 64 * kTileK; i += kWgmmaThreads) a_tile[i] = Wgmma::near_one(i % 7);
+    for (int i = threadIdx.x; i < 256 * kTileK; i += kWgmmaThreads) b_tile[i] = Wgmma::near_one(i % 5);
     fence_shared_for_wgmma();
     __syncthreads();
 
@@ -196,8 +225,10 @@ __global__ void __launch_bounds__(kWgmmaThreads) wgmma_throughput_kernel(float* 
 #pragma unroll
     for (int step = 0; step < kWgmmaSteps; ++step) {
         // Leading offset unused with a swizzle (16 encodes the 1 the ISA assumes).
-        a[step] = wgmma_descriptor(a_tile + 16 * step, 16, kWgmmaSwizzlePatternBytes, WgmmaSwizzle::bytes128);
-        b[step] = wgmma_descriptor(b_tile + 16 * step, 16, kWgmmaSwizzlePatternBytes, WgmmaSwizzle::bytes128);
+        a[step] = wgmma_descriptor(a_tile + Wgmma::kStepK * step, 16, kWgmmaSwizzlePatternBytes,
+                                   WgmmaSwizzle::bytes128);
+        b[step] = wgmma_descriptor(b_tile + Wgmma::kStepK * step, 16, kWgmmaSwizzlePatternBytes,
+                                   WgmmaSwizzle::bytes128);
     }
     float d[128];
 #pragma unroll
@@ -205,7 +236,7 @@ __global__ void __launch_bounds__(kWgmmaThreads) wgmma_throughput_kernel(float* 
     for (int iteration = 0; iteration < kWgmmaIterations; ++iteration) {
         wgmma_fence();
 #pragma unroll
-        for (int step = 0; step < kWgmmaSteps; ++step) wgmma_m64k16<256, false>(d, a[step], b[step]);
+        for (int step = 0; step < kWgmmaSteps; ++step) Wgmma::mma(d, a[step], b[step]);
         wgmma_commit_group();
         wgmma_wait_group<1>();
     }
@@ -216,6 +247,15 @@ __global__ void __launch_bounds__(kWgmmaThreads) wgmma_throughput_kernel(float* 
     for (int i = 0; i < 128; ++i) total += d[i];
     if (total == kNeverTrue) sink[threadIdx.x] = total;
 #endif
+}
+
+template <class Wgmma>
+ClockedValue measure_wgmma(const DeviceInfo& device, cudaStream_t stream) {
+    DeviceBuffer<float> sink(kWgmmaThreads);
+    const int blocks = blocks_filling_gpu(wgmma_throughput_kernel<Wgmma>, kWgmmaThreads, 0, device.sm_count);
+    const double flops = 2.0 * 64 * 256 * Wgmma::kStepK * kWgmmaSteps * double(kWgmmaIterations) * blocks;
+    return fastest_tflops(
+        flops, [&] { wgmma_throughput_kernel<Wgmma><<<blocks, kWgmmaThreads, 0, stream>>>(sink.data()); }, stream);
 }
 
 __global__ void wgmma_probe_kernel(int* compiled_in) {
@@ -304,11 +344,11 @@ double measure_mma_sync_bf16_sustained_tflops(const DeviceInfo& device, cudaStre
 }
 
 ClockedValue measure_wgmma_bf16_tflops(const DeviceInfo& device, cudaStream_t stream) {
-    DeviceBuffer<float> sink(kWgmmaThreads);
-    const int blocks = blocks_filling_gpu(wgmma_throughput_kernel, kWgmmaThreads, 0, device.sm_count);
-    const double flops = 2.0 * 64 * 256 * 16 * kWgmmaSteps * double(kWgmmaIterations) * blocks;
-    return fastest_tflops(
-        flops, [&] { wgmma_throughput_kernel<<<blocks, kWgmmaThreads, 0, stream>>>(sink.data()); }, stream);
+    return measure_wgmma<WgmmaBf16Step>(device, stream);
+}
+
+ClockedValue measure_wgmma_fp8_tflops(const DeviceInfo& device, cudaStream_t stream) {
+    return measure_wgmma<WgmmaE4m3Step>(device, stream);
 }
 
 }  // namespace sgemm

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -118,13 +119,17 @@ int run(int argc, char** argv) {
         const auto judged = [&](const std::string& family, const std::string& kernel, const std::string& config,
                                 const StageResult& result) {
             const ResultRow row = to_result_row(result, device);
-            fmt::print("N={} {:<16} {:7.1f} TFLOPS  {:5.1f} % of cuBLAS  {:5.1f} % of the ceiling  {}  {}\n", size,
-                       family, row.tflops, 100 * row.ratio_to_cublas, 100 * row.fraction_of_peak,
+            // The fraction of the ceiling: a dash on the screen and an empty field where none was measured.
+            const std::optional<double>& fraction = row.fraction_of_peak;
+            fmt::print("N={} {:<16} {:7.1f} TFLOPS  {:5.1f} % of cuBLAS  {:>7} of the ceiling  {}  {}\n", size,
+                       family, row.tflops, 100 * row.ratio_to_cublas,
+                       fraction ? fmt::format("{:.1f} %", 100 * *fraction) : "–",
                        row.verified == "true" ? "PASS" : "FAIL", kernel);
             std::fflush(stdout);
-            csv << fmt::format("{},judged,{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{},{},{},{}\n", size, family,
+            csv << fmt::format("{},judged,{},{},{},{:.6g},{:.6g},{:.6g},{},{},{},{},{}\n", size, family,
                                quoted(kernel), quoted(config), row.tflops, row.cublas_tflops, row.ratio_to_cublas,
-                               row.fraction_of_peak, row.verified, row.timing, quoted(device.name), cublas_version);
+                               fraction ? fmt::format("{:.6g}", *fraction) : "", row.verified, row.timing,
+                               quoted(device.name), cublas_version);
             return row.verified == "true";
         };
         for (const Stage* beside : stages) {
