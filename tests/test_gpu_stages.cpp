@@ -618,10 +618,9 @@ TEST(MeasuredCeilings, PositiveAndPlausible) {
 // The FP8 stages and the fp8 track are held against the FP8 wgmma ceiling: a fraction of it,
 // measured, below it.
 TEST(MeasuredCeilings, Fp8RunsAreAFractionOfTheFp8WgmmaCeiling) {
-    if (!gpu_present()) GTEST_SKIP() << "needs a GPU";
+    SGEMM_SKIP_WITHOUT_GPU();
     for (const Stage* stage : {find_stage(26), find_track("fp8")}) {
-        if (const auto refusal = architecture_refusal(*stage, device().compute_capability, build_target()))
-            GTEST_SKIP() << *refusal;
+        SGEMM_SKIP_IF_REFUSED(architecture_refusal(*stage, device().compute_capability, build_target()));
         const StageResult result = run_timed(*stage, 2048, 3, TimingSettings{0, 0.3});
         EXPECT_EQ(result.ceiling.key, kWgmmaFp8Ceiling) << describe(*stage);
         const std::optional<double> fraction = result.fraction_of_ceiling();
