@@ -19,7 +19,7 @@
 // third; FMAs still wait on loads at every tile, which stage 9 addresses.
 //
 // Measured by make results on the H100 80GB HBM3: 41.6 TFLOPS at N = 4096 (80.5 % of cuBLAS SGEMM),
-// 41.7 at 8192 (80.8 %).
+// 41.6 at 8192 (80.7 %).
 // *Slower* than stage 7, by 4-5 %. The prediction was wrong: Nsight Compute counts the same
 // shared-memory load wavefronts for both (402.7M at 4096) — the hardware already merged
 // stage 7's repeated addresses — and the FMA pipe is 64 % busy against 66 %. Kept as a

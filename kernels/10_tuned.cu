@@ -49,7 +49,7 @@
 // Prediction: 5–10 % over stage 9, to 90–100 % of cuBLAS.
 //
 // Measured by make results on the H100 80GB HBM3: 47.5 TFLOPS at N = 4096 (91.9 % of cuBLAS SGEMM),
-// 47.9 at 8192 (92.7 %).
+// 47.8 at 8192 (92.6 %).
 // 1.04x stage 9, within the prediction. The winner, 128x128x8 blocks of four
 // 64x64 warps whose threads own 8x16 outputs, 3 stages: a thread's six 128-bit shared
 // loads now feed 128 FMAs per step, where stage 9's four fed 64. Splitting K took

@@ -17,7 +17,7 @@
 // global memory (L2 at best), so this is the memory-bound naive kernel again, at a
 // larger scale: maybe 5-10 % of cuBLAS.
 //
-// Measured by make results on the H100 80GB HBM3: 28.0 TFLOPS at N = 4096 (3.7 % of cuBLAS bf16),
+// Measured by make results on the H100 80GB HBM3: 28.1 TFLOPS at N = 4096 (3.7 % of cuBLAS bf16),
 // 28.4 at 8192 (3.6 %).
 // 4.3-4.4 % of the measured mma.sync ceiling (646 TFLOPS), under the prediction — and below
 // the FP32 stages 6-10: tensor cores fed straight from memory are worse than CUDA cores fed

@@ -14,8 +14,8 @@
 // Prediction: an order of magnitude over stage 11; still well under cuBLAS, since
 // loads and math do not overlap and wmma hides how fragments map onto banks.
 //
-// Measured by make results on the H100 80GB HBM3: 105.3 TFLOPS at N = 4096 (14.1 % of cuBLAS bf16),
-// 108.1 at 8192 (13.8 %).
+// Measured by make results on the H100 80GB HBM3: 104.7 TFLOPS at N = 4096 (14.0 % of cuBLAS bf16),
+// 107.1 at 8192 (13.5 %).
 // 16.3-16.7 % of the mma.sync ceiling: 3.8x stage 11, not 10x. Nsight Compute at 4096:
 // tensor pipe busy 17 %; shared-store bank conflicts 8.8M (the padded rows still collide on
 // the 16-byte stores). 128 registers, 18.5 KB of shared memory.

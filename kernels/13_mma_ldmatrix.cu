@@ -19,8 +19,8 @@
 //
 // Prediction: 3-4x stage 12.
 //
-// Measured by make results on the H100 80GB HBM3: 114.0 TFLOPS at N = 4096 (15.2 % of cuBLAS bf16),
-// 118.2 at 8192 (15.1 %).
+// Measured by make results on the H100 80GB HBM3: 113.2 TFLOPS at N = 4096 (15.1 % of cuBLAS bf16),
+// 117.1 at 8192 (14.8 %).
 // Only 1.08-1.09x stage 12, far under the prediction. Both stages spend their time in the
 // synchronous load -> barrier -> compute -> barrier cycle (the tensor pipe busy 18.6 %
 // against 17.2 %), which stage 14 removes. The swizzle does pay: built with each chunk at

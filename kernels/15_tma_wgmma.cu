@@ -30,8 +30,8 @@
 // is 1.5x mma.sync's (978 against 646 TFLOPS, ./sgemm peak): 1.3-1.5x stage 14, near
 // 600 TFLOPS, 85-90 % of cuBLAS.
 //
-// Measured by make results on the H100 80GB HBM3: 573.4 TFLOPS at N = 4096 (85.9 % of cuBLAS bf16),
-// 611.6 at 8192 (93.1 %).
+// Measured by make results on the H100 80GB HBM3: 574.0 TFLOPS at N = 4096 (85.9 % of cuBLAS bf16),
+// 619.2 at 8192 (93.2 %).
 // 1.32x stage 14 at 4096 and 1.40x at 8192, as predicted; a few points less in turns
 // (results.md). 154 registers, 129 KB of shared memory, HGMMA in the SASS and no local
 // memory. Already ahead of every mma.sync kernel cuBLASLt has (59-60 %, make survey), with

@@ -18,8 +18,8 @@
 // wait; with two warpgroups one issues while the other waits, and the bytes per FLOP
 // fall by a quarter: 10-15 % over stage 15, about cuBLAS at 8192.
 //
-// Measured by make results on the H100 80GB HBM3: 633.5 TFLOPS at N = 4096 (94.5 % of cuBLAS bf16),
-// 665.1 at 8192 (100.9 %).
+// Measured by make results on the H100 80GB HBM3: 638.8 TFLOPS at N = 4096 (94.9 % of cuBLAS bf16),
+// 702.1 at 8192 (100.6 %).
 // About 10 % over stage 15, the low end of the prediction, and 101.1 % of cuBLAS at 16384;
 // 65-68 % of the wgmma ceiling. 154 registers. At 1024 it falls to 58.6 % (stage 15
 // 83.9 %): 32 tiles of 128x256 leave 100 of the 132 SMs without one.

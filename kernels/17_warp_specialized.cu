@@ -22,8 +22,8 @@
 // Prediction: the consumers' barrier wait and thread 0's copy issue were a few percent of
 // each K tile; taking them off should bring 3-5 %.
 //
-// Measured by make results on the H100 80GB HBM3: 636.2 TFLOPS at N = 4096 (94.3 % of cuBLAS bf16),
-// 692.8 at 8192 (99.9 %).
+// Measured by make results on the H100 80GB HBM3: 638.8 TFLOPS at N = 4096 (94.8 % of cuBLAS bf16),
+// 699.3 at 8192 (100.9 %).
 // No better than stage 16: the prediction missed. What stops the tensor cores is not in the
 // K loop: the same kernel with its C stores left out (timing only) ran at 106.9 % of cuBLAS
 // at 4096. Writing the 128 KB FP32 tile from registers costs about 10 % at 4096, while

@@ -18,8 +18,8 @@
 //
 // Prediction: if L2 still limits, 3-5 % over stage 17.
 //
-// Measured by make results on the H100 80GB HBM3: 617.0 TFLOPS at N = 4096 (91.1 % of cuBLAS bf16),
-// 668.5 at 8192 (96.2 %).
+// Measured by make results on the H100 80GB HBM3: 622.7 TFLOPS at N = 4096 (91.5 % of cuBLAS bf16),
+// 663.5 at 8192 (97.5 %).
 // 3-4 points of cuBLAS below stage 17, not above it. The same cluster with each CTA loading
 // all of B itself measured the same: L2 is not what limits this kernel. What the cluster
 // costs is, most likely, that its two CTAs start, share stages and end together, so the

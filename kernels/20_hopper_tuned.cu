@@ -42,8 +42,8 @@
 // Prediction: the idle share of the last round, up to 3 % at 8192; nothing at 4096. With
 // tiles by shape, most of the SMs that the small problems left idle: up to 2x at 1024.
 //
-// Measured by make results on the H100 80GB HBM3: 658.9 TFLOPS at N = 4096 (98.9 % of cuBLAS bf16),
-// 709.3 at 8192 (104.5 %).
+// Measured by make results on the H100 80GB HBM3: 665.7 TFLOPS at N = 4096 (99.4 % of cuBLAS bf16),
+// 723.0 at 8192 (104.2 %).
 // Stream-K gained 2 points at 8192, most of the prediction. Tiles by shape (make
 // shapes): 1024 53.9 -> 84.1 %; the suite's M <= 256, 72.1 -> 89.6 % geomean. What limits
 // 4096 is stage 19's: the C stores, and 3.88 rounds that stream-K cannot recover at its

@@ -31,8 +31,8 @@
 // 700 TFLOPS): 1.2 ms at N = 4096, 9.4 ms at 8192; the pre-pass moves 0.54 GB at 4096,
 // 2.1 GB at 8192 (0.2 and 0.7 ms): 1.9x cuBLAS SGEMM at 4096 and 2.1x at 8192.
 //
-// Measured by make results on the H100 80GB HBM3: 102.4 TFLOPS at N = 4096 (2.05x cuBLAS SGEMM),
-// 112.3 at 8192 (2.40x).
+// Measured by make results on the H100 80GB HBM3: 104.2 TFLOPS at N = 4096 (2.06x cuBLAS SGEMM),
+// 116.6 at 8192 (2.43x).
 // Faster than predicted: the long K runs the GEMM near the tensor cores' peak. But the error
 // is not SGEMM's (make accuracy): normwise 4.0e-6 at 4096 against 1.15e-6, and
 // 1.5-7x SGEMM's on every input kind. It grows as K, where SGEMM's grows as sqrt(K): a

@@ -41,8 +41,8 @@
 // tiles, plus a heavier pre-pass: 3.5x SGEMM at 4096; normwise error about 2e-7. The
 // check adds a pass over N values and fallback launches that find no work: under 1 %.
 //
-// Measured by make results on the H100 80GB HBM3: 149.2 TFLOPS at N = 4096 (2.92x cuBLAS SGEMM),
-// 167.7 at 8192 (3.47x).
+// Measured by make results on the H100 80GB HBM3: 150.6 TFLOPS at N = 4096 (2.94x cuBLAS SGEMM),
+// 171.2 at 8192 (3.45x).
 // Slower than predicted: ncu put the GEMM at 62 % of the tensor
 // cores' peak (stage 21's: 96 %; the 128x128 tiles load 1.5x its bytes a product) and the
 // pre-pass at 16 % of the time. Normwise error 2.2e-7 at 4096 against SGEMM's 1.15e-6.

@@ -35,8 +35,8 @@
 // products) is a third of that time, and the split's instructions (about ten a value of
 // B) fit under it: at 3 TB/s, about 33 us for 64 x 6144 x 4096, 2.5x SGEMM's 87 us.
 //
-// Measured by make results on the H100 80GB HBM3: 99.9 TFLOPS at N = 4096 (1.96x cuBLAS SGEMM),
-// 103.3 at 8192 (2.11x).
+// Measured by make results on the H100 80GB HBM3: 101.2 TFLOPS at N = 4096 (1.94x cuBLAS SGEMM),
+// 105.5 at 8192 (2.14x).
 // On the shape suite (make shapes): 1.04-2.2x SGEMM on every shape of 256 tokens or
 // fewer, 1.72x in geomean, where stage 22 gave 0.79x; 1.32x at 1024^3 (stage 22: 1.00x);
 // normwise error 1.4-3.1e-7. Short of the prediction: 67 us, 1.30x, for 64 x 6144 x 4096.

@@ -30,8 +30,8 @@
 // 8192 x 16 x 8192 (268 MB of A) in about 95 us at 2.8 TB/s, 1.6x SGEMM; 4096 x 64 x 4096
 // (67 MB) in about 30 us, 2x.
 //
-// Measured by make results on the H100 80GB HBM3: 88.8 TFLOPS at N = 4096 (1.74x cuBLAS SGEMM),
-// 98.7 at 8192 (2.04x).
+// Measured by make results on the H100 80GB HBM3: 89.7 TFLOPS at N = 4096 (1.73x cuBLAS SGEMM),
+// 100.0 at 8192 (2.02x).
 // On the shape suite (make shapes): 8192 x 16 x 8192 in 132 us, 1.18x SGEMM (stage 23:
 // 0.40x); 4096 x 64 x 4096 in 58 us, 1.17x (0.63x); normwise error 1.5-1.8e-7. With it, the
 // FP32 track is above SGEMM on every shape of the suite. Short of the prediction: ncu puts

@@ -37,8 +37,8 @@
 // few us), from a third of cuBLAS's speed to about cuBLAS's. Rows by hand: with several
 // stages of copies in flight, near stage 14's kernel, which loads any shape itself.
 //
-// Measured by make results on the H100 80GB HBM3: 530.2 TFLOPS at N = 4096 (79.0 % of cuBLAS bf16),
-// 345.1 at 8192 (47.5 %).
+// Measured by make results on the H100 80GB HBM3: 379.1 TFLOPS at N = 4096 (52.4 % of cuBLAS bf16),
+// 305.9 at 8192 (41.2 %).
 // Squares are not what it is for. At M <= 64 the prediction held: stage 20 at 66.7 % of
 // cuBLAS, stage 25 at 90.1 % over the draw of seed 5; on seed 7's layer GEMMs of 16 MB of
 // weights and more, a median 91.5 % of the DRAM bound by graphs (cuBLAS 92.5 %). Rows by

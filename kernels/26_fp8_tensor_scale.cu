@@ -32,8 +32,8 @@
 // TFLOPS. The reference: cuBLASLt's FP8 GEMM with the same scales in its fast accumulation,
 // which does not promote either (stage 27 does).
 //
-// Measured by make results on the H100 80GB HBM3: 1248.5 TFLOPS at N = 4096 (96.2 % of
-// cuBLASLt FP8), 1282.4 at 8192 (97.7 %).
+// Measured by make results on the H100 80GB HBM3: 1255.1 TFLOPS at N = 4096 (97.1 % of
+// cuBLASLt FP8), 1281.6 at 8192 (96.4 %).
 // 1.8-1.9x stage 20's TFLOPS, 2-4 points behind cuBLASLt's fast accumulation, whose kernel
 // (Nsight) runs 128 x 256 tiles; these in 128 x 256 (four stages fit) measured 87.5 and 91.8
 // % (docs/notes/27_fp8_promoted.md). Accuracy: the MMA's accumulator keeps about 14 bits and truncates, so over all of K

@@ -73,7 +73,7 @@ def stale_rows(path, hash_of):
     with open(path, newline="", encoding="utf-8") as file:
         for row in csv.DictReader(file):
             label = label_of(row)
-            if label is None:
+            if label is None or row.get("median_ms") == "":  # a problem skipped or refused: nothing measured
                 continue
             recorded, now = row.get("sources", ""), hash_of(label)
             if not recorded:
