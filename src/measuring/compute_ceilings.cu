@@ -18,6 +18,30 @@
 #include "measuring/microbenchmark.hpp"
 
 namespace sgemm {
+
+// The instruction for each input type: the values of K one step takes, the operands
+// (near_one: 1 plus `units`, 0 to 6, small steps; never zero, so the sums stay finite), and
+// one m64n256 step. Outside the file's unnamed namespace: where the build has no sm_90a the
+// kernel's body is compiled away, and nvcc warns of unused functions with internal linkage.
+struct WgmmaBf16Step {
+    using Value = __nv_bfloat16;
+    static constexpr int kStepK = 16;
+    static __device__ Value near_one(int units) { return __float2bfloat16(1.0f + units / 64.0f); }
+    static __device__ void mma(float (&d)[128], std::uint64_t a, std::uint64_t b) {
+        wgmma_m64k16<256, false>(d, a, b);
+    }
+};
+
+struct WgmmaE4m3Step {
+    using Value = std::uint8_t;  // e4m3 bits, as the FP8 stages keep them
+    static constexpr int kStepK = 32;
+    // 0x38 is 1.0 in e4m3; each unit adds its last mantissa bit, 1/8.
+    static __device__ Value near_one(int units) { return static_cast<Value>(0x38 + units); }
+    static __device__ void mma(float (&d)[128], std::uint64_t a, std::uint64_t b) {
+        wgmma_m64k32_e4m3<256>(d, a, b);
+    }
+};
+
 namespace {
 
 constexpr float kNeverTrue = 1.2345f;  // a sum the kernels below cannot produce in practice
@@ -183,29 +207,7 @@ constexpr int kWgmmaRowBytes = 128;  // a K tile: one 128-byte swizzle row
 constexpr int kWgmmaStepBytes = 32;  // of K, one instruction's
 constexpr int kWgmmaSteps = kWgmmaRowBytes / kWgmmaStepBytes;
 constexpr int kWgmmaIterations = 4096;
-constexpr int kWgmmaSwizzlePatternBytes = 8 * kWgmmaRowBytes;
-
-// The instruction for each input type: the values of K one step takes, the operands
-// (near_one: 1 plus `units`, 0 to 6, small steps; never zero, so the sums stay finite), and
-// one m64n256 step.
-struct WgmmaBf16Step {
-    using Value = __nv_bfloat16;
-    static constexpr int kStepK = 16;
-    static __device__ Value near_one(int units) { return __float2bfloat16(1.0f + units / 64.0f); }
-    static __device__ void mma(float (&d)[128], std::uint64_t a, std::uint64_t b) {
-        wgmma_m64k16<256, false>(d, a, b);
-    }
-};
-
-struct WgmmaE4m3Step {
-    using Value = std::uint8_t;  // e4m3 bits, as the FP8 stages keep them
-    static constexpr int kStepK = 32;
-    // 0x38 is 1.0 in e4m3; each unit adds its last mantissa bit, 1/8.
-    static __device__ Value near_one(int units) { return static_cast<Value>(0x38 + units); }
-    static __device__ void mma(float (&d)[128], std::uint64_t a, std::uint64_t b) {
-        wgmma_m64k32_e4m3<256>(d, a, b);
-    }
-};
+[[maybe_unused]] constexpr int kWgmmaSwizzlePatternBytes = 8 * kWgmmaRowBytes;  // used only with sm_90a
 
 template <class Wgmma>
 __global__ void __launch_bounds__(kWgmmaThreads) wgmma_throughput_kernel(float* sink) {
