@@ -5,6 +5,7 @@ import contextlib
 import csv
 import io
 import shutil
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -83,6 +84,17 @@ class Closure(unittest.TestCase):
         table = source_hashes.cpp_table(self.tree)
         for label in ("0", "3", "4", "small"):
             self.assertIn(f'{{"{label}", "{source_hashes.sources_hash(label, self.tree)}"}}', table)
+
+
+class CommitTreeHashes(unittest.TestCase):
+    def test_a_commit_hashes_as_its_checkout_does(self):
+        status = subprocess.run(["git", "status", "--porcelain", "--", "kernels", "dispatch"], cwd=REPO,
+                                capture_output=True, text=True)
+        if status.returncode != 0 or status.stdout:
+            self.skipTest("needs a git checkout whose kernels/ and dispatch/ are as committed")
+        head, here = source_hashes.CommitTree("HEAD", REPO), source_hashes.WorkingTree(REPO)
+        for label in ("0", "1", "25", "bf16", "fp8"):
+            self.assertEqual(source_hashes.sources_hash(label, head), source_hashes.sources_hash(label, here))
 
 
 def check(root):
