@@ -6,7 +6,7 @@ column: scripts/source_hashes.py, written by the binary). This compares each wit
 of the same stage's or track's sources in the tree, and fails, naming the rows, where they
 differ, or where a row records none. No GPU: it reads the CSVs and the sources.
 
-    python3 scripts/check_results.py [--root DIR] [--list]   (make check-results)
+    python3 scripts/check_results.py [--root DIR]   (make check-results)
 
 Checked: every CSV at the top of results/<gpu>/ whose rows name what ran, a stage or a
 track: the binary's rows (results.csv, results_in_turns.csv, the draws, the shape suite,
@@ -15,9 +15,8 @@ method: "stage 22 split_fp16", "track fp32-tc"; cuBLAS's methods and the quantiz
 error measure no source of the project's). The experiments under results/<gpu>/experiments/
 are records of a commit, not current figures, and are not checked.
 
-`make results STALE=1` re-measures the stale rows of results.csv and results_in_turns.csv;
-the check names the command that re-measures each other file. --list prints the stale
-rows of results.csv and results_in_turns.csv as "file,stage,size" lines.
+`make results STALE=1` re-measures the stale rows of results.csv and results_in_turns.csv
+(stale_squares); the check names the command that re-measures each other file.
 """
 
 import argparse
@@ -48,11 +47,7 @@ def label_of(row):
     (nothing of the project's), or None where the row names none (a draw's skipped problem)."""
     if "method" in row:
         words = row["method"].split()
-        if words[0] == "stage":
-            return words[1]
-        if words[0] == "track":
-            return words[1]
-        return "0"
+        return words[1] if words[0] in ("stage", "track") else "0"
     return row["stage"] or None
 
 
@@ -146,15 +141,9 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--root", default=str(REPO_ROOT),
                         help="the tree whose sources and results/ are compared (default: this repository)")
-    parser.add_argument("--list", action="store_true",
-                        help="print the stale rows of the squares' files as file,stage,size lines and exit 0")
     args = parser.parse_args(argv)
     root = Path(args.root)
-    lines, squares = report(root / "results", hasher(root))
-    if args.list:
-        for name, label, size in squares:
-            print(f"{name},{label},{size}")
-        return 0
+    lines = report(root / "results", hasher(root))[0]
     if lines:
         print("Rows measured on sources that have changed since (or that record none):")
         print("\n".join(lines))
