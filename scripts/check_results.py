@@ -107,7 +107,7 @@ def report(results_dir, hash_of):
             by_label[(label_of(row), why)].append(row)
         shown = path.relative_to(results_dir.parent)
         lines.append(f"{shown}: {len(found)} stale rows ({remedy(path)})")
-        for (label, why), rows in sorted(by_label.items(), key=lambda item: source_hashes_sort(item[0][0])):
+        for (label, why), rows in sorted(by_label.items(), key=lambda item: label_order(item[0][0])):
             what = f"stage {label}" if label.isdigit() else f"track {label}"
             problems = list(dict.fromkeys(size_of(row) for row in rows))
             shown_problems = ", ".join(problems[:6]) + (f" and {len(problems) - 6} more" if len(problems) > 6 else "")
@@ -133,7 +133,7 @@ def stale_squares(root=REPO_ROOT):
     return report(Path(root) / "results", hasher(Path(root)))[1]
 
 
-def source_hashes_sort(label):
+def label_order(label):
     return (not label.isdigit(), int(label) if label.isdigit() else label)
 
 
