@@ -212,6 +212,24 @@ class ReportTest(unittest.TestCase):
         share = (share + draw_report.dram_share(rows[2], 1.8) * 100) / 2
         self.assertIn(f"| {share:.1f} % |", markdown)
 
+    def test_the_readmes_sentence_on_the_draws_beside_it(self):
+        bf16 = [row(1, "bf16", 16, 0.5), row(1, "bf16", 16, 0.4, timing="graph"), row(2, "bf16", 100, 2.0),
+                row(3, "bf16", 600, None, "refused")]
+        fp32_tc = [row(1, "fp32-tc", 16, 2.0), row(2, "fp32-tc", 100, 0.5), row(3, "fp32-tc", 5000, 2.0)]
+        with tempfile.TemporaryDirectory() as tmp:
+            draws = []
+            for seed, rows in ((8, bf16), (11, fp32_tc)):
+                path = Path(tmp) / "results" / f"draw_{seed}.csv"
+                path.parent.mkdir(exist_ok=True)
+                draw_report.write_draw(draw_report.in_draw_order(rows), path)
+                draws.append((path, seed))
+            sentence = " ".join(draw_report.readme_sentence(draws, tmp).split())
+        self.assertIn("bf16 at 100.0 % of cuBLAS bf16 over [seed 8](results/draw_8.md)'s 2 problems run "
+                      "(89.4 % by CUDA graphs where a launch is short), 10th percentile 65.0 %", sentence)
+        self.assertIn("fp32-tc at 1.26x cuBLAS SGEMM over [seed 11](results/draw_11.md)'s 3 problems run, "
+                      "10th percentile 0.80x, at or above it on 67 %.", sentence)
+        self.assertEqual(draw_report.readme_sentence([], tmp), "")
+
     def test_the_dram_bound_of_the_layers_of_few_tokens_on_large_weights(self):
         # Layer GEMMs of 64 tokens or fewer on weights of 16 MB or more count; a plain
         # problem, 65 tokens, or 8 MB of weights do not.
