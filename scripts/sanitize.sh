@@ -18,7 +18,7 @@ runs=("all 256" "all -m 127 -n 129 -k 67" "all -m 128 -n 384 -k 24 --beta 0.5" "
       "14 -m 2048 -n 2048 -k 67 --beta 0.5" "14 -m 2099 -n 2041 -k 2039 --beta 0.5")
 memcheck_only_runs=("14 -m 2176 -n 2048 -k 2048 --beta 0.5" "14 -m 2100 -n 2040 -k 2040 --beta 0.5")
 hopper_runs=()
-for stage in 15 16 17 18 19 20 21 22 23 24 25; do
+for stage in 15 16 17 18 19 20 21 22 23 24 25 30; do
   hopper_runs+=("$stage -m 200 -n 264 -k 136 --beta 0.5" "$stage -m 256 -n 512 -k 128")
 done
 hopper_runs+=("20 -m 2304 -n 2048 -k 1024 --beta 0.5" "20 -m 1100 -n 1024 -k 3000 --beta 0.5"
@@ -38,7 +38,9 @@ hopper_runs+=("20 -m 2304 -n 2048 -k 1024 --beta 0.5" "20 -m 1100 -n 1024 -k 300
               "25 -m 300 -n 520 -k 200 --beta 0.5" "25 -m 2048 -n 2048 -k 64"
               "25 -m 5 -n 1001 -k 999 --beta 0.5 --data special" "25 -m 33 -n 1000 -k 999"
               "25 -m 300 -n 1003 -k 200 --beta 0.5"
-              "bf16 -m 6 -n 1920 -k 1920 --beta 0.5" "bf16 -m 7 -n 1001 -k 999 --beta 0.5")
+              "bf16 -m 6 -n 1920 -k 1920 --beta 0.5" "bf16 -m 7 -n 1001 -k 999 --beta 0.5"
+              "30 -m 1 -n 264 -k 40 --beta 0.5" "30 -m 1100 -n 1024 -k 3000 --beta 0.5"
+              "30 -m 333 -n 2112 -k 7168 --beta 0.5" "30 -m 3000 -n 3000 -k 3000")
 hostile_runs=()
 for data in graded outliers subnormal extremes special; do
   hostile_runs+=("21 -m 200 -n 264 -k 520 --beta 0.5 --data $data")

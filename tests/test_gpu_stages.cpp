@@ -21,6 +21,7 @@
 #include "22_split_fp16.hpp"
 #include "23_split_in_registers.hpp"
 #include "24_a_in_registers.hpp"
+#include "dispatch/bf16_tiles.hpp"
 #include "driver/stage_registry.hpp"
 #include "driver/stage_runner.hpp"
 #include "gpu/build_target.hpp"
@@ -385,6 +386,49 @@ TEST(Stage10Tiles, EveryTileAndSplitMatchesFloat64) {
                 EXPECT_TRUE(result.passed()) << "tile " << name << ", " << shape.m << " x " << shape.n << " x "
                                              << shape.k << ", " << to_string(data);
             }
+    }
+}
+
+// Stage 30's kernel in every tile it is compiled for, in each plan the chooser weighs for
+// it (whole tiles, and stream-K where there is a tail to share out): a problem of more
+// tiles than the GPU holds, its last row and column of tiles partly outside C (stream-K's
+// hand-over with a few sharers); one token (a tile almost empty); a K shorter than a K tile;
+// beta != 0, and the kinds that break numerical code on the first. (C in bf16: StageCorrectness.)
+TEST(AnyTiles, EveryTileAndPlanMatchesFloat64) {
+    SGEMM_SKIP_WITHOUT_GPU();
+    const Stage& stage = *find_stage(30);
+    SGEMM_SKIP_IF_REFUSED(architecture_refusal(stage, device().compute_capability, build_target()));
+    const Bf16TilesGpu gpu = bf16_tiles_gpu_here();
+    for (int index = 0; index < static_cast<int>(any_tiles().size()); ++index) {
+        const AnyTile& tile = any_tiles()[index];
+        const int rows = tile.rows * tile.cluster * 11 + 8, columns = tile.columns * 13 - 8;
+        const auto shape_of = [&](int row_extent, int column_extent, int k) {
+            return tile.weights_as_rows ? GemmShape{column_extent, row_extent, k} : GemmShape{row_extent, column_extent, k};
+        };
+        const std::vector<std::pair<GemmShape, std::vector<InputData>>> cases{
+            {shape_of(rows, columns, 1000), {InputData::uniform, InputData::special, InputData::extremes}},
+            {GemmShape{1, 264, 72}, {InputData::uniform}},
+            {shape_of(tile.rows + 8, tile.columns + 16, 40), {InputData::uniform}}};
+        for (const auto& [shape, kinds] : cases)
+            for (const AnyTileCandidate& candidate : any_tile_plans(shape, gpu, index))
+                for (const InputData data : kinds) {
+                    RunSettings settings;
+                    settings.problem = GemmProblem{shape, 0.75f, -1.5f};
+                    settings.seed = 30;
+                    settings.data = data;
+                    settings.timing = TimingSettings{1, 1.0};
+                    const AnyTilePlan plan = candidate.plan;
+                    const StageResult result = runner().run(
+                        stage,
+                        Bf16Gemm{[plan](const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b,
+                                        float* c, cudaStream_t stream) { launch_any_tile_plan(plan, problem, a, b, c, stream); }},
+                        settings);
+                    EXPECT_TRUE(result.passed())
+                        << "tile " << index << " (" << tile.rows << " x " << tile.columns
+                        << (tile.weights_as_rows ? " swapped" : "") << ", cluster " << tile.cluster << "), "
+                        << plan.ctas << " CTAs" << (plan.split_tail ? " stream-K" : "") << ", " << shape.m << " x "
+                        << shape.n << " x " << shape.k << ", " << to_string(data);
+                }
     }
 }
 

@@ -148,12 +148,13 @@ TEST(COutputRefusal, Bf16COnlyOnStagesThatWriteItAndOnTmaRows) {
     const auto fp32_only = c_output_refusal(*find_stage(10), COutput::bf16, aligned);
     ASSERT_TRUE(fp32_only.has_value());
     EXPECT_NE(fp32_only->find("writes FP32 C only"), std::string::npos);
-    for (const int number : {19, 20, 25}) {
+    for (const int number : {19, 20, 25, 30}) {
         EXPECT_FALSE(c_output_refusal(*find_stage(number), COutput::bf16, aligned).has_value()) << number;
         EXPECT_TRUE(c_output_refusal(*find_stage(number), COutput::bf16, odd_n).has_value()) << number;
     }
     for (const Stage& stage : all_stages())
-        EXPECT_EQ(stage.launch_bf16_c != nullptr, stage.number == 19 || stage.number == 20 || stage.number == 25)
+        EXPECT_EQ(stage.launch_bf16_c != nullptr, stage.number == 19 || stage.number == 20 || stage.number == 25 ||
+                                                     stage.number == 30)
             << stage.number;
     EXPECT_FALSE(c_output_refusal(*find_track("bf16"), COutput::bf16, aligned).has_value());
     EXPECT_TRUE(c_output_refusal(*find_track("bf16"), COutput::bf16, odd_n).has_value());

@@ -150,7 +150,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
         ->check(CLI::IsMember(input_data_names()));
     app.add_option("--c-type", c_type,
                    "the type C is written (and read) in: 'fp32' (default) or 'bf16', as a transformer layer "
-                   "writes it (stages 19, 20 and 25 and the bf16 track, against cuBLAS writing bf16 C)")
+                   "writes it (stages 19, 20, 25 and 30 and the bf16 track, against cuBLAS writing bf16 C)")
         ->check(CLI::IsMember({"fp32", "bf16"}));
     app.add_option("--scaling", scaling,
                    "the FP8 stages' and track's scales (D = alpha A B^T + beta C, e4m3 A and B, bf16 D): "

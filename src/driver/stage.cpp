@@ -145,7 +145,7 @@ std::optional<std::string> c_output_refusal(const Stage& stage, COutput output, 
     if (output == COutput::fp32) return std::nullopt;
     if (stage.precision == Precision::fp8) return std::nullopt;  // the FP8 problem's D is bf16 already
     if (stage.launch_bf16_c == nullptr)
-        return fmt::format("{} writes FP32 C only; --c-type bf16 is for stages 19, 20 and 25 and the bf16 track",
+        return fmt::format("{} writes FP32 C only; --c-type bf16 is for stages 19, 20, 25 and 30 and the bf16 track",
                            describe(stage));
     if (shape.n % 8 != 0 || shape.k % 8 != 0)
         return fmt::format("{} writes bf16 C where N and K are multiples of 8; got M={} N={} K={}",

@@ -48,6 +48,7 @@
 #include "28_fp8_block_scaled.hpp"
 #include "29_fp8_tiles.hpp"
 #include "dispatch/bf16.hpp"
+#include "dispatch/bf16_tiles.hpp"
 #include "dispatch/fp32.hpp"
 #include "dispatch/fp32_tc.hpp"
 #include "dispatch/fp8.hpp"
@@ -146,6 +147,9 @@ constexpr Stage kStages[] = {
               Fp8Accumulation::promoted, kTensorScale | kBlockScales,
               "FP8, every scaling, promoted, in the tile a model chooses for 132 SMs: "
               "64 or 128 rows, 16-128 columns, clusters of 1 or 2"),
+    bf16_stage(30, "any_tile",             kSm90a,  kTmaRows,        launch_any_tile, launch_any_tile_bf16_c,
+               "one kernel composed of parts (operands, producer, mainloop, epilogue, scheduler) "
+               "in any tile: tokens in wgmma's N or M, a plan chosen by a model"),
 };
 
 constexpr Stage kTracks[] = {

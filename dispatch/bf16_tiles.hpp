@@ -1,0 +1,75 @@
+// The chooser of stage 30's plan (kernels/30_any_tile.hpp): every tile the kernel is
+// compiled for, each with its grid and with or without stream-K, scored by a model of its
+// time; the plan predicted fastest runs. The model:
+//   seconds = fixed + max(dram_bytes / dram_rate, sm_k_tiles * step_seconds)
+//             + sm_store_bytes / store_rate + sm_split_bytes / split_rate
+//   step_seconds = max(step_bytes / load_rate, step_macs / mma_rate + step_wgmmas * wgmma_seconds)
+// where the SM terms are the busiest SM's: the K tiles it multiplies (whole rounds of
+// tiles, or stream-K's even share of them), the C it writes, the partial sums it hands
+// over. Its constants (bf16_tiles_fit.hpp) are fitted by scripts/fit_bf16_tiles.py on the
+// measured times of candidate plans over one draw of problems.
+#pragma once
+
+#include <vector>
+
+#include "30_any_tile.hpp"
+#include "common/gemm_problem.hpp"
+
+namespace sgemm {
+
+// What the plans depend on in the GPU at hand: its SMs, and the CTAs of each compiled
+// tile's kernel it holds at once (any_tiles()'s order).
+struct Bf16TilesGpu {
+    int sms = 0;
+    std::vector<int> resident;
+};
+Bf16TilesGpu bf16_tiles_gpu_here();
+
+// The model's terms of one plan on one shape.
+struct AnyTileTerms {
+    double sm_k_tiles = 0;      // K tiles (64 values of K) the busiest SM multiplies
+    double step_bytes = 0;      // bytes one K tile brings into an SM (a multicast operand: its share)
+    double step_macs = 0;       // multiply-adds of one K tile
+    double step_wgmmas = 0;     // wgmma instructions of one K tile
+    double dram_bytes = 0;      // A and B once, C written once (and read with beta)
+    double sm_store_bytes = 0;  // C the busiest SM writes
+    double sm_split_bytes = 0;  // stream-K's partial sums the busiest SM writes and reads
+};
+
+struct AnyTileConstants {
+    double fixed_seconds;
+    double dram_bytes_per_second;
+    double load_bytes_per_second;   // one SM's
+    double macs_per_second;         // one SM's
+    double wgmma_seconds;           // one wgmma's issue, beyond its multiply-adds
+    double store_bytes_per_second;  // one SM's, C at C[row][column]
+    double swapped_store_bytes_per_second;  // one SM's, C at C[column][row]
+    double split_bytes_per_second;  // one SM's
+};
+
+double predicted_seconds(const AnyTileTerms& terms, const AnyTileConstants& constants, bool swapped);
+
+// A plan with its terms and prediction.
+struct AnyTileCandidate {
+    AnyTilePlan plan;
+    AnyTileTerms terms;
+    double predicted_seconds;
+};
+
+// The plans of tile `tile` for a shape: whole rounds, and stream-K where it has a tail of
+// tiles to share out (empty where the tile cannot take the shape).
+std::vector<AnyTileCandidate> any_tile_plans(const GemmShape& shape, const Bf16TilesGpu& gpu, int tile);
+
+// Every tile's plans, fastest predicted first.
+std::vector<AnyTileCandidate> any_tile_candidates(const GemmShape& shape, const Bf16TilesGpu& gpu);
+
+AnyTilePlan choose_any_tile_plan(const GemmShape& shape, const Bf16TilesGpu& gpu);
+
+// Stage 30 (`./sgemm 30`): its kernel in the plan chosen for the shape on this GPU. K and N
+// multiples of 8.
+void launch_any_tile(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b, float* c,
+                     cudaStream_t stream);
+void launch_any_tile_bf16_c(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b,
+                            __nv_bfloat16* c, cudaStream_t stream);
+
+}  // namespace sgemm

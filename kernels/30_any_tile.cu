@@ -1,0 +1,121 @@
+// Stage 30 — any tile: one kernel composed of parts, in the tile that fills the GPU.
+//
+// Builds on stages 20 (20_hopper_tuned.cuh) and 25 (25_few_tokens.cu): read the kernel in
+// 30_any_tile.cuh beside stage 20's.
+//
+// The idea: the tile that fills 132 SMs for a shape is rarely one of a handful. At 640
+// tokens x 4096 x 4096, stage 20's 128 x 128 tiles make 160 tiles, 1.2 waves; cuBLAS runs
+// 128 tokens by 160 weights, 128 tiles, one wave. Nsight Compute on 25 medium problems
+// (results/h200/experiments/cublas_kernels/bf16.md) shows cuBLAS choosing from some 20 tile
+// shapes, weights 64-256 by tokens 64-192 in steps of 8 or 16, each making close to one
+// wave, split along K where the tiles are fewer than the SMs. Stage 20's tiles keep the
+// tokens in wgmma's M (64 or 128 rows) and the weights in its N (64, 128 or 256); stage
+// 25 swaps the operands so that the tokens are wgmma's N, any multiple of 8. This kernel
+// is both, in any tile: its parts are types the kernel is composed from (30_any_tile.cuh):
+//   - the orientation and the operands' tiles: TokensAsRows (stage 20's) or WeightsAsRows
+//     (stage 25's: C^T = B^T A^T; B's slabs are wgmma's A, read transposed);
+//   - the producer: TMA into a ring as deep as shared memory holds, the operand that a
+//     cluster shares multicast (stage 18);
+//   - the mainloop: one to three consumer warpgroups of one or two m64 blocks, wgmma of any
+//     N that is a multiple of 16 (common/wgmma_widths.cuh);
+//   - the epilogue: C in FP32 or bf16, unswapped through shared memory and TMA stores
+//     (stage 19's chunks), swapped from registers at C[column][row];
+//   - the scheduler: stage 20's persistent, rasterized schedule, stream-K where the plan
+//     asks for it (which, where the tiles are fewer than the SMs, splits their K).
+// The plan (30_any_tile.hpp: a tile, the grid, stream-K or not) is not the kernel's: the
+// bf16 track's chooser (dispatch/bf16_tiles.cpp) scores every compiled tile by a model and
+// gives its plan, once a launch; `./sgemm 30` runs the kernel in that plan (the registry
+// takes the stage's launcher from there).
+//
+// What changed since stages 20 and 25: one kernel for both orientations, its parts
+// written once; any multiple of 16 along wgmma's N; up to three consumers; the plan from
+// outside. Left out: stage 25's split in the cluster and its rows by hand (shapes off 16
+// bytes take the track's other paths).
+//
+// Prediction: on the medium band (160-640 tokens), from stages 20 and 25's 50-90 % of
+// cuBLAS's kernel time (the table above) to 90 % or more, as the tile count comes to one
+// wave; on the squares, where stage 20's tiles already fill the GPU, stage 20's figure.
+//
+// Measured by make results on the H100 80GB HBM3: no result at N = 4096 or 8192 yet.
+// On an H200 so far (docs/notes/30_any_tile.md), in the same process as cuBLAS:
+// over 25 medium problems and the squares 1024-8192, 87.2 % of cuBLAS launch by launch
+// (stage 20: 82.5 %, the bf16 track: 81.6 %); the squares within a point of stage 20's, 5000
+// below (85.0 against 90.1); 576 x 7168 x 2048 66 -> 100 %, 384 x 11008 x 4096 66 -> 90 %.
+// The fitted model's plan took 1.075x the fastest plan timed on a draw it was not fitted on;
+// swapped C from registers is its slowest term (next: through TMA stores).
+//
+// Shapes: K and N multiples of 8 (TMA's rows start 16-byte aligned); others on
+// zero-padded copies, timed with the stage (common/padded_launch.cuh). sm_90a.
+#include "30_any_tile.hpp"
+
+#include <stdexcept>
+
+#include "30_any_tile.cuh"
+
+namespace sgemm {
+namespace any_tile {
+
+template <class Config>
+constexpr AnyTile tile_of() {
+    return AnyTile{Config::Orientation::kSwapped, Config::kRows, Config::kColumns, Config::kConsumers,
+                   Config::kClusterM};
+}
+
+// The compiled tiles, and a launch of the index-th.
+template <class... Configs>
+struct TileList {
+    static const std::vector<AnyTile>& tiles() {
+        static const std::vector<AnyTile> list{tile_of<Configs>()...};
+        return list;
+    }
+    static const std::vector<int>& resident_ctas() {
+        static const std::vector<int> ctas{resident_clusters<Configs>() * Configs::kClusterM...};
+        return ctas;
+    }
+    template <class COut>
+    static void launch(const AnyTilePlan& plan, const GemmProblem& problem, const __nv_bfloat16* a,
+                       const __nv_bfloat16* b, COut* c, cudaStream_t stream) {
+        int index = 0;
+        const bool launched = ((index++ == plan.tile ? (launch_config<Configs>(plan, problem, a, b, c, stream), true)
+                                                     : false) ||
+                               ...);
+        if (!launched) throw std::invalid_argument("stage 30: no compiled tile " + std::to_string(plan.tile));
+    }
+};
+
+template <int Consumers, int MBlocks, int Tokens, int ClusterM = 1>
+using Swapped = AnyTileConfig<WeightsAsRows, Consumers, MBlocks, Tokens, ClusterM>;
+template <int Consumers, int MBlocks, int Weights, int ClusterM = 1>
+using Unswapped = AnyTileConfig<TokensAsRows, Consumers, MBlocks, Weights, ClusterM>;
+
+// Weights as rows: 64, 128, 192 or 256 of them (a consumer warpgroup each, or two of two
+// m64 blocks for 256), by tokens in steps of 16 as far as the consumers' registers hold
+// the sums (a thread holds blocks x tokens / 2 of them). Tokens as rows: stage 20's tiles.
+using Compiled = TileList<
+    Swapped<1, 1, 16>, Swapped<1, 1, 32>, Swapped<1, 1, 48>, Swapped<1, 1, 64>, Swapped<1, 1, 96>,
+    Swapped<1, 1, 128>,
+    Swapped<2, 1, 32>, Swapped<2, 1, 48>, Swapped<2, 1, 64>, Swapped<2, 1, 80>, Swapped<2, 1, 96>,
+    Swapped<2, 1, 112>, Swapped<2, 1, 128>, Swapped<2, 1, 144>, Swapped<2, 1, 160>, Swapped<2, 1, 176>,
+    Swapped<2, 1, 192>, Swapped<2, 1, 208>, Swapped<2, 1, 224>, Swapped<2, 1, 256>,
+    Swapped<3, 1, 64>, Swapped<3, 1, 96>, Swapped<3, 1, 128>, Swapped<3, 1, 160>, Swapped<3, 1, 192>,
+    Swapped<2, 2, 64>, Swapped<2, 2, 96>, Swapped<2, 2, 128>,
+    Swapped<2, 1, 128, 2>, Swapped<2, 1, 192, 2>, Swapped<2, 1, 256, 2>, Swapped<2, 2, 128, 2>,
+    Unswapped<2, 1, 64>, Unswapped<2, 1, 128>, Unswapped<2, 1, 128, 2>, Unswapped<2, 1, 256, 2>>;
+
+}  // namespace any_tile
+
+const std::vector<AnyTile>& any_tiles() { return any_tile::Compiled::tiles(); }
+
+const std::vector<int>& any_tile_resident_ctas() { return any_tile::Compiled::resident_ctas(); }
+
+void launch_any_tile_plan(const AnyTilePlan& plan, const GemmProblem& problem, const __nv_bfloat16* a,
+                          const __nv_bfloat16* b, float* c, cudaStream_t stream) {
+    any_tile::Compiled::launch(plan, problem, a, b, c, stream);
+}
+
+void launch_any_tile_plan_bf16_c(const AnyTilePlan& plan, const GemmProblem& problem, const __nv_bfloat16* a,
+                                 const __nv_bfloat16* b, __nv_bfloat16* c, cudaStream_t stream) {
+    any_tile::Compiled::launch(plan, problem, a, b, c, stream);
+}
+
+}  // namespace sgemm

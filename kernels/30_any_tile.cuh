@@ -1,0 +1,416 @@
+// Stage 30's kernel (read 30_any_tile.cu first): one warp-specialized kernel composed of
+// four parts, each a type, as CUTLASS composes its collectives:
+//   - the tile and its operands (TokensAsRows, WeightsAsRows): which operand is wgmma's A,
+//     how each operand's K tile lies in a ring stage, how TMA fills it, how wgmma reads it;
+//   - the producer (produce_k_tiles): TMA into a ring of stages, the operand the cluster
+//     shares multicast to every CTA of it (stage 18);
+//   - the mainloop (multiply_piece): one to three consumer warpgroups, one or two m64
+//     blocks each, wgmma of any N that is a multiple of 16 (common/wgmma_widths.cuh);
+//   - the epilogue: C = alpha * sums + beta * C, in FP32 or bf16: unswapped through shared
+//     memory and TMA stores (TmaChunkStores, stage 19's chunks), swapped from registers at
+//     C[column][row] (DirectStores);
+//   - the tile scheduler: stage 20's persistent schedule (20_stream_k.cuh), tiles rasterized,
+//     the stacks left after the whole rounds shared out by K (stream-K), which also spreads
+//     a problem of fewer tiles than SMs over all of them (split-K), decided by the plan.
+#pragma once
+
+#include <cuda.h>
+#include <cuda_bf16.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+
+#include "19_persistent_c_stores.cuh"
+#include "20_hopper_tuned.cuh"
+#include "20_stream_k.cuh"
+#include "30_any_tile.hpp"
+#include "common/cluster.cuh"
+#include "common/gemm_problem.hpp"
+#include "common/hopper_tiles.cuh"
+#include "common/launch.cuh"
+#include "common/mbarrier.cuh"
+#include "common/tma.cuh"
+#include "common/wgmma.cuh"
+#include "common/wgmma_widths.cuh"
+
+namespace sgemm {
+namespace any_tile {
+
+// ---- Operands: one operand's K tile (64 values of K) in a ring stage.
+
+// K-major (K contiguous in the operand's rows: A, M x K): Rows rows of 128 bytes, the
+// 128-byte swizzle (hopper_tiles.cuh), in TMA boxes of Rows / Parts rows: a cluster's CTA
+// of rank p loads part p, p + Parts, ... and multicasts it.
+template <int Rows, int Parts = 1>
+struct KMajorTile {
+    static constexpr int kBytes = Rows * 128, kParts = Parts, kBoxRows = Rows / Parts;
+    static constexpr bool kMnMajor = false;
+    static_assert(Rows % (8 * Parts) == 0 && kBoxRows <= 256, "whole 8-row swizzle patterns; a box of 256 rows at most");
+
+    static CUtensorMap map(const __nv_bfloat16* matrix, int rows, int k) {
+        return make_bf16_tensor_map(matrix, rows, k, kBoxRows, 64);
+    }
+    // The k16 step `step` of the 64 (or kColumns) rows from `first`.
+    __device__ static std::uint64_t descriptor(const std::uint8_t* tile, int first, int step) {
+        return a_step_descriptor(tile, first, step);
+    }
+    // Part `part` of K tile kt of rows first..: copy(destination, column, row) issues a box.
+    template <class Copy>
+    __device__ static void load_part(std::uint8_t* tile, int first, int kt, int part, Copy copy) {
+        copy(tile + part * kBoxRows * 128, kt * 64, first + part * kBoxRows);
+    }
+};
+
+// MN-major (the operand's rows run along K: B, K x N): Columns / 64 slabs of 64 rows of K
+// by 64 values (hopper_tiles.cuh's kBSlabBytes), one TMA box each; a cluster's CTA of rank p
+// loads slabs p, p + Parts, ... and multicasts them.
+template <int Columns, int Parts = 1>
+struct MnMajorTile {
+    static constexpr int kSlabs = Columns / 64, kBytes = kSlabs * kBSlabBytes, kParts = Parts;
+    static constexpr bool kMnMajor = true;
+    static_assert(Columns % 64 == 0 && kSlabs % Parts == 0, "whole slabs, in equal shares");
+
+    static CUtensorMap map(const __nv_bfloat16* matrix, int k, int n) {
+        return make_bf16_tensor_map(matrix, k, n, 64, 64);
+    }
+    // The k16 step `step` of the values from `first` (a multiple of 64) on.
+    __device__ static std::uint64_t descriptor(const std::uint8_t* tile, int first, int step) {
+        return b_step_descriptor(tile + first / 64 * kBSlabBytes, step);
+    }
+    template <class Copy>
+    __device__ static void load_part(std::uint8_t* tile, int first, int kt, int part, Copy copy) {
+        for (int slab = part; slab < kSlabs; slab += Parts) copy(tile + slab * kBSlabBytes, first + 64 * slab, kt * 64);
+    }
+};
+
+// ---- The tile: Rows (wgmma's M, 64 x blocks) by Columns (wgmma's N) of sums, and which
+// operand gives each side. A cluster stacks ClusterM tiles along the rows; they share the
+// columns' operand.
+
+// Stage 20's: the rows are C's rows (A's), the columns C's columns (B's slabs, MN-major).
+template <int Rows, int Columns, int ClusterM>
+struct TokensAsRows {
+    using RowTile = KMajorTile<Rows>;
+    using ColumnTile = MnMajorTile<Columns, ClusterM>;
+    static constexpr bool kSwapped = false;
+    static CUtensorMap row_map(const GemmShape& s, const __nv_bfloat16* a, const __nv_bfloat16*) {
+        return RowTile::map(a, s.m, s.k);
+    }
+    static CUtensorMap column_map(const GemmShape& s, const __nv_bfloat16*, const __nv_bfloat16* b) {
+        return ColumnTile::map(b, s.k, s.n);
+    }
+    __host__ __device__ static int rows(const GemmShape& s) { return s.m; }
+    __host__ __device__ static int columns(const GemmShape& s) { return s.n; }
+};
+
+// Stage 25's: C^T = B^T A^T. The rows are C's columns (B's slabs, which wgmma reads
+// transposed), the columns C's rows (A's, K-major): a token count any multiple of 16.
+template <int Rows, int Columns, int ClusterM>
+struct WeightsAsRows {
+    using RowTile = MnMajorTile<Rows>;
+    using ColumnTile = KMajorTile<Columns, ClusterM>;
+    static constexpr bool kSwapped = true;
+    static CUtensorMap row_map(const GemmShape& s, const __nv_bfloat16*, const __nv_bfloat16* b) {
+        return RowTile::map(b, s.k, s.n);
+    }
+    static CUtensorMap column_map(const GemmShape& s, const __nv_bfloat16* a, const __nv_bfloat16*) {
+        return ColumnTile::map(a, s.m, s.k);
+    }
+    __host__ __device__ static int rows(const GemmShape& s) { return s.n; }
+    __host__ __device__ static int columns(const GemmShape& s) { return s.m; }
+};
+
+// A kernel's configuration: the tile (Consumers warpgroups of MBlocks m64 blocks each, by
+// Columns), its orientation and cluster; the ring as deep as shared memory holds.
+template <template <int, int, int> class Orientation_, int Consumers, int MBlocks, int Columns, int ClusterM>
+struct AnyTileConfig {
+    static constexpr int kRows = 64 * MBlocks * Consumers, kColumns = Columns, kConsumers = Consumers;
+    using Orientation = Orientation_<kRows, Columns, ClusterM>;
+    using RowTile = typename Orientation::RowTile;
+    using ColumnTile = typename Orientation::ColumnTile;
+    static constexpr int kStageBytes = RowTile::kBytes + ColumnTile::kBytes;
+    // Unswapped, C leaves through shared memory and TMA stores (stage 19's chunks, two
+    // buffers a consumer); swapped, straight from registers (DirectStores).
+    static constexpr bool kTmaStores = !Orientation::kSwapped;
+    static constexpr int kCBufferBytes = kTmaStores ? 2 * kCChunkBytes : 1024;
+    static constexpr int kStages = std::min(12, (226 * 1024 - Consumers * kCBufferBytes) / kStageBytes);
+    static constexpr int kThreads = 128 * (1 + Consumers);
+    // Registers after setmaxnreg: what the launch gives the CTA (65536 at most, in 8s a
+    // thread), the producer's few, the rest split among the consumers, who hold the sums.
+    static constexpr int kProducerRegisters = Consumers <= 2 ? 56 : 40;
+    static constexpr int kLaunchRegisters = std::min(255, 65536 / kThreads) / 8 * 8;
+    static constexpr int kConsumerRegisters =
+        std::min(232, (kLaunchRegisters * (1 + Consumers) - kProducerRegisters) / Consumers / 8 * 8);
+    // The names stream-K's hand-over reads (20_stream_k.cuh): a consumer's part of a tile.
+    static constexpr int kMBlocks = MBlocks, kColumnsPerConsumer = Columns, kClusterM = ClusterM;
+    static constexpr int kBlockM = kRows, kBlockN = Columns;
+    static constexpr bool kSplitColumns = false;
+
+    struct SharedMemory {
+        alignas(1024) std::uint8_t ring[kStages][kStageBytes];
+        alignas(1024) std::uint8_t c_buffers[Consumers][kCBufferBytes];
+        std::uint64_t full[kStages], empty[kStages];
+    };
+    static constexpr int kSharedBytes = sizeof(SharedMemory);
+    __device__ static std::uint8_t* row_tile(std::uint8_t* ring, int stage) { return ring + stage * kStageBytes; }
+    __device__ static std::uint8_t* column_tile(std::uint8_t* ring, int stage) {
+        return ring + stage * kStageBytes + RowTile::kBytes;
+    }
+
+    static_assert(Columns % 16 == 0 && Columns <= 256, "wgmma's N: a multiple of 16 up to 256");
+    static_assert(kStages >= 2, "a ring of two stages at least");
+    static_assert(kSharedBytes <= 227 * 1024, "an H100 block has at most 227 KB of shared memory");
+    static_assert(kConsumerRegisters >= MBlocks * Columns / 2 + 24, "the sums fit in a consumer's registers");
+};
+
+// ---- The producer: warpgroup 0's first thread walks the schedule's pieces and fills the
+// ring, K tile by K tile (stage 19's loop).
+template <class Config, class TileOf>
+__device__ __forceinline__ void produce_k_tiles(const TileSchedule& schedule, int cluster, unsigned rank,
+                                                TileOf tile_of, std::uint8_t* ring, std::uint64_t* full,
+                                                std::uint64_t* empty, const CUtensorMap* row_map,
+                                                const CUtensorMap* column_map) {
+    using RowTile = typename Config::RowTile;
+    using ColumnTile = typename Config::ColumnTile;
+    constexpr int kStages = Config::kStages, kClusterM = Config::kClusterM;
+    int passed = 0;
+    WorkPiece piece{};
+    for (int index = 0; schedule.piece(cluster, index, piece); ++index) {
+        const TileOrigin tile = tile_of(piece.stack);
+        for (int kt = piece.k_begin; kt < piece.k_end; ++kt, ++passed) {
+            const int stage = passed % kStages;
+            mbarrier_wait(&empty[stage], (passed / kStages % 2) ^ 1);  // parity 1 first: free
+            mbarrier_arrive_expect_tx(&full[stage], Config::kStageBytes);
+            RowTile::load_part(Config::row_tile(ring, stage), tile.row, kt, 0, [&](void* to, int x, int y) {
+                tma_load_2d(to, row_map, x, y, &full[stage]);
+            });
+            // The shared operand: this CTA's parts, into every CTA of the cluster.
+            ColumnTile::load_part(Config::column_tile(ring, stage), tile.col, kt, static_cast<int>(rank),
+                                  [&](void* to, int x, int y) {
+                                      if constexpr (kClusterM > 1)
+                                          tma_load_2d_multicast(to, column_map, x, y, &full[stage], (1u << kClusterM) - 1);
+                                      else
+                                          tma_load_2d(to, column_map, x, y, &full[stage]);
+                                  });
+        }
+    }
+}
+
+// ---- The mainloop: a consumer's K tiles of one piece into its sums; each stage goes back
+// to the producer (of every CTA of the cluster) once the wgmmas after it are issued.
+template <class Config>
+__device__ __forceinline__ void multiply_piece(WarpgroupAccumulators<Config::kMBlocks, Config::kColumns>& acc,
+                                               const WorkPiece& piece, int first_row, std::uint8_t* ring,
+                                               std::uint64_t* full, std::uint64_t* empty, int& passed,
+                                               bool signals) {
+    using RowTile = typename Config::RowTile;
+    using ColumnTile = typename Config::ColumnTile;
+    constexpr int kStages = Config::kStages, kMBlocks = Config::kMBlocks, kColumns = Config::kColumns;
+    const auto release = [&](int stage) {
+        if (!signals) return;
+        if constexpr (Config::kClusterM > 1) {
+            for (int cta = 0; cta < Config::kClusterM; ++cta) mbarrier_arrive_in_cta(&empty[stage], cta);
+        } else {
+            mbarrier_arrive(&empty[stage]);
+        }
+    };
+    zero_accumulators<kMBlocks, kColumns>(acc);
+    for (int kt = piece.k_begin; kt < piece.k_end; ++kt, ++passed) {
+        const int stage = passed % kStages;
+        mbarrier_wait(&full[stage], passed / kStages % 2);
+        const std::uint8_t* rows = Config::row_tile(ring, stage);
+        const std::uint8_t* columns = Config::column_tile(ring, stage);
+        wgmma_fence();
+#pragma unroll
+        for (int step = 0; step < 4; ++step)
+#pragma unroll
+            for (int i = 0; i < kMBlocks; ++i)
+                Wgmma<kColumns>::template mma<__nv_bfloat16, ColumnTile::kMnMajor, RowTile::kMnMajor>(
+                    acc[i], RowTile::descriptor(rows, first_row + 64 * i, step), ColumnTile::descriptor(columns, 0, step),
+                    true);
+        wgmma_commit_group();
+        wgmma_wait_group<1>();
+        if (kt > piece.k_begin) release((passed - 1) % kStages);
+    }
+    warpgroup_finish<kMBlocks, kColumns>(acc);
+    release((passed - 1) % kStages);
+}
+
+// ---- The epilogue: a consumer's sums, rows first_row.. and columns first_column.. of the
+// tile's sums, into C from registers. Unswapped, a thread's two adjacent values are two
+// adjacent values of a row of C (one float2 or bf16x2 store; N is a multiple of 8, so a
+// pair is all in or all out); swapped, they are one column of two rows of C, and a warp's
+// store covers 8 adjacent columns of 4 rows (whole 32-byte sectors in FP32).
+struct DirectStores {
+    template <bool kSwapped, int kMBlocks, int kColumns, class COut>
+    __device__ static void store(const WarpgroupAccumulators<kMBlocks, kColumns>& acc, const GemmProblem& problem,
+                                 COut* c, int first_row, int first_column) {
+        constexpr bool kBf16 = std::is_same_v<COut, __nv_bfloat16>;
+        const int m = problem.shape.m, n = problem.shape.n;
+        const float alpha = problem.alpha, beta = problem.beta;
+        const int thread = threadIdx.x % 128;
+#pragma unroll
+        for (int i = 0; i < kMBlocks; ++i)
+#pragma unroll
+            for (int half = 0; half < 2; ++half)
+#pragma unroll
+                for (int j = 0; j < kColumns / 8; ++j) {
+                    const AccumulatorPosition at = wgmma_accumulator_position(thread, j, half);
+                    const int row = first_row + 64 * i + at.row, column = first_column + at.column;
+                    const float sum0 = acc[i][4 * j + 2 * half], sum1 = acc[i][4 * j + 2 * half + 1];
+                    if constexpr (!kSwapped) {
+                        if (row >= m || column >= n) continue;
+                        const std::size_t at_c = static_cast<std::size_t>(row) * n + column;
+                        if constexpr (kBf16) store_scaled_bf16x2(c + at_c, sum0, sum1, alpha, beta);
+                        else store_scaled_float2(c + at_c, sum0, sum1, alpha, beta);
+                    } else {
+                        if (row >= n) continue;
+                        const float sums[2] = {sum0, sum1};
+#pragma unroll
+                        for (int p = 0; p < 2; ++p) {
+                            if (column + p >= m) continue;
+                            const std::size_t at_c = static_cast<std::size_t>(column + p) * n + row;
+                            COut* const out = c + at_c;
+                            if constexpr (kBf16) {
+                                float value = alpha * sums[p];
+                                if (beta != 0.0f) value += beta * __bfloat162float(*out);
+                                *out = __float2bfloat16_rn(value);
+                            } else {
+                                *out = beta != 0.0f ? alpha * sums[p] + beta * *out : alpha * sums[p];
+                            }
+                        }
+                    }
+                }
+    }
+};
+
+// Unswapped, C through shared memory and TMA stores, chunk by chunk (stage 19's
+// store_c_chunk_through_tma): the consumer is free for its next tile once a chunk is in
+// shared memory. `chunks` counts the consumer's chunks (its buffers take turns).
+struct TmaChunkStores {
+    template <int kMBlocks, int kColumns, class COut>
+    __device__ static void store(WarpgroupAccumulators<kMBlocks, kColumns>& acc, const GemmProblem& problem,
+                                 COut* c, const CUtensorMap* c_map, std::uint8_t* buffers, int& chunks,
+                                 int first_row, int first_column, int barrier_id) {
+        static_assert(kColumns % kCChunkColumnsOf<COut> == 0, "whole chunks of C");
+#pragma unroll
+        for (int i = 0; i < kMBlocks; ++i)
+#pragma unroll
+            for (int chunk = 0; chunk < kColumns / kCChunkColumnsOf<COut>; ++chunk)
+                store_c_chunk_through_tma<2>(acc[i] + chunk * kCChunkValuesOf<COut>, problem, c, c_map, buffers,
+                                             chunks++, first_row + 64 * i,
+                                             first_column + chunk * kCChunkColumnsOf<COut>, barrier_id);
+    }
+};
+
+// ---- The kernel: the parts above, composed. COut: C's type, float or __nv_bfloat16.
+template <class Config, class COut>
+__global__ void __launch_bounds__(Config::kThreads, 1)
+    any_tile_kernel(const __grid_constant__ CUtensorMap row_map, const __grid_constant__ CUtensorMap column_map,
+                    const __grid_constant__ CUtensorMap c_map, COut* c, GemmProblem problem, int group_rows,
+                    const __grid_constant__ TileSchedule schedule, StreamKWorkspace workspace) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    using Orientation = typename Config::Orientation;
+    using Cluster = ClusterOf<Config::kClusterM>;
+    constexpr int kClusterM = Config::kClusterM;
+    auto& shared = shared_memory_as<typename Config::SharedMemory>();
+    std::uint8_t* const ring = &shared.ring[0][0];
+    init_ring_barriers(shared.full, shared.empty, Config::kStages, Config::kConsumers * kClusterM);
+    Cluster::sync();  // the other CTAs' barriers are initialized before anyone arrives on them
+
+    const unsigned rank = Cluster::rank();
+    const int cluster = blockIdx.x / kClusterM;
+    const int rows = Orientation::rows(problem.shape), columns = Orientation::columns(problem.shape);
+    const auto tile_of = [&](int stack) {
+        TileOrigin origin =
+            rasterized_tile_origin<kClusterM * Config::kRows, Config::kColumns>(stack, rows, columns, group_rows);
+        origin.row += rank * Config::kRows;
+        return origin;
+    };
+    const int warpgroup = threadIdx.x / 128;
+    if (warpgroup == 0) {
+        if constexpr (Config::kConsumers > 1) warpgroup_release_registers<Config::kProducerRegisters>();
+        if (threadIdx.x == 0)
+            produce_k_tiles<Config>(schedule, cluster, rank, tile_of, ring, shared.full, shared.empty, &row_map,
+                                    &column_map);
+    } else {
+        if constexpr (Config::kConsumers > 1) warpgroup_claim_registers<Config::kConsumerRegisters>();
+        const int first_row = (warpgroup - 1) * 64 * Config::kMBlocks;
+        const bool signals = threadIdx.x % 128 == 0;
+        // Named barrier 1: the consumers, who hand stream-K's partial sums over together.
+        const HandOverThreads consumers{static_cast<int>(threadIdx.x) - 128, Config::kConsumers * 128, 1};
+        WarpgroupAccumulators<Config::kMBlocks, Config::kColumns> acc;
+        WorkPiece piece{};
+        int passed = 0, chunks = 0;
+        for (int index = 0; schedule.piece(cluster, index, piece); ++index) {
+            const TileOrigin tile = tile_of(piece.stack);
+            multiply_piece<Config>(acc, piece, first_row, ring, shared.full, shared.empty, passed, signals);
+            // A piece of a leftover stack writes C only where it finishes the stack's sums.
+            if (schedule.shared_piece(index) &&
+                !hand_over_piece<Config, false>(acc, schedule, piece, index, cluster, rank, workspace, consumers))
+                continue;
+            if constexpr (Config::kTmaStores)
+                // Named barriers 2, 3, ...: each consumer's own (its C chunks).
+                TmaChunkStores::store<Config::kMBlocks, Config::kColumns>(
+                    acc, problem, c, &c_map, shared.c_buffers[warpgroup - 1], chunks, tile.row + first_row, tile.col,
+                    1 + warpgroup);
+            else
+                DirectStores::store<Orientation::kSwapped, Config::kMBlocks, Config::kColumns>(
+                    acc, problem, c, tile.row + first_row, tile.col);
+        }
+        // Shared memory must outlive the copy engine's reads of it.
+        if (Config::kTmaStores && signals) tma_store_wait<0>();
+    }
+    Cluster::sync_before_leaving();
+#endif
+}
+
+// The schedule of a plan (30_any_tile.hpp) for Config's tiles: `ctas` CTAs in clusters,
+// each a stack of whole tiles a round; with split_tail the stacks left after the whole
+// rounds shared out by K (20_stream_k.cuh), their partial sums handed over through the
+// workspace by the last sharer of each (never in shares).
+template <class Config>
+TileSchedule schedule_for(const GemmShape& shape, const AnyTilePlan& plan) {
+    using Orientation = typename Config::Orientation;
+    const int stacks = ceil_div(Orientation::rows(shape), Config::kClusterM * Config::kRows) *
+                       ceil_div(Orientation::columns(shape), Config::kColumns);
+    const int clusters = std::max(1, std::min(plan.ctas / Config::kClusterM, plan.split_tail ? plan.ctas : stacks));
+    TileSchedule schedule{stacks, ceil_div(shape.k, 64), clusters, ceil_div(stacks, clusters), false, false};
+    if (plan.split_tail && stacks % clusters != 0 &&
+        static_cast<long long>(stacks % clusters) * schedule.k_tiles >= 2LL * clusters) {
+        schedule.whole_rounds = stacks / clusters;
+        schedule.split_tail = true;
+    }
+    return schedule;
+}
+
+// Config's kernel on a plan: K and N multiples of 8 (TMA's rows start 16-byte aligned).
+template <class Config, class COut>
+void launch_config(const AnyTilePlan& plan, const GemmProblem& problem, const __nv_bfloat16* a,
+                   const __nv_bfloat16* b, COut* c, cudaStream_t stream) {
+    using Orientation = typename Config::Orientation;
+    const CUtensorMap row_map = Orientation::row_map(problem.shape, a, b);
+    const CUtensorMap column_map = Orientation::column_map(problem.shape, a, b);
+    const CUtensorMap c_map = Config::kTmaStores ? make_c_tensor_map(c, problem.shape.m, problem.shape.n) : CUtensorMap{};
+    const auto kernel = any_tile_kernel<Config, COut>;
+    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Config::kSharedBytes);
+    const TileSchedule schedule = schedule_for<Config>(problem.shape, plan);
+    StreamKWorkspace workspace;
+    if (schedule.split_tail)
+        workspace = stream_k_workspace(schedule.clusters * Config::kClusterM, Config::kRows * Config::kColumns);
+    launch_with_cluster(kernel, schedule.clusters * Config::kClusterM, Config::kThreads, Config::kClusterM,
+                        Config::kSharedBytes, stream, row_map, column_map, c_map, c, problem, plan.group_rows,
+                        schedule, workspace);
+}
+
+// What the occupancy calculator says of Config's kernel: clusters the GPU holds at once.
+template <class Config>
+int resident_clusters() {
+    const auto kernel = any_tile_kernel<Config, float>;
+    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Config::kSharedBytes);
+    return max_active_clusters(kernel, Config::kThreads, Config::kClusterM, Config::kSharedBytes);
+}
+
+}  // namespace any_tile
+}  // namespace sgemm

@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+"""Fit stage 30's plan model (dispatch/bf16_tiles.hpp) on measured times of its plans, or
+say how well the fitted model chooses among the plans of other problems.
+
+    python3 scripts/fit_bf16_tiles.py --plans plans.csv --fitted-on "the draw of seed 12"
+        [--header dispatch/bf16_tiles_fit.hpp] [--report FILE.md]
+    python3 scripts/fit_bf16_tiles.py --evaluate --plans plans.csv --report FILE.md
+
+--plans: what `sgemm_model --track bf16-tiles --time` wrote (each timed plan's terms and
+time). The eight constants are fitted by least squares on the logarithm of the time (so a
+5 us plan weighs as much as a 5 ms one), by Levenberg-Marquardt in plain Python. The report
+gives the model's error, and per problem the plan it chooses among those timed against the
+fastest timed: the time its choice loses. --evaluate fits nothing: it reads the constants
+from the header and reports on the plans given (a draw the model was not fitted on).
+"""
+import argparse
+import csv
+import math
+import re
+import statistics
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+HEADER = REPO / "dispatch" / "bf16_tiles_fit.hpp"
+CONSTANTS = ("fixed_seconds", "dram_bytes_per_second", "load_bytes_per_second", "macs_per_second",
+             "wgmma_seconds", "store_bytes_per_second", "swapped_store_bytes_per_second", "split_bytes_per_second")
+TERMS = ("sm_k_tiles", "step_bytes", "step_macs", "step_wgmmas", "dram_bytes", "sm_store_bytes", "sm_split_bytes")
+# The wgmma term starts from a small time, not zero: the fit works on logarithms.
+FLOOR = 1e-12
+BANDS = (("M ≤ 256", lambda m: m <= 256), ("256 < M < 1024", lambda m: 256 < m < 1024),
+         ("M ≥ 1024", lambda m: m >= 1024), ("all", lambda m: True))
+
+
+def predicted(terms, swapped, c):
+    """bf16_tiles.cpp's predicted_seconds."""
+    step = max(terms["step_bytes"] / c[2], terms["step_macs"] / c[3] + terms["step_wgmmas"] * c[4])
+    store_rate = c[6] if swapped else c[5]
+    return (c[0] + max(terms["dram_bytes"] / c[1], terms["sm_k_tiles"] * step) + terms["sm_store_bytes"] / store_rate
+            + terms["sm_split_bytes"] / c[7])
+
+
+def read_plans(path):
+    """[(problem, plan name, terms, swapped, seconds, cuBLAS seconds)] of the timed rows."""
+    plans = []
+    with open(path, newline="") as file:
+        for row in csv.DictReader(file):
+            if not row["median_ms"]:
+                continue
+            name = (f"{'swapped ' if row['weights_as_rows'] == '1' else ''}{row['rows']}x{row['columns']}"
+                    f"{' cluster ' + row['cluster'] if row['cluster'] != '1' else ''}"
+                    f"{' stream-K' if row['split_tail'] == '1' else ''}")
+            plans.append(((int(row["m"]), int(row["n"]), int(row["k"])), name,
+                          {term: float(row[term]) for term in TERMS}, row["weights_as_rows"] == "1",
+                          float(row["median_ms"]) * 1e-3, float(row["cublas_median_ms"]) * 1e-3))
+    return plans
+
+
+def solve(matrix, vector):
+    """matrix x = vector by Gaussian elimination with partial pivoting."""
+    n = len(vector)
+    a = [row[:] + [vector[i]] for i, row in enumerate(matrix)]
+    for col in range(n):
+        pivot = max(range(col, n), key=lambda r: abs(a[r][col]))
+        a[col], a[pivot] = a[pivot], a[col]
+        for r in range(col + 1, n):
+            f = a[r][col] / a[col][col]
+            for j in range(col, n + 1):
+                a[r][j] -= f * a[col][j]
+    x = [0.0] * n
+    for r in reversed(range(n)):
+        x[r] = (a[r][n] - sum(a[r][j] * x[j] for j in range(r + 1, n))) / a[r][r]
+    return x
+
+
+def fit(plans, start, iterations=200):
+    """The constants of least squared log error, each fitted as its logarithm (Levenberg-Marquardt)."""
+    def residuals(x):
+        c = [math.exp(v) for v in x]
+        return [math.log(predicted(terms, swapped, c) / seconds) for _, _, terms, swapped, seconds, _ in plans]
+
+    x = [math.log(max(v, FLOOR)) for v in start]
+    r = residuals(x)
+    damping = 1e-3
+    for _ in range(iterations):
+        columns = []
+        for i in range(len(x)):
+            step = list(x)
+            step[i] += 1e-6
+            columns.append([(a - b) / 1e-6 for a, b in zip(residuals(step), r)])
+        normal = [[sum(p * q for p, q in zip(columns[i], columns[j])) for j in range(len(x))] for i in range(len(x))]
+        gradient = [sum(p * q for p, q in zip(columns[i], r)) for i in range(len(x))]
+        cost = sum(v * v for v in r)
+        while True:
+            damped = [[normal[i][j] + (damping * (normal[i][i] + 1e-12) if i == j else 0.0) for j in range(len(x))]
+                      for i in range(len(x))]
+            # A step of at most a factor e^2 in any constant: far steps overflow.
+            delta = [max(-2.0, min(2.0, d)) for d in solve(damped, [-g for g in gradient])]
+            candidate = residuals([a + b for a, b in zip(x, delta)])
+            if sum(v * v for v in candidate) < cost:
+                x, r, damping = [a + b for a, b in zip(x, delta)], candidate, damping / 3
+                break
+            damping *= 3
+            if damping > 1e12:
+                return [math.exp(v) for v in x]
+        if max(abs(d) for d in delta) < 1e-9:
+            break
+    return [math.exp(v) for v in x]
+
+
+def geomean(values):
+    return math.exp(statistics.fmean(math.log(v) for v in values))
+
+
+def report(plans, constants, title, command):
+    errors = [abs(math.log(predicted(t, s, constants) / seconds)) for _, _, t, s, seconds, _ in plans]
+    by_problem = defaultdict(list)
+    for plan in plans:
+        by_problem[plan[0]].append(plan)
+    lines = [f"# {title}", "", f"Generated by `{command}`.", "",
+             f"{len(plans)} timed plans of {len(by_problem)} problems. The model's error on a plan's time: "
+             f"median {100 * (math.exp(statistics.median(errors)) - 1):.1f} %, 90th percentile "
+             f"{100 * (math.exp(sorted(errors)[int(0.9 * (len(errors) - 1))]) - 1):.1f} %.", "",
+             "Per problem, the plan the model chooses among those timed against the fastest timed, and each "
+             "against cuBLAS (geomean):", "",
+             "| band | problems | chosen / fastest (time) | choice within 2 % | fastest timed, of cuBLAS | "
+             "chosen, of cuBLAS |", "|:--|--:|--:|--:|--:|--:|"]
+    rows = []
+    for problem, options in sorted(by_problem.items()):
+        chosen = min(options, key=lambda p: predicted(p[2], p[3], constants))
+        fastest = min(options, key=lambda p: p[4])
+        rows.append((problem, chosen, fastest))
+    for band, member in BANDS:
+        picked = [row for row in rows if member(row[0][0])]
+        if not picked:
+            continue
+        losses = [chosen[4] / fastest[4] for _, chosen, fastest in picked]
+        lines.append(f"| {band} | {len(picked)} | {geomean(losses):.3f} | {sum(x <= 1.02 for x in losses)} | "
+                     f"{100 * geomean([f[5] / f[4] for _, _, f in picked]):.1f} % | "
+                     f"{100 * geomean([c[5] / c[4] for _, c, _ in picked]):.1f} % |")
+    lines += ["", "| problem | chosen | fastest timed | chosen / fastest | chosen, of cuBLAS |",
+              "|:--|:--|:--|--:|--:|"]
+    for problem, chosen, fastest in rows:
+        lines.append(f"| {problem[0]} x {problem[1]} x {problem[2]} | {chosen[1]} | {fastest[1]} | "
+                     f"{chosen[4] / fastest[4]:.3f} | {100 * chosen[5] / chosen[4]:.1f} % |")
+    return "\n".join(lines) + "\n"
+
+
+def read_header(path):
+    text = Path(path).read_text()
+    return [float(x) for x in re.search(r"kAnyTileCost\{([^}]*)\}", text).group(1).split(",")]
+
+
+def write_header(path, constants, fitted_on):
+    text = Path(path).read_text()
+    values = ", ".join(f"{v:.6g}" for v in constants)
+    text = re.sub(r"// .*\nconstexpr AnyTileConstants kAnyTileCost\{[^}]*\};",
+                  f"// Fitted by scripts/fit_bf16_tiles.py on {fitted_on}.\n"
+                  f"constexpr AnyTileConstants kAnyTileCost{{{values}}};", text, count=1)
+    Path(path).write_text(text)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--plans", required=True, nargs="+")
+    parser.add_argument("--header", default=str(HEADER))
+    parser.add_argument("--fitted-on", default="the plans given")
+    parser.add_argument("--evaluate", action="store_true")
+    parser.add_argument("--report")
+    args = parser.parse_args(argv)
+    plans = [plan for path in args.plans for plan in read_plans(path)]
+    if not plans:
+        sys.exit("fit_bf16_tiles: no timed plans")
+    constants = read_header(args.header)
+    command = "python3 scripts/fit_bf16_tiles.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    if not args.evaluate:
+        constants = fit(plans, constants)
+        write_header(args.header, constants, args.fitted_on)
+        print("fitted:", ", ".join(f"{name} {value:.4g}" for name, value in zip(CONSTANTS, constants)))
+    title = (f"Stage 30's plan model {'on plans it was not fitted on' if args.evaluate else 'fitted on ' + args.fitted_on}")
+    text = report(plans, constants, title, command)
+    if args.report:
+        Path(args.report).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.report).write_text(text)
+    print(text.split("\n\n")[2])
+    print("\n".join(line for line in text.splitlines() if line.startswith("| M") or line.startswith("| all")))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
