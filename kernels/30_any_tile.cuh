@@ -1,5 +1,5 @@
 // Stage 30's kernel (read 30_any_tile.cu first): one warp-specialized kernel composed of
-// four parts, each a type, as CUTLASS composes its collectives:
+// five parts, each a type, as CUTLASS composes its collectives:
 //   - the tile and its operands (TokensAsRows, WeightsAsRows): which operand is wgmma's A,
 //     how each operand's K tile lies in a ring stage, how TMA fills it, how wgmma reads it;
 //   - the producer (produce_k_tiles): TMA into a ring of stages, the operand the cluster
