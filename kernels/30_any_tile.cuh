@@ -237,13 +237,12 @@ __device__ __forceinline__ void multiply_piece(WarpgroupAccumulators<Config::kMB
     release((passed - 1) % kStages);
 }
 
-// ---- The epilogue: a consumer's sums, rows first_row.. and columns first_column.. of the
-// tile's sums, into C from registers. Unswapped, a thread's two adjacent values are two
-// adjacent values of a row of C (one float2 or bf16x2 store; N is a multiple of 8, so a
-// pair is all in or all out); swapped, they are one column of two rows of C, and a warp's
-// store covers 8 adjacent columns of 4 rows (whole 32-byte sectors in FP32).
+// ---- The epilogues. Swapped: a consumer's sums, rows first_row.. (C's columns) and columns
+// first_column.. (C's rows, the tokens) of the tile's sums, into C from registers, one
+// value at a time: a thread's two adjacent sums are one column of two rows of C, and a
+// warp's store covers 8 adjacent columns of 4 rows (whole 32-byte sectors in FP32).
 struct DirectStores {
-    template <bool kSwapped, int kMBlocks, int kColumns, class COut>
+    template <int kMBlocks, int kColumns, class COut>
     __device__ static void store(const WarpgroupAccumulators<kMBlocks, kColumns>& acc, const GemmProblem& problem,
                                  COut* c, int first_row, int first_column) {
         constexpr bool kBf16 = std::is_same_v<COut, __nv_bfloat16>;
@@ -258,27 +257,18 @@ struct DirectStores {
                 for (int j = 0; j < kColumns / 8; ++j) {
                     const AccumulatorPosition at = wgmma_accumulator_position(thread, j, half);
                     const int row = first_row + 64 * i + at.row, column = first_column + at.column;
-                    const float sum0 = acc[i][4 * j + 2 * half], sum1 = acc[i][4 * j + 2 * half + 1];
-                    if constexpr (!kSwapped) {
-                        if (row >= m || column >= n) continue;
-                        const std::size_t at_c = static_cast<std::size_t>(row) * n + column;
-                        if constexpr (kBf16) store_scaled_bf16x2(c + at_c, sum0, sum1, alpha, beta);
-                        else store_scaled_float2(c + at_c, sum0, sum1, alpha, beta);
-                    } else {
-                        if (row >= n) continue;
-                        const float sums[2] = {sum0, sum1};
+                    if (row >= n) continue;
+                    const float sums[2] = {acc[i][4 * j + 2 * half], acc[i][4 * j + 2 * half + 1]};
 #pragma unroll
-                        for (int p = 0; p < 2; ++p) {
-                            if (column + p >= m) continue;
-                            const std::size_t at_c = static_cast<std::size_t>(column + p) * n + row;
-                            COut* const out = c + at_c;
-                            if constexpr (kBf16) {
-                                float value = alpha * sums[p];
-                                if (beta != 0.0f) value += beta * __bfloat162float(*out);
-                                *out = __float2bfloat16_rn(value);
-                            } else {
-                                *out = beta != 0.0f ? alpha * sums[p] + beta * *out : alpha * sums[p];
-                            }
+                    for (int p = 0; p < 2; ++p) {
+                        if (column + p >= m) continue;
+                        COut* const out = c + static_cast<std::size_t>(column + p) * n + row;
+                        if constexpr (kBf16) {
+                            float value = alpha * sums[p];
+                            if (beta != 0.0f) value += beta * __bfloat162float(*out);
+                            *out = __float2bfloat16_rn(value);
+                        } else {
+                            *out = beta != 0.0f ? alpha * sums[p] + beta * *out : alpha * sums[p];
                         }
                     }
                 }
@@ -356,7 +346,7 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
                     acc, problem, c, &c_map, shared.c_buffers[warpgroup - 1], chunks, tile.row + first_row, tile.col,
                     1 + warpgroup);
             else
-                DirectStores::store<Orientation::kSwapped, Config::kMBlocks, Config::kColumns>(
+                DirectStores::store<Config::kMBlocks, Config::kColumns>(
                     acc, problem, c, tile.row + first_row, tile.col);
         }
         // Shared memory must outlive the copy engine's reads of it.
