@@ -1,6 +1,8 @@
-// The bf16 track: of the kernels it weighs for a shape, the one the cost model
-// (bf16_cost.hpp) predicts fastest: stage 20's (tiles of 64-128 rows, persistent, stream-K)
-// or stage 25's (the tokens as wgmma's N, K split over a cluster). Off K and N multiples of
+// The bf16 track: of the kernels it weighs for a shape, the one predicted fastest: stage
+// 20's (tiles of 64-128 rows, persistent, stream-K) or stage 25's (the tokens as wgmma's N,
+// K split over a cluster), by the cost model of bf16_cost.hpp, or stage 30's (any tile, in
+// either orientation) in the plan its own model (bf16_tiles.hpp) chooses; both models were
+// fitted on the H100, each on its kernels' measured times. Off K and N multiples of
 // 8, where TMA cannot read the rows (they start off 16 bytes), it weighs three: stage 25
 // loading them itself (kStage25ByHandCost), stage 14's kernel, which loads any shape itself
 // (kStage14Cost), and stage 20 on zero-padded copies, predicted on the shape rounded up
@@ -14,6 +16,7 @@
 #include "14_multistage.hpp"
 #include "20_hopper_tuned.hpp"
 #include "25_few_tokens.hpp"
+#include "30_any_tile.hpp"
 #include "common/padded_launch.cuh"
 #include "dispatch/bf16_cost_fit.hpp"
 
@@ -22,22 +25,22 @@ namespace {
 
 constexpr GemmShape kTmaMultiples{1, 8, 8};
 
-int fastest_stage(const std::vector<Bf16Candidate>& candidates) {
-    return std::min_element(candidates.begin(), candidates.end(),
-                            [](const Bf16Candidate& x, const Bf16Candidate& y) {
-                                return x.predicted_seconds < y.predicted_seconds;
-                            })
-        ->stage;
+Bf16Candidate fastest(const std::vector<Bf16Candidate>& candidates) {
+    return *std::min_element(candidates.begin(), candidates.end(), [](const Bf16Candidate& x, const Bf16Candidate& y) {
+        return x.predicted_seconds < y.predicted_seconds;
+    });
 }
 
 template <class COut>
-void launch_hopper_stage(int stage, const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b,
-                         COut* c, cudaStream_t stream) {
+void launch_hopper_candidate(const Bf16Candidate& candidate, const GemmProblem& problem, const __nv_bfloat16* a,
+                             const __nv_bfloat16* b, COut* c, cudaStream_t stream) {
     if constexpr (std::is_same_v<COut, float>) {
-        if (stage == 25) return launch_few_tokens(problem, a, b, c, stream);
+        if (candidate.stage == 30) return launch_any_tile_plan(candidate.tile_plan, problem, a, b, c, stream);
+        if (candidate.stage == 25) return launch_few_tokens(problem, a, b, c, stream);
         launch_hopper_tuned(problem, a, b, c, stream);
     } else {
-        if (stage == 25) return launch_few_tokens_bf16_c(problem, a, b, c, stream);
+        if (candidate.stage == 30) return launch_any_tile_plan_bf16_c(candidate.tile_plan, problem, a, b, c, stream);
+        if (candidate.stage == 25) return launch_few_tokens_bf16_c(problem, a, b, c, stream);
         launch_hopper_tuned_bf16_c(problem, a, b, c, stream);
     }
 }
@@ -46,7 +49,8 @@ void launch_hopper_stage(int stage, const GemmProblem& problem, const __nv_bfloa
 
 Bf16Gpu bf16_gpu_here() {
     const bool hopper = hopper_kernels_run_here();
-    return Bf16Gpu{hopper, sm_count_here(), hopper ? few_tokens_resident_ctas() : ResidentCtas{}};
+    return Bf16Gpu{hopper, sm_count_here(), hopper ? few_tokens_resident_ctas() : ResidentCtas{},
+                   hopper ? bf16_tiles_gpu_here() : Bf16TilesGpu{}};
 }
 
 std::vector<Bf16Candidate> bf16_candidates(const GemmShape& shape, const Bf16Gpu& gpu) {
@@ -59,31 +63,37 @@ std::vector<Bf16Candidate> bf16_candidates(const GemmShape& shape, const Bf16Gpu
     if (!as_is) {
         const CostTerms stage14 = stage14_terms(shape, gpu.sms);
         candidates.push_back(Bf16Candidate{14, stage14, predicted_seconds(stage14, kStage14Cost)});
+    } else if (!gpu.tiles.resident.empty()) {
+        const std::vector<AnyTileCandidate> plans = any_tile_candidates(shape, gpu.tiles);
+        if (!plans.empty())
+            candidates.push_back(Bf16Candidate{30, CostTerms{}, plans.front().predicted_seconds, plans.front().plan});
     }
     return candidates;
 }
 
 KernelChoice choose_bf16_kernel(const GemmShape& shape, const Bf16Gpu& gpu) {
     if (!gpu.hopper) return KernelChoice{14};
-    const int fastest = fastest_stage(bf16_candidates(shape, gpu));
-    return KernelChoice{fastest, fastest == 20 && !takes_as_is(shape, kTmaMultiples)};
+    const int stage = fastest(bf16_candidates(shape, gpu)).stage;
+    return KernelChoice{stage, stage == 20 && !takes_as_is(shape, kTmaMultiples)};
 }
 
 void launch_bf16_track(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b, float* c,
                        cudaStream_t stream) {
-    const KernelChoice choice = choose_bf16_kernel(problem.shape, bf16_gpu_here());
+    const Bf16Gpu gpu = bf16_gpu_here();
+    if (!gpu.hopper) return launch_multistage(problem, a, b, c, stream);
+    const Bf16Candidate choice = fastest(bf16_candidates(problem.shape, gpu));
     if (choice.stage == 14) return launch_multistage(problem, a, b, c, stream);
-    if (choice.stage == 25) return launch_few_tokens(problem, a, b, c, stream);
-    if (choice.padded) return launch_padded(problem, a, b, c, stream, kTmaMultiples, launch_hopper_tuned);
-    launch_hopper_tuned(problem, a, b, c, stream);
+    if (choice.stage == 20 && !takes_as_is(problem.shape, kTmaMultiples))
+        return launch_padded(problem, a, b, c, stream, kTmaMultiples, launch_hopper_tuned);
+    launch_hopper_candidate(choice, problem, a, b, c, stream);
 }
 
 void launch_bf16_track_bf16_c(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b,
                               __nv_bfloat16* c, cudaStream_t stream) {
     const Bf16Gpu gpu = bf16_gpu_here();
     if (!gpu.hopper)
-        throw std::runtime_error("the bf16 track writes bf16 C with stage 20's or 25's kernel, which need Hopper (sm_90a)");
-    launch_hopper_stage(fastest_stage(bf16_candidates(problem.shape, gpu)), problem, a, b, c, stream);
+        throw std::runtime_error("the bf16 track writes bf16 C with stage 20's, 25's or 30's kernel, which need Hopper (sm_90a)");
+    launch_hopper_candidate(fastest(bf16_candidates(problem.shape, gpu)), problem, a, b, c, stream);
 }
 
 }  // namespace sgemm

@@ -24,17 +24,20 @@ Bf16TilesGpu bf16_tiles_gpu_here() {
     return Bf16TilesGpu{sm_count_here(), any_tile_resident_ctas()};
 }
 
-double predicted_seconds(const AnyTileTerms& t, const AnyTileConstants& c, bool swapped) {
+double predicted_seconds(const AnyTileTerms& t, const AnyTileConstants& c, bool direct_stores) {
     const double step_seconds = std::max(t.step_bytes / c.load_bytes_per_second,
                                          t.step_macs / c.macs_per_second + t.step_wgmmas * c.wgmma_seconds);
-    const double store_rate = swapped ? c.swapped_store_bytes_per_second : c.store_bytes_per_second;
+    const double store_rate = direct_stores ? c.direct_store_bytes_per_second : c.store_bytes_per_second;
     return c.fixed_seconds + std::max(t.dram_bytes / c.dram_bytes_per_second, t.sm_k_tiles * step_seconds) +
-           t.sm_store_bytes / store_rate + t.sm_split_bytes / c.split_bytes_per_second;
+           t.sm_store_bytes / store_rate + t.sm_split_bytes / c.split_bytes_per_second +
+           t.sm_cluster_split_bytes / c.cluster_split_bytes_per_second;
 }
 
 std::vector<AnyTileCandidate> any_tile_plans(const GemmShape& shape, const Bf16TilesGpu& gpu, int index) {
     const AnyTile& tile = any_tiles().at(index);
-    const int resident = index < static_cast<int>(gpu.resident.size()) ? gpu.resident[index] : 0;
+    const ResidentByCluster resident_by_cluster =
+        index < static_cast<int>(gpu.resident.size()) ? gpu.resident[index] : ResidentByCluster{};
+    const int resident = resident_by_cluster[tile.cluster];
     if (resident < tile.cluster || shape.n % 8 != 0 || shape.k % 8 != 0) return {};
     const double most_clusters = resident / tile.cluster;
     const double stacks = whole(static_cast<double>(tile.row_extent(shape)) / (tile.cluster * tile.rows)) *
@@ -69,6 +72,19 @@ std::vector<AnyTileCandidate> any_tile_plans(const GemmShape& shape, const Bf16T
         plans.push_back(AnyTileCandidate{AnyTilePlan{index, static_cast<int>(most_clusters) * tile.cluster, true},
                                          terms, predicted_seconds(terms, kAnyTileCost, tile.weights_as_rows)});
     }
+    // K split over a cluster: a tile a cluster, every cluster at once; each CTA stores its
+    // share of the tile's sums from registers.
+    if (tile.splits_k)
+        for (int splits = 2; splits <= kMaxClusterSplits && splits <= k_tiles; ++splits) {
+            if (stacks * splits > resident_by_cluster[splits]) continue;
+            terms = common;
+            terms.sm_k_tiles = whole(k_tiles / splits);
+            terms.sm_store_bytes = tile_bytes / splits;
+            terms.sm_cluster_split_bytes = tile_bytes;
+            plans.push_back(AnyTileCandidate{
+                AnyTilePlan{index, static_cast<int>(stacks) * splits, false, 8, splits}, terms,
+                predicted_seconds(terms, kAnyTileCost, true)});
+        }
     return plans;
 }
 

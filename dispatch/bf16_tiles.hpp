@@ -3,10 +3,13 @@
 // time; the plan predicted fastest runs. The model:
 //   seconds = fixed + max(dram_bytes / dram_rate, sm_k_tiles * step_seconds)
 //             + sm_store_bytes / store_rate + sm_split_bytes / split_rate
+//             + sm_cluster_split_bytes / cluster_split_rate
 //   step_seconds = max(step_bytes / load_rate, step_macs / mma_rate + step_wgmmas * wgmma_seconds)
 // where the SM terms are the busiest SM's: the K tiles it multiplies (whole rounds of
-// tiles, or stream-K's even share of them), the C it writes, the partial sums it hands
-// over. Its constants (bf16_tiles_fit.hpp) are fitted by scripts/fit_bf16_tiles.py on the
+// tiles, stream-K's even share of them, or its range of a tile's K split over a cluster),
+// the C it writes (through TMA stores, or from registers where the tile is swapped or its
+// K split in a cluster: two rates), the partial sums it hands over (stream-K: through
+// global memory; the split in a cluster: through distributed shared memory). Its constants (bf16_tiles_fit.hpp) are fitted by scripts/fit_bf16_tiles.py on the
 // measured times of candidate plans over one draw of problems.
 #pragma once
 
@@ -21,7 +24,7 @@ namespace sgemm {
 // tile's kernel it holds at once (any_tiles()'s order).
 struct Bf16TilesGpu {
     int sms = 0;
-    std::vector<int> resident;
+    std::vector<ResidentByCluster> resident;
 };
 Bf16TilesGpu bf16_tiles_gpu_here();
 
@@ -34,6 +37,7 @@ struct AnyTileTerms {
     double dram_bytes = 0;      // A and B once, C written once (and read with beta)
     double sm_store_bytes = 0;  // C the busiest SM writes
     double sm_split_bytes = 0;  // stream-K's partial sums the busiest SM writes and reads
+    double sm_cluster_split_bytes = 0;  // the split's sums an SM writes to and adds from its cluster
 };
 
 struct AnyTileConstants {
@@ -43,11 +47,12 @@ struct AnyTileConstants {
     double macs_per_second;         // one SM's
     double wgmma_seconds;           // one wgmma's issue, beyond its multiply-adds
     double store_bytes_per_second;  // one SM's, C at C[row][column]
-    double swapped_store_bytes_per_second;  // one SM's, C at C[column][row]
+    double direct_store_bytes_per_second;  // one SM's, C from registers
     double split_bytes_per_second;  // one SM's
+    double cluster_split_bytes_per_second;  // one SM's
 };
 
-double predicted_seconds(const AnyTileTerms& terms, const AnyTileConstants& constants, bool swapped);
+double predicted_seconds(const AnyTileTerms& terms, const AnyTileConstants& constants, bool direct_stores);
 
 // A plan with its terms and prediction.
 struct AnyTileCandidate {
@@ -56,8 +61,9 @@ struct AnyTileCandidate {
     double predicted_seconds;
 };
 
-// The plans of tile `tile` for a shape: whole rounds, and stream-K where it has a tail of
-// tiles to share out (empty where the tile cannot take the shape).
+// The plans of tile `tile` for a shape: whole rounds, stream-K where it has a tail of
+// tiles to share out, K split 2 to 8 ways over a cluster where the tiles' CTAs fit in one
+// wave (none where the tile cannot take the shape).
 std::vector<AnyTileCandidate> any_tile_plans(const GemmShape& shape, const Bf16TilesGpu& gpu, int tile);
 
 // Every tile's plans, fastest predicted first.

@@ -21,29 +21,29 @@
 //   - the epilogue: C in FP32 or bf16, unswapped through shared memory and TMA stores
 //     (stage 19's chunks), swapped from registers at C[column][row];
 //   - the scheduler: stage 20's persistent, rasterized schedule, stream-K where the plan
-//     asks for it (which, where the tiles are fewer than the SMs, splits their K).
-// The plan (30_any_tile.hpp: a tile, the grid, stream-K or not) is not the kernel's: the
-// bf16 track's chooser (dispatch/bf16_tiles.cpp) scores every compiled tile by a model and
-// gives its plan, once a launch; `./sgemm 30` runs the kernel in that plan (the registry
-// takes the stage's launcher from there).
+//     asks for it; or, where the tiles are fewer than the SMs, stage 25's split of each
+//     tile's K over a cluster of 2-8 CTAs, the sums added through distributed shared memory.
+// The plan (30_any_tile.hpp: a tile, the grid, stream-K or the split) is not the kernel's:
+// the chooser (dispatch/bf16_tiles.cpp) scores every compiled tile's plans by a model and
+// gives one, once a launch; `./sgemm 30` runs the kernel in that plan, and the bf16 track
+// weighs that plan beside stages 20 and 25.
 //
 // What changed since stages 20 and 25: one kernel for both orientations, its parts
 // written once; any multiple of 16 along wgmma's N; up to three consumers; the plan from
-// outside. Left out: stage 25's split in the cluster and its rows by hand (shapes off 16
-// bytes take the track's other paths).
+// outside. Left out: stage 25's rows by hand (shapes off 16 bytes: zero-padded copies).
 //
 // Prediction: on the medium band (160-640 tokens), from stages 20 and 25's 50-90 % of
 // cuBLAS's kernel time (the table above) to 90 % or more, as the tile count comes to one
 // wave; on the squares, where stage 20's tiles already fill the GPU, stage 20's figure.
 //
 // Measured by make results on the H100 80GB HBM3: no result at N = 4096 or 8192 yet.
-// On an H200 so far (docs/notes/30_any_tile.md), in the same process as cuBLAS:
-// over 25 medium problems and the squares 1024-8192, 87.2 % of cuBLAS launch by launch
-// (stage 20: 82.5 %, the bf16 track: 81.6 %); the squares within a point of stage 20's, 5000
-// below (85.0 against 90.1); 576 x 7168 x 2048 66 -> 100 %, 384 x 11008 x 4096 66 -> 90 %.
-// The fitted model's plan took 1.075x the fastest plan timed on a draw it was not fitted on;
-// swapped C from registers is its slowest term (next: through TMA stores).
-//
+// On the H100 (docs/notes/30_any_tile.md), against cuBLAS in the same process: the squares
+// as stage 20 (4096 99.2 %, 8192 104.3 %) but 5000 at 80.0 (stage 20: 84.4); where the
+// bf16 track chose stage 20 on draw 14's first 58 problems, stage 30 ran 89.3 % against its
+// 81.7 %; where it chose stage 25, 65.7 against 86.5 (few tokens, shapes off 16 bytes).
+// The split in the cluster was the fastest plan on 42 of seed 12's 118 problems. The model,
+// fitted on seed 12, chose plans 1.076x the fastest timed on seed 13.
+
 // Shapes: K and N multiples of 8 (TMA's rows start 16-byte aligned); others on
 // zero-padded copies, timed with the stage (common/padded_launch.cuh). sm_90a.
 #include "30_any_tile.hpp"
@@ -58,7 +58,7 @@ namespace any_tile {
 template <class Config>
 constexpr AnyTile tile_of() {
     return AnyTile{Config::Orientation::kSwapped, Config::kRows, Config::kColumns, Config::kConsumers,
-                   Config::kClusterM};
+                   Config::kClusterM, Config::kSplitsK};
 }
 
 // The compiled tiles, and a launch of the index-th.
@@ -68,8 +68,16 @@ struct TileList {
         static const std::vector<AnyTile> list{tile_of<Configs>()...};
         return list;
     }
-    static const std::vector<int>& resident_ctas() {
-        static const std::vector<int> ctas{resident_clusters<Configs>() * Configs::kClusterM...};
+    // Clusters of the tile's own size, and (where it splits K) of every split.
+    template <class Config>
+    static ResidentByCluster resident_of() {
+        ResidentByCluster ctas{};
+        for (int size = 1; size <= kMaxClusterSplits; ++size)
+            if (size == Config::kClusterM || (Config::kSplitsK && size > 1)) ctas[size] = resident_ctas<Config>(size);
+        return ctas;
+    }
+    static const std::vector<ResidentByCluster>& resident_ctas_by_cluster() {
+        static const std::vector<ResidentByCluster> ctas{resident_of<Configs>()...};
         return ctas;
     }
     template <class COut>
@@ -106,7 +114,7 @@ using Compiled = TileList<
 
 const std::vector<AnyTile>& any_tiles() { return any_tile::Compiled::tiles(); }
 
-const std::vector<int>& any_tile_resident_ctas() { return any_tile::Compiled::resident_ctas(); }
+const std::vector<ResidentByCluster>& any_tile_resident_ctas() { return any_tile::Compiled::resident_ctas_by_cluster(); }
 
 void launch_any_tile_plan(const AnyTilePlan& plan, const GemmProblem& problem, const __nv_bfloat16* a,
                           const __nv_bfloat16* b, float* c, cudaStream_t stream) {

@@ -10,8 +10,9 @@
 //     memory and TMA stores (TmaChunkStores, stage 19's chunks), swapped from registers at
 //     C[column][row] (DirectStores);
 //   - the tile scheduler: stage 20's persistent schedule (20_stream_k.cuh), tiles rasterized,
-//     the stacks left after the whole rounds shared out by K (stream-K), which also spreads
-//     a problem of fewer tiles than SMs over all of them (split-K), decided by the plan.
+//     the stacks left after the whole rounds shared out by K (stream-K); or, where the tiles
+//     are fewer than the SMs, stage 25's split of each tile's K over the CTAs of a cluster,
+//     their sums added through distributed shared memory (ClusterSplit). The plan decides.
 #pragma once
 
 #include <cuda.h>
@@ -19,6 +20,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 
 #include "19_persistent_c_stores.cuh"
@@ -146,6 +149,9 @@ struct AnyTileConfig {
     static constexpr int kMBlocks = MBlocks, kColumnsPerConsumer = Columns, kClusterM = ClusterM;
     static constexpr int kBlockM = kRows, kBlockN = Columns;
     static constexpr bool kSplitColumns = false;
+    // K split over a cluster (ClusterSplit): the cluster is the split's, and the tile's sums
+    // must fit in the ring.
+    static constexpr bool kSplitsK = ClusterM == 1 && kRows * Columns * 4 <= kStages * kStageBytes;
 
     struct SharedMemory {
         alignas(1024) std::uint8_t ring[kStages][kStageBytes];
@@ -166,9 +172,9 @@ struct AnyTileConfig {
 
 // ---- The producer: warpgroup 0's first thread walks the schedule's pieces and fills the
 // ring, K tile by K tile (stage 19's loop).
-template <class Config, class TileOf>
-__device__ __forceinline__ void produce_k_tiles(const TileSchedule& schedule, int cluster, unsigned rank,
-                                                TileOf tile_of, std::uint8_t* ring, std::uint64_t* full,
+template <class Config, class Pieces, class TileOf>
+__device__ __forceinline__ void produce_k_tiles(Pieces pieces, unsigned rank, TileOf tile_of, std::uint8_t* ring,
+                                                std::uint64_t* full,
                                                 std::uint64_t* empty, const CUtensorMap* row_map,
                                                 const CUtensorMap* column_map) {
     using RowTile = typename Config::RowTile;
@@ -176,7 +182,7 @@ __device__ __forceinline__ void produce_k_tiles(const TileSchedule& schedule, in
     constexpr int kStages = Config::kStages, kClusterM = Config::kClusterM;
     int passed = 0;
     WorkPiece piece{};
-    for (int index = 0; schedule.piece(cluster, index, piece); ++index) {
+    for (int index = 0; pieces(index, piece); ++index) {
         const TileOrigin tile = tile_of(piece.stack);
         for (int kt = piece.k_begin; kt < piece.k_end; ++kt, ++passed) {
             const int stage = passed % kStages;
@@ -237,17 +243,31 @@ __device__ __forceinline__ void multiply_piece(WarpgroupAccumulators<Config::kMB
     release((passed - 1) % kStages);
 }
 
-// ---- The epilogues. Swapped: a consumer's sums, rows first_row.. (C's columns) and columns
-// first_column.. (C's rows, the tokens) of the tile's sums, into C from registers, one
-// value at a time: a thread's two adjacent sums are one column of two rows of C, and a
-// warp's store covers 8 adjacent columns of 4 rows (whole 32-byte sectors in FP32).
+// ---- The epilogues. One sum into C: row and column of the tile's sums, which are C's
+// column and row where the tile is swapped. C = alpha * sum + beta * C, nothing read where
+// beta is 0 (BLAS's rule: C may hold NaNs then).
+template <bool kSwapped, class COut>
+__device__ __forceinline__ void store_sum(const GemmProblem& problem, COut* c, int row, int column, float sum) {
+    const int c_row = kSwapped ? column : row, c_column = kSwapped ? row : column;
+    if (c_row >= problem.shape.m || c_column >= problem.shape.n) return;
+    COut* const out = c + static_cast<std::size_t>(c_row) * problem.shape.n + c_column;
+    if constexpr (std::is_same_v<COut, __nv_bfloat16>) {
+        float value = problem.alpha * sum;
+        if (problem.beta != 0.0f) value += problem.beta * __bfloat162float(*out);
+        *out = __float2bfloat16_rn(value);
+    } else {
+        *out = problem.beta != 0.0f ? problem.alpha * sum + problem.beta * *out : problem.alpha * sum;
+    }
+}
+
+// Swapped: a consumer's sums, rows first_row.. (C's columns) and columns first_column..
+// (C's rows, the tokens) of the tile's sums, into C from registers, one value at a time:
+// a thread's two adjacent sums are one column of two rows of C, and a warp's store covers
+// 8 adjacent columns of 4 rows (whole 32-byte sectors in FP32).
 struct DirectStores {
     template <int kMBlocks, int kColumns, class COut>
     __device__ static void store(const WarpgroupAccumulators<kMBlocks, kColumns>& acc, const GemmProblem& problem,
                                  COut* c, int first_row, int first_column) {
-        constexpr bool kBf16 = std::is_same_v<COut, __nv_bfloat16>;
-        const int m = problem.shape.m, n = problem.shape.n;
-        const float alpha = problem.alpha, beta = problem.beta;
         const int thread = threadIdx.x % 128;
 #pragma unroll
         for (int i = 0; i < kMBlocks; ++i)
@@ -256,21 +276,10 @@ struct DirectStores {
 #pragma unroll
                 for (int j = 0; j < kColumns / 8; ++j) {
                     const AccumulatorPosition at = wgmma_accumulator_position(thread, j, half);
-                    const int row = first_row + 64 * i + at.row, column = first_column + at.column;
-                    if (row >= n) continue;
-                    const float sums[2] = {acc[i][4 * j + 2 * half], acc[i][4 * j + 2 * half + 1]};
 #pragma unroll
-                    for (int p = 0; p < 2; ++p) {
-                        if (column + p >= m) continue;
-                        COut* const out = c + static_cast<std::size_t>(column + p) * n + row;
-                        if constexpr (kBf16) {
-                            float value = alpha * sums[p];
-                            if (beta != 0.0f) value += beta * __bfloat162float(*out);
-                            *out = __float2bfloat16_rn(value);
-                        } else {
-                            *out = beta != 0.0f ? alpha * sums[p] + beta * *out : alpha * sums[p];
-                        }
-                    }
+                    for (int p = 0; p < 2; ++p)
+                        store_sum<true>(problem, c, first_row + 64 * i + at.row, first_column + at.column + p,
+                                        acc[i][4 * j + 2 * half + p]);
                 }
     }
 };
@@ -294,12 +303,70 @@ struct TmaChunkStores {
     }
 };
 
+// ---- The split in the cluster (stage 25's): the `splits` CTAs of a cluster each multiply
+// an even range of one tile's K. Each writes its sums into its ring, free once its
+// consumers' wgmmas are done, [consumer][sum][thread]; after a cluster barrier each adds up
+// a share of the tile from every CTA's ring, in rank order (the same sums whichever CTA
+// adds them), four sums at a time (ld.shared::cluster), and stores it.
+template <class Config>
+struct ClusterSplit {
+    static constexpr int kSumsPerBlock = Config::kColumns / 2;  // a thread's, an m64 block
+    static constexpr int kSums = Config::kMBlocks * kSumsPerBlock;
+    static constexpr int kQuads = Config::kConsumers * kSums * 32;
+    static_assert(Config::kSplitsK, "a tile of no multicast whose sums fit in the ring");
+
+    // CTA `split` of the cluster of tile `stack`: an even range of its K tiles.
+    __device__ static WorkPiece piece(int stack, int split, int splits, int k_tiles) {
+        return WorkPiece{stack, split * k_tiles / splits, (split + 1) * k_tiles / splits};
+    }
+    __device__ static void write_sums(const WarpgroupAccumulators<Config::kMBlocks, Config::kColumns>& acc,
+                                      float* partial, int consumer) {
+        const int thread = threadIdx.x % 128;
+#pragma unroll
+        for (int i = 0; i < Config::kMBlocks; ++i)
+#pragma unroll
+            for (int v = 0; v < kSumsPerBlock; ++v)
+                partial[(consumer * kSums + i * kSumsPerBlock + v) * 128 + thread] = acc[i][v];
+    }
+    // The consumers' threads (threadIdx.x 128..): CTA `rank`'s share of the tile at `tile`.
+    template <class COut>
+    __device__ static void add_and_store(const float* partial, int splits, unsigned rank, const GemmProblem& problem,
+                                         COut* c, const TileOrigin& tile) {
+        const int end = (static_cast<int>(rank) + 1) * kQuads / splits;
+        for (int quad = static_cast<int>(rank) * kQuads / splits + static_cast<int>(threadIdx.x) - 128; quad < end;
+             quad += 128 * Config::kConsumers) {
+            float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            for (int cta = 0; cta < splits; ++cta) {
+                const float4 part = load_float4_from_cluster(cluster_shared_address(partial + 4 * quad, cta));
+                sum.x += part.x;
+                sum.y += part.y;
+                sum.z += part.z;
+                sum.w += part.w;
+            }
+            // Which sums these are: partial's [consumer][sum][thread], sum v of an m64 block
+            // being acc[block][4 j + 2 half + p] (wgmma's accumulator layout).
+            const int consumer = quad / (kSums * 32), value = quad / 32 % kSums, first_thread = quad % 32 * 4;
+            const int block = value / kSumsPerBlock, v = value % kSumsPerBlock;
+            const float sums[4] = {sum.x, sum.y, sum.z, sum.w};
+#pragma unroll
+            for (int t = 0; t < 4; ++t) {
+                const AccumulatorPosition at = wgmma_accumulator_position(first_thread + t, v / 4, v / 2 % 2);
+                store_sum<Config::Orientation::kSwapped>(
+                    problem, c, tile.row + (consumer * Config::kMBlocks + block) * 64 + at.row,
+                    tile.col + at.column + v % 2, sums[t]);
+            }
+        }
+    }
+};
+
 // ---- The kernel: the parts above, composed. COut: C's type, float or __nv_bfloat16.
+// splits: 1, the persistent schedule; more, one tile a cluster of that many CTAs, its K
+// split among them (ClusterSplit).
 template <class Config, class COut>
 __global__ void __launch_bounds__(Config::kThreads, 1)
     any_tile_kernel(const __grid_constant__ CUtensorMap row_map, const __grid_constant__ CUtensorMap column_map,
                     const __grid_constant__ CUtensorMap c_map, COut* c, GemmProblem problem, int group_rows,
-                    const __grid_constant__ TileSchedule schedule, StreamKWorkspace workspace) {
+                    const __grid_constant__ TileSchedule schedule, StreamKWorkspace workspace, int splits) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     using Orientation = typename Config::Orientation;
     using Cluster = ClusterOf<Config::kClusterM>;
@@ -318,12 +385,22 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
         origin.row += rank * Config::kRows;
         return origin;
     };
+    // This CTA's pieces of work, in order: the schedule's, or its share of one tile's K.
+    const auto pieces = [&](int index, WorkPiece& piece) {
+        if constexpr (Config::kSplitsK) {
+            if (splits > 1) {
+                piece = ClusterSplit<Config>::piece(blockIdx.x / splits, blockIdx.x % splits, splits, schedule.k_tiles);
+                return index == 0;
+            }
+        }
+        return schedule.piece(cluster, index, piece);
+    };
+    float* const partial = reinterpret_cast<float*>(ring);
     const int warpgroup = threadIdx.x / 128;
     if (warpgroup == 0) {
         if constexpr (Config::kConsumers > 1) warpgroup_release_registers<Config::kProducerRegisters>();
         if (threadIdx.x == 0)
-            produce_k_tiles<Config>(schedule, cluster, rank, tile_of, ring, shared.full, shared.empty, &row_map,
-                                    &column_map);
+            produce_k_tiles<Config>(pieces, rank, tile_of, ring, shared.full, shared.empty, &row_map, &column_map);
     } else {
         if constexpr (Config::kConsumers > 1) warpgroup_claim_registers<Config::kConsumerRegisters>();
         const int first_row = (warpgroup - 1) * 64 * Config::kMBlocks;
@@ -333,9 +410,17 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
         WarpgroupAccumulators<Config::kMBlocks, Config::kColumns> acc;
         WorkPiece piece{};
         int passed = 0, chunks = 0;
-        for (int index = 0; schedule.piece(cluster, index, piece); ++index) {
+        for (int index = 0; pieces(index, piece); ++index) {
             const TileOrigin tile = tile_of(piece.stack);
             multiply_piece<Config>(acc, piece, first_row, ring, shared.full, shared.empty, passed, signals);
+            if constexpr (Config::kSplitsK) {
+                if (splits > 1) {
+                    // The ring is free once every consumer's wgmmas are done reading it.
+                    named_barrier_sync(1, Config::kConsumers * 128);
+                    ClusterSplit<Config>::write_sums(acc, partial, warpgroup - 1);
+                    continue;
+                }
+            }
             // A piece of a leftover stack writes C only where it finishes the stack's sums.
             if (schedule.shared_piece(index) &&
                 !hand_over_piece<Config, false>(acc, schedule, piece, index, cluster, rank, workspace, consumers))
@@ -351,6 +436,17 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
         }
         // Shared memory must outlive the copy engine's reads of it.
         if (Config::kTmaStores && signals) tma_store_wait<0>();
+    }
+    if constexpr (Config::kSplitsK) {
+        if (splits > 1) {
+            __syncwarp();
+            cluster_sync();  // every CTA's sums are in its ring
+            if (warpgroup > 0)
+                ClusterSplit<Config>::add_and_store(partial, splits, cluster_cta_rank(), problem, c,
+                                                    tile_of(blockIdx.x / splits));
+            __syncwarp();
+            cluster_sync();  // no CTA leaves while another may still read its ring
+        }
     }
     Cluster::sync_before_leaving();
 #endif
@@ -385,21 +481,35 @@ void launch_config(const AnyTilePlan& plan, const GemmProblem& problem, const __
     const CUtensorMap c_map = Config::kTmaStores ? make_c_tensor_map(c, problem.shape.m, problem.shape.n) : CUtensorMap{};
     const auto kernel = any_tile_kernel<Config, COut>;
     cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Config::kSharedBytes);
+    if (plan.splits > 1) {
+        // A cluster of `splits` CTAs a tile, each an even range of its K tiles (none empty).
+        const int stacks = ceil_div(Orientation::rows(problem.shape), Config::kRows) *
+                           ceil_div(Orientation::columns(problem.shape), Config::kColumns);
+        const int k_tiles = ceil_div(problem.shape.k, 64);
+        if (!Config::kSplitsK || plan.splits > kMaxClusterSplits || plan.splits > k_tiles)
+            throw std::invalid_argument("stage 30: this tile cannot split K " + std::to_string(plan.splits) + " ways");
+        const TileSchedule schedule{stacks, k_tiles, stacks, 1, false, false};
+        launch_with_cluster(kernel, stacks * plan.splits, Config::kThreads, plan.splits, Config::kSharedBytes, stream,
+                            row_map, column_map, c_map, c, problem, plan.group_rows, schedule, StreamKWorkspace{},
+                            plan.splits);
+        return;
+    }
     const TileSchedule schedule = schedule_for<Config>(problem.shape, plan);
     StreamKWorkspace workspace;
     if (schedule.split_tail)
         workspace = stream_k_workspace(schedule.clusters * Config::kClusterM, Config::kRows * Config::kColumns);
     launch_with_cluster(kernel, schedule.clusters * Config::kClusterM, Config::kThreads, Config::kClusterM,
                         Config::kSharedBytes, stream, row_map, column_map, c_map, c, problem, plan.group_rows,
-                        schedule, workspace);
+                        schedule, workspace, 1);
 }
 
-// What the occupancy calculator says of Config's kernel: clusters the GPU holds at once.
+// What the occupancy calculator says of Config's kernel: CTAs the GPU holds at once in
+// clusters of `cluster_size` (0 where it cannot launch them).
 template <class Config>
-int resident_clusters() {
+int resident_ctas(int cluster_size) {
     const auto kernel = any_tile_kernel<Config, float>;
     cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Config::kSharedBytes);
-    return max_active_clusters(kernel, Config::kThreads, Config::kClusterM, Config::kSharedBytes);
+    return cluster_size * max_active_clusters(kernel, Config::kThreads, cluster_size, Config::kSharedBytes);
 }
 
 }  // namespace any_tile

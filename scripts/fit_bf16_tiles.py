@@ -25,34 +25,40 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 HEADER = REPO / "dispatch" / "bf16_tiles_fit.hpp"
 CONSTANTS = ("fixed_seconds", "dram_bytes_per_second", "load_bytes_per_second", "macs_per_second",
-             "wgmma_seconds", "store_bytes_per_second", "swapped_store_bytes_per_second", "split_bytes_per_second")
-TERMS = ("sm_k_tiles", "step_bytes", "step_macs", "step_wgmmas", "dram_bytes", "sm_store_bytes", "sm_split_bytes")
+             "wgmma_seconds", "store_bytes_per_second", "direct_store_bytes_per_second", "split_bytes_per_second",
+             "cluster_split_bytes_per_second")
+TERMS = ("sm_k_tiles", "step_bytes", "step_macs", "step_wgmmas", "dram_bytes", "sm_store_bytes", "sm_split_bytes",
+         "sm_cluster_split_bytes")
 # The wgmma term starts from a small time, not zero: the fit works on logarithms.
 FLOOR = 1e-12
 BANDS = (("M ≤ 256", lambda m: m <= 256), ("256 < M < 1024", lambda m: 256 < m < 1024),
          ("M ≥ 1024", lambda m: m >= 1024), ("all", lambda m: True))
 
 
-def predicted(terms, swapped, c):
+def predicted(terms, direct_stores, c):
     """bf16_tiles.cpp's predicted_seconds."""
     step = max(terms["step_bytes"] / c[2], terms["step_macs"] / c[3] + terms["step_wgmmas"] * c[4])
-    store_rate = c[6] if swapped else c[5]
+    store_rate = c[6] if direct_stores else c[5]
     return (c[0] + max(terms["dram_bytes"] / c[1], terms["sm_k_tiles"] * step) + terms["sm_store_bytes"] / store_rate
-            + terms["sm_split_bytes"] / c[7])
+            + terms["sm_split_bytes"] / c[7] + terms["sm_cluster_split_bytes"] / c[8])
 
 
 def read_plans(path):
-    """[(problem, plan name, terms, swapped, seconds, cuBLAS seconds)] of the timed rows."""
+    """[(problem, plan name, terms, direct stores, seconds, cuBLAS seconds)] of the timed rows
+    (files written before the split in the cluster have no splits: 1, and no term for it)."""
     plans = []
     with open(path, newline="") as file:
         for row in csv.DictReader(file):
             if not row["median_ms"]:
                 continue
+            splits = int(row.get("splits") or 1)
             name = (f"{'swapped ' if row['weights_as_rows'] == '1' else ''}{row['rows']}x{row['columns']}"
                     f"{' cluster ' + row['cluster'] if row['cluster'] != '1' else ''}"
-                    f"{' stream-K' if row['split_tail'] == '1' else ''}")
+                    f"{' stream-K' if row['split_tail'] == '1' else ''}"
+                    f"{f' K split {splits} ways' if splits > 1 else ''}")
             plans.append(((int(row["m"]), int(row["n"]), int(row["k"])), name,
-                          {term: float(row[term]) for term in TERMS}, row["weights_as_rows"] == "1",
+                          {term: float(row.get(term) or 0) for term in TERMS},
+                          row["weights_as_rows"] == "1" or splits > 1,
                           float(row["median_ms"]) * 1e-3, float(row["cublas_median_ms"]) * 1e-3))
     return plans
 

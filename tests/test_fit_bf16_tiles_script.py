@@ -13,15 +13,16 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT / "scripts"))
 import fit_bf16_tiles  # noqa: E402
 
-TRUE = [3e-6, 3e12, 5e10, 3e12, 5e-9, 1.5e11, 2.5e10, 3e10]
+TRUE = [3e-6, 3e12, 5e10, 3e12, 5e-9, 1.5e11, 2.5e10, 3e10, 1e11]
 HEADER = [name for name in ("m", "n", "k", "tile", "weights_as_rows", "rows", "columns", "consumers", "cluster",
-                            "ctas", "split_tail", *fit_bf16_tiles.TERMS, "predicted_us", "chosen", "median_ms",
+                            "ctas", "split_tail", "splits", *fit_bf16_tiles.TERMS, "predicted_us", "chosen", "median_ms",
                             "cublas_median_ms", "timing")]
 
 
-def terms(k_tiles=10, step_bytes=32768, step_macs=1 << 20, wgmmas=8, dram=0.0, store=0.0, split=0.0):
+def terms(k_tiles=10, step_bytes=32768, step_macs=1 << 20, wgmmas=8, dram=0.0, store=0.0, split=0.0,
+          cluster_split=0.0):
     return dict(sm_k_tiles=k_tiles, step_bytes=step_bytes, step_macs=step_macs, step_wgmmas=wgmmas,
-                dram_bytes=dram, sm_store_bytes=store, sm_split_bytes=split)
+                dram_bytes=dram, sm_store_bytes=store, sm_split_bytes=split, sm_cluster_split_bytes=cluster_split)
 
 
 class ModelTest(unittest.TestCase):
@@ -35,6 +36,9 @@ class ModelTest(unittest.TestCase):
                                3e-6 + 10 * 1e-5 + 1e-5, places=12)
         self.assertAlmostEqual(fit_bf16_tiles.predicted(terms(step_bytes=1000, dram=3e8, split=3e5), False, TRUE),
                                3e-6 + 1e-4 + 1e-5, places=12)
+        # K split in a cluster: its sums through distributed shared memory at their own rate.
+        self.assertAlmostEqual(fit_bf16_tiles.predicted(terms(step_bytes=1000, dram=3e8, cluster_split=1e6), False,
+                                                        TRUE), 3e-6 + 1e-4 + 1e-5, places=12)
 
 
 class FitTest(unittest.TestCase):
@@ -48,14 +52,16 @@ class FitTest(unittest.TestCase):
                 for problem in range(40):
                     for option in range(4):
                         swapped = option % 2 == 1
+                        splits = rng.choice([1, 1, 2, 4]) if option < 2 else 1
                         t = terms(k_tiles=rng.randint(1, 200), step_bytes=rng.choice([16384, 32768, 49152]),
                                   step_macs=rng.choice([1 << 18, 1 << 19, 1 << 20, 1 << 21]),
                                   wgmmas=rng.choice([4, 8, 12]), dram=rng.uniform(1e6, 4e8),
-                                  store=rng.uniform(1e4, 2e6), split=rng.choice([0.0, rng.uniform(1e4, 1e6)]))
-                        seconds = fit_bf16_tiles.predicted(t, swapped, TRUE)
+                                  store=rng.uniform(1e4, 2e6), split=rng.choice([0.0, rng.uniform(1e4, 1e6)]),
+                                  cluster_split=rng.uniform(1e5, 2e6) if splits > 1 else 0.0)
+                        seconds = fit_bf16_tiles.predicted(t, swapped or splits > 1, TRUE)
                         writer.writerow({"m": problem + 1, "n": 4096, "k": 4096, "tile": option,
                                          "weights_as_rows": int(swapped), "rows": 128, "columns": 64, "consumers": 2,
-                                         "cluster": 1, "ctas": 132, "split_tail": 0, **t, "predicted_us": 0,
+                                         "cluster": 1, "ctas": 132, "split_tail": 0, "splits": splits, **t, "predicted_us": 0,
                                          "chosen": 0, "median_ms": seconds * 1e3,
                                          "cublas_median_ms": seconds * 1e3, "timing": "graph"})
             header = Path(tmp) / "fit.hpp"

@@ -390,10 +390,12 @@ TEST(Stage10Tiles, EveryTileAndSplitMatchesFloat64) {
 }
 
 // Stage 30's kernel in every tile it is compiled for, in each plan the chooser weighs for
-// it (whole tiles, and stream-K where there is a tail to share out): a problem of more
-// tiles than the GPU holds, its last row and column of tiles partly outside C (stream-K's
-// hand-over with a few sharers); one token (a tile almost empty); a K shorter than a K tile;
-// beta != 0, and the kinds that break numerical code on the first. (C in bf16: StageCorrectness.)
+// it (whole tiles, stream-K where there is a tail to share out, K split 2-8 ways over a
+// cluster where the tiles are few): a problem of more tiles than the GPU holds, its last
+// row and column of tiles partly outside C (stream-K's hand-over with a few sharers); four
+// tiles, partly outside C, on a deep K (the splits, uneven ranges of K); one token (a tile
+// almost empty); a K shorter than a K tile; beta != 0, and the kinds that break numerical
+// code on the first two. (C in bf16: StageCorrectness.)
 TEST(AnyTiles, EveryTileAndPlanMatchesFloat64) {
     SGEMM_SKIP_WITHOUT_GPU();
     const Stage& stage = *find_stage(30);
@@ -407,6 +409,8 @@ TEST(AnyTiles, EveryTileAndPlanMatchesFloat64) {
         };
         const std::vector<std::pair<GemmShape, std::vector<InputData>>> cases{
             {shape_of(rows, columns, 1000), {InputData::uniform, InputData::special, InputData::extremes}},
+            {shape_of(tile.rows * 2 - 8, tile.columns * 2 - 16, 1000),
+             {InputData::uniform, InputData::special, InputData::extremes}},
             {GemmShape{1, 264, 72}, {InputData::uniform}},
             {shape_of(tile.rows + 8, tile.columns + 16, 40), {InputData::uniform}}};
         for (const auto& [shape, kinds] : cases)
@@ -426,7 +430,8 @@ TEST(AnyTiles, EveryTileAndPlanMatchesFloat64) {
                     EXPECT_TRUE(result.passed())
                         << "tile " << index << " (" << tile.rows << " x " << tile.columns
                         << (tile.weights_as_rows ? " swapped" : "") << ", cluster " << tile.cluster << "), "
-                        << plan.ctas << " CTAs" << (plan.split_tail ? " stream-K" : "") << ", " << shape.m << " x "
+                        << plan.ctas << " CTAs" << (plan.split_tail ? " stream-K" : "") << ", K split "
+                        << plan.splits << " ways, " << shape.m << " x "
                         << shape.n << " x " << shape.k << ", " << to_string(data);
                 }
     }

@@ -156,9 +156,9 @@ void model_fp32_tc(const std::vector<GemmShape>& shapes, int sms, bool time, dou
 // it (at most `most`), each timed (where `time`) against cuBLAS bf16.
 void model_bf16_tiles(const std::vector<GemmShape>& shapes, bool time, double time_budget, TimingMethod timing,
                       double within, int most, std::ostream& csv) {
-    csv << "m,n,k,tile,weights_as_rows,rows,columns,consumers,cluster,ctas,split_tail,sm_k_tiles,step_bytes,"
-           "step_macs,step_wgmmas,dram_bytes,sm_store_bytes,sm_split_bytes,predicted_us,chosen,median_ms,"
-           "cublas_median_ms,timing\n";
+    csv << "m,n,k,tile,weights_as_rows,rows,columns,consumers,cluster,ctas,split_tail,splits,sm_k_tiles,step_bytes,"
+           "step_macs,step_wgmmas,dram_bytes,sm_store_bytes,sm_split_bytes,sm_cluster_split_bytes,predicted_us,chosen,"
+           "median_ms,cublas_median_ms,timing\n";
     std::optional<StageRunner> runner;
     if (time) runner.emplace(query_device());
     const Stage& stage = *find_stage(30);
@@ -184,21 +184,24 @@ void model_bf16_tiles(const std::vector<GemmShape>& shapes, bool time, double ti
                     settings);
                 measured = fmt::format("{:.6g},{:.6g},{}", result.timing.stage_median_ms, result.timing.cublas_median_ms,
                                        to_string(result.timing.method));
-                fmt::print("{}x{}x{} tile {} ({}x{}{}, cluster {}, {} CTAs{}): {:.1f} us predicted, {:.1f} us "
+                fmt::print("{}x{}x{} tile {} ({}x{}{}, cluster {}, {} CTAs{}{}): {:.1f} us predicted, {:.1f} us "
                            "measured, cuBLAS {:.1f} us\n",
                            shape.m, shape.n, shape.k, plan.tile, tile.rows, tile.columns,
                            tile.weights_as_rows ? " swapped" : "", tile.cluster, plan.ctas,
-                           plan.split_tail ? ", stream-K" : "", candidate.predicted_seconds * 1e6,
+                           plan.split_tail ? ", stream-K" : "",
+                           plan.splits > 1 ? fmt::format(", K split {} ways", plan.splits) : "",
+                           candidate.predicted_seconds * 1e6,
                            result.timing.stage_median_ms * 1e3, result.timing.cublas_median_ms * 1e3);
                 std::fflush(stdout);
             }
             const AnyTileTerms& t = candidate.terms;
-            csv << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{},{}\n",
+            csv << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},"
+                               "{:.9g},{},{}\n",
                                shape.m, shape.n, shape.k, candidate.plan.tile, tile.weights_as_rows ? 1 : 0, tile.rows,
                                tile.columns, tile.consumers, tile.cluster, candidate.plan.ctas,
-                               candidate.plan.split_tail ? 1 : 0, t.sm_k_tiles, t.step_bytes, t.step_macs,
-                               t.step_wgmmas, t.dram_bytes, t.sm_store_bytes, t.sm_split_bytes,
-                               candidate.predicted_seconds * 1e6, i == 0 ? 1 : 0, measured);
+                               candidate.plan.split_tail ? 1 : 0, candidate.plan.splits, t.sm_k_tiles, t.step_bytes,
+                               t.step_macs, t.step_wgmmas, t.dram_bytes, t.sm_store_bytes, t.sm_split_bytes,
+                               t.sm_cluster_split_bytes, candidate.predicted_seconds * 1e6, i == 0 ? 1 : 0, measured);
             csv.flush();
         }
     }
