@@ -266,14 +266,27 @@ def readme_sentence(draws, readme_dir):
     track's geomean ratio to cuBLAS over the problems run, launch by launch and by CUDA
     graphs where a launch was short, its 10th percentile, and the share at or above cuBLAS
     where the track is a speedup; `draws` [(path of draw_<seed>.csv, seed)], links relative
-    to readme_dir."""
-    parts = []
+    to readme_dir. A track run in several draws is quoted once, from the draw where it ran
+    the most problems (of those, the latest seed)."""
+    runs_by_draw = []
     for path, seed in draws:
         rows = read_draw(path)
-        link = Path(os.path.relpath(Path(path).with_suffix(".md"), readme_dir)).as_posix()
+        runs = {}
         for run in runs_in_order(rows):
             first = [row for row in by_method(rows, run) if row["status"] == "ok"]
-            if not first:
+            if first:
+                runs[run] = first
+        runs_by_draw.append((path, seed, rows, runs))
+    quoted = {}
+    for _, seed, _, runs in runs_by_draw:
+        for run, first in runs.items():
+            if run not in quoted or (len(first), seed) >= quoted[run]:
+                quoted[run] = (len(first), seed)
+    parts = []
+    for path, seed, rows, runs in runs_by_draw:
+        link = Path(os.path.relpath(Path(path).with_suffix(".md"), readme_dir)).as_posix()
+        for run, first in runs.items():
+            if quoted[run][1] != seed:
                 continue
             ratios = [row["ratio_to_cublas"] for row in first]
             graphs = [row["ratio_to_cublas"] for row in by_method(rows, run, True) if row["status"] == "ok"]

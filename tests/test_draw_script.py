@@ -230,6 +230,22 @@ class ReportTest(unittest.TestCase):
                       "10th percentile 0.80x, at or above it on 67 %.", sentence)
         self.assertEqual(draw_report.readme_sentence([], tmp), "")
 
+    def test_a_track_in_several_draws_is_quoted_from_its_largest(self):
+        small = [row(1, "bf16", 16, 0.5), row(2, "bf16", 100, 2.0)]
+        large = [row(1, "bf16", 16, 0.8), row(2, "bf16", 100, 0.9), row(3, "bf16", 600, 1.0)]
+        tie = [row(1, "fp32", 16, 0.7), row(2, "fp32", 100, 0.7), row(3, "fp32", 600, 0.7)]
+        with tempfile.TemporaryDirectory() as tmp:
+            draws = []
+            for seed, rows in ((8, small + tie), (14, large), (15, tie)):
+                path = Path(tmp) / f"draw_{seed}.csv"
+                draw_report.write_draw(draw_report.in_draw_order(rows), path)
+                draws.append((path, seed))
+            sentence = " ".join(draw_report.readme_sentence(draws, tmp).split())
+        self.assertIn("bf16 at 89.6 % of cuBLAS bf16 over [seed 14](draw_14.md)'s 3 problems run", sentence)
+        self.assertIn("fp32 at 70.0 % of cuBLAS SGEMM over [seed 15](draw_15.md)'s 3 problems run", sentence)
+        self.assertNotIn("seed 8", sentence)
+        self.assertLess(sentence.index("seed 14"), sentence.index("seed 15"))
+
     def test_the_dram_bound_of_the_layers_of_few_tokens_on_large_weights(self):
         # Layer GEMMs of 64 tokens or fewer on weights of 16 MB or more count; a plain
         # problem, 65 tokens, or 8 MB of weights do not.
