@@ -176,6 +176,42 @@ def _kernels_table(run, rows):
     return lines
 
 
+# Bytes a value of A and B, by the precision they are read in: TMA takes a row that starts on
+# 16 bytes, so K and N must be multiples of 16 / bytes.
+VALUE_BYTES = {"fp8": 1, "bf16": 2, "fp32": 4}
+
+
+def rows_on_16_bytes(row):
+    """Whether the problem's rows of A and B (K and N values long) start on 16 bytes at its input precision."""
+    per_row = 16 // VALUE_BYTES.get(results_csv.input_precision(row["precision"]), 4)
+    return row["k"] % per_row == 0 and row["n"] % per_row == 0
+
+
+def _alignment_table(run, rows):
+    """Each band of M split by whether the rows start on 16 bytes (what TMA reads as they are;
+    the rest go to kernels that load them by hand or to padded copies): the problems run and
+    their geomean ratio, by the first timing and by graphs where short."""
+    first = [row for row in by_method(rows, run) if row["status"] == "ok"]
+    if not first:
+        return []
+    graphs = {row["index"]: row for row in by_method(rows, run, True) if row["status"] == "ok"}
+    bytes_per_value = VALUE_BYTES.get(results_csv.input_precision(first[0]["precision"]), 4)
+    bands = [name for name, _ in banded(first)]
+    lines = ["", f"By whether A's and B's rows start on 16 bytes (K and N multiples of {16 // bytes_per_value}: "
+                 "what TMA reads as it is), in each band of M: problems run, and their geomean ratio to cuBLAS "
+                 "by the first timing / by graphs where short:", "",
+             "| rows | " + " | ".join(bands) + " |", "|:--|" + "--:|" * len(bands)]
+    for label, aligned in (("on 16 bytes", True), ("off 16 bytes", False)):
+        cells = []
+        for _, in_band in banded([row for row in first if rows_on_16_bytes(row) == aligned]):
+            ratios = [row["ratio_to_cublas"] for row in in_band]
+            again = [graphs[row["index"]]["ratio_to_cublas"] for row in in_band]
+            cells.append(f"{len(ratios)}: {ratio_text(run, geomean(ratios))} / {ratio_text(run, geomean(again))}"
+                         if ratios else MISSING)
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def draw_markdown(rows, seed, count, dram_tbps=None, max_flops=draw_problems.MAX_FLOPS,
                   max_bytes=draw_problems.MAX_BYTES):
     gpus = sorted({row["gpu"] for row in rows if row["gpu"]})
@@ -221,6 +257,7 @@ def draw_markdown(rows, seed, count, dram_tbps=None, max_flops=draw_problems.MAX
                       *_table(run, by_method(rows, run, True), dram_tbps)]
         lines += _large_weights_line(run, [row for row in rows if row["stage"] == run], dram_tbps)
         lines += _kernels_table(run, by_method(rows, run))
+        lines += _alignment_table(run, [row for row in rows if row["stage"] == run])
     lines += _left_out(rows, runs)
     return "\n".join(lines) + "\n"
 
