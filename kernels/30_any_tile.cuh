@@ -170,13 +170,12 @@ struct AnyTileConfig {
     static_assert(kConsumerRegisters >= MBlocks * Columns / 2 + 24, "the sums fit in a consumer's registers");
 };
 
-// ---- The producer: warpgroup 0's first thread walks the schedule's pieces and fills the
-// ring, K tile by K tile (stage 19's loop).
+// ---- The producer: warpgroup 0's first thread walks its pieces of work (pieces(index,
+// piece), false past the last) and fills the ring, K tile by K tile (stage 19's loop).
 template <class Config, class Pieces, class TileOf>
 __device__ __forceinline__ void produce_k_tiles(Pieces pieces, unsigned rank, TileOf tile_of, std::uint8_t* ring,
-                                                std::uint64_t* full,
-                                                std::uint64_t* empty, const CUtensorMap* row_map,
-                                                const CUtensorMap* column_map) {
+                                                std::uint64_t* full, std::uint64_t* empty,
+                                                const CUtensorMap* row_map, const CUtensorMap* column_map) {
     using RowTile = typename Config::RowTile;
     using ColumnTile = typename Config::ColumnTile;
     constexpr int kStages = Config::kStages, kClusterM = Config::kClusterM;
