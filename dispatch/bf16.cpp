@@ -1,8 +1,10 @@
-// The bf16 track: of the kernels it weighs for a shape, the one predicted fastest: stage
-// 20's (tiles of 64-128 rows, persistent, stream-K) or stage 25's (the tokens as wgmma's N,
-// K split over a cluster), by the cost model of bf16_cost.hpp, or stage 30's (any tile, in
-// either orientation) in the plan its own model (bf16_tiles.hpp) chooses; both models were
-// fitted on the H100, each on its kernels' measured times. Off K and N multiples of
+// The bf16 track: of the kernels it weighs for a shape, the one predicted fastest. On K and
+// N multiples of 8: stage 25's (the tokens as wgmma's N, K split over a cluster), by the
+// cost model of bf16_cost.hpp, or stage 30's (any tile, in either orientation) in the plan
+// its own model (bf16_tiles.hpp) chooses; both models were fitted on the H100, each on its
+// kernels' measured times. Stage 30 took stage 20's place there: its unswapped tiles are
+// stage 20's, and the two models' scales put stage 20 ahead where stage 30 was faster
+// (docs/notes/30_any_tile.md). Off K and N multiples of
 // 8, where TMA cannot read the rows (they start off 16 bytes), it weighs three: stage 25
 // loading them itself (kStage25ByHandCost), stage 14's kernel, which loads any shape itself
 // (kStage14Cost), and stage 20 on zero-padded copies, predicted on the shape rounded up
@@ -64,9 +66,11 @@ std::vector<Bf16Candidate> bf16_candidates(const GemmShape& shape, const Bf16Gpu
         const CostTerms stage14 = stage14_terms(shape, gpu.sms);
         candidates.push_back(Bf16Candidate{14, stage14, predicted_seconds(stage14, kStage14Cost)});
     } else if (!gpu.tiles.resident.empty()) {
+        // Stage 30's unswapped tiles are stage 20's, and its model does not share stage 20's
+        // scale: where it has a plan, it takes stage 20's place.
         const std::vector<AnyTileCandidate> plans = any_tile_candidates(shape, gpu.tiles);
         if (!plans.empty())
-            candidates.push_back(Bf16Candidate{30, CostTerms{}, plans.front().predicted_seconds, plans.front().plan});
+            candidates.front() = Bf16Candidate{30, CostTerms{}, plans.front().predicted_seconds, plans.front().plan};
     }
     return candidates;
 }

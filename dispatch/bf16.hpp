@@ -32,9 +32,10 @@ struct Bf16Candidate {
     AnyTilePlan tile_plan{};  // stage 30's
 };
 
-// The kernels the track weighs for a shape, in this order: stage 20's (off the multiples of
-// 8, on padded copies), stage 25's (off the multiples, loading those rows by hand), off the
-// multiples stage 14's, on the multiples stage 30's best plan.
+// The kernels the track weighs for a shape, in this order: on the multiples of 8 stage 30's
+// best plan (stage 20's kernel where stage 30 has none), off them stage 20's on padded
+// copies; stage 25's (off the multiples, loading those rows by hand); off the multiples
+// stage 14's.
 std::vector<Bf16Candidate> bf16_candidates(const GemmShape& shape, const Bf16Gpu& gpu);
 
 KernelChoice choose_bf16_kernel(const GemmShape& shape, const Bf16Gpu& gpu);

@@ -34,6 +34,7 @@
 #include "common/launch.cuh"
 #include "common/mbarrier.cuh"
 #include "common/tma.cuh"
+#include "common/tma_prefetch.cuh"
 #include "common/wgmma.cuh"
 #include "common/wgmma_widths.cuh"
 
@@ -150,8 +151,9 @@ struct AnyTileConfig {
     static constexpr int kBlockM = kRows, kBlockN = Columns;
     static constexpr bool kSplitColumns = false;
     // K split over a cluster (ClusterSplit): the cluster is the split's, and the tile's sums
-    // must fit in the ring.
-    static constexpr bool kSplitsK = ClusterM == 1 && kRows * Columns * 4 <= kStages * kStageBytes;
+    // (C's rows of it, padded) must fit in the ring.
+    static constexpr int kSplitSumBytes = 4 * (Orientation::kSwapped ? Columns * (kRows + 8) : kRows * (Columns + 8));
+    static constexpr bool kSplitsK = ClusterM == 1 && kSplitSumBytes <= kStages * kStageBytes;
 
     struct SharedMemory {
         alignas(1024) std::uint8_t ring[kStages][kStageBytes];
@@ -304,56 +306,100 @@ struct TmaChunkStores {
 
 // ---- The split in the cluster (stage 25's): the `splits` CTAs of a cluster each multiply
 // an even range of one tile's K. Each writes its sums into its ring, free once its
-// consumers' wgmmas are done, [consumer][sum][thread]; after a cluster barrier each adds up
-// a share of the tile from every CTA's ring, in rank order (the same sums whichever CTA
-// adds them), four sums at a time (ld.shared::cluster), and stores it.
+// consumers' wgmmas are done, laid out as the tile lies in C (C's rows of the tile, each
+// padded by 8 values so that a warp's writes spread over the banks); after a cluster
+// barrier each adds up a share of those rows from every CTA's ring, in rank order (the
+// same sums whichever CTA adds them), four adjacent values of a row at a time
+// (ld.shared::cluster), and stores them as one 16-byte store (8 bytes in bf16).
 template <class Config>
 struct ClusterSplit {
-    static constexpr int kSumsPerBlock = Config::kColumns / 2;  // a thread's, an m64 block
-    static constexpr int kSums = Config::kMBlocks * kSumsPerBlock;
-    static constexpr int kQuads = Config::kConsumers * kSums * 32;
+    static constexpr bool kSwapped = Config::Orientation::kSwapped;
+    static constexpr int kCRows = kSwapped ? Config::kColumns : Config::kRows;
+    static constexpr int kCColumns = kSwapped ? Config::kRows : Config::kColumns;
+    static constexpr int kPitch = kCColumns + 8;
+    static constexpr int kQuadsPerRow = kCColumns / 4, kQuads = kCRows * kQuadsPerRow;
     static_assert(Config::kSplitsK, "a tile of no multicast whose sums fit in the ring");
 
     // CTA `split` of the cluster of tile `stack`: an even range of its K tiles.
     __device__ static WorkPiece piece(int stack, int split, int splits, int k_tiles) {
         return WorkPiece{stack, split * k_tiles / splits, (split + 1) * k_tiles / splits};
     }
+    // A consumer's sums, rows first_row.. of the tile's, into the ring at their place in C.
     __device__ static void write_sums(const WarpgroupAccumulators<Config::kMBlocks, Config::kColumns>& acc,
-                                      float* partial, int consumer) {
+                                      float* partial, int first_row) {
         const int thread = threadIdx.x % 128;
 #pragma unroll
         for (int i = 0; i < Config::kMBlocks; ++i)
 #pragma unroll
-            for (int v = 0; v < kSumsPerBlock; ++v)
-                partial[(consumer * kSums + i * kSumsPerBlock + v) * 128 + thread] = acc[i][v];
+            for (int half = 0; half < 2; ++half)
+#pragma unroll
+                for (int j = 0; j < Config::kColumns / 8; ++j) {
+                    const AccumulatorPosition at = wgmma_accumulator_position(thread, j, half);
+                    const int row = first_row + 64 * i + at.row;
+                    const float first = acc[i][4 * j + 2 * half], second = acc[i][4 * j + 2 * half + 1];
+                    if constexpr (kSwapped) {
+                        partial[at.column * kPitch + row] = first;
+                        partial[(at.column + 1) * kPitch + row] = second;
+                    } else {
+                        *reinterpret_cast<float2*>(partial + row * kPitch + at.column) = make_float2(first, second);
+                    }
+                }
     }
     // The consumers' threads (threadIdx.x 128..): CTA `rank`'s share of the tile at `tile`.
     template <class COut>
     __device__ static void add_and_store(const float* partial, int splits, unsigned rank, const GemmProblem& problem,
                                          COut* c, const TileOrigin& tile) {
+        const int first_c_row = kSwapped ? tile.col : tile.row, first_c_column = kSwapped ? tile.row : tile.col;
         const int end = (static_cast<int>(rank) + 1) * kQuads / splits;
         for (int quad = static_cast<int>(rank) * kQuads / splits + static_cast<int>(threadIdx.x) - 128; quad < end;
              quad += 128 * Config::kConsumers) {
+            const int row = quad / kQuadsPerRow, column = quad % kQuadsPerRow * 4;
             float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
             for (int cta = 0; cta < splits; ++cta) {
-                const float4 part = load_float4_from_cluster(cluster_shared_address(partial + 4 * quad, cta));
+                const float4 part =
+                    load_float4_from_cluster(cluster_shared_address(partial + row * kPitch + column, cta));
                 sum.x += part.x;
                 sum.y += part.y;
                 sum.z += part.z;
                 sum.w += part.w;
             }
-            // Which sums these are: partial's [consumer][sum][thread], sum v of an m64 block
-            // being acc[block][4 j + 2 half + p] (wgmma's accumulator layout).
-            const int consumer = quad / (kSums * 32), value = quad / 32 % kSums, first_thread = quad % 32 * 4;
-            const int block = value / kSumsPerBlock, v = value % kSumsPerBlock;
+            store_four(problem, c, first_c_row + row, first_c_column + column, sum);
+        }
+    }
+    // Four adjacent sums of a row of C: one store where all four lie in C (N a multiple of
+    // 8, so 16-byte aligned in FP32, 8 in bf16), else each that does.
+    template <class COut>
+    __device__ static void store_four(const GemmProblem& problem, COut* c, int c_row, int c_column, float4 sum) {
+        const int m = problem.shape.m, n = problem.shape.n;
+        if (c_row >= m) return;
+        if (c_column + 4 > n) {
             const float sums[4] = {sum.x, sum.y, sum.z, sum.w};
-#pragma unroll
-            for (int t = 0; t < 4; ++t) {
-                const AccumulatorPosition at = wgmma_accumulator_position(first_thread + t, v / 4, v / 2 % 2);
-                store_sum<Config::Orientation::kSwapped>(
-                    problem, c, tile.row + (consumer * Config::kMBlocks + block) * 64 + at.row,
-                    tile.col + at.column + v % 2, sums[t]);
+            for (int i = 0; i < 4; ++i) store_sum<false>(problem, c, c_row, c_column + i, sums[i]);
+            return;
+        }
+        COut* const out = c + static_cast<std::size_t>(c_row) * n + c_column;
+        float4 value = make_float4(problem.alpha * sum.x, problem.alpha * sum.y, problem.alpha * sum.z,
+                                   problem.alpha * sum.w);
+        if constexpr (std::is_same_v<COut, __nv_bfloat16>) {
+            __nv_bfloat162* const pairs = reinterpret_cast<__nv_bfloat162*>(out);
+            if (problem.beta != 0.0f) {
+                const float2 low = __bfloat1622float2(pairs[0]), high = __bfloat1622float2(pairs[1]);
+                value.x += problem.beta * low.x;
+                value.y += problem.beta * low.y;
+                value.z += problem.beta * high.x;
+                value.w += problem.beta * high.y;
             }
+            pairs[0] = __float22bfloat162_rn(make_float2(value.x, value.y));
+            pairs[1] = __float22bfloat162_rn(make_float2(value.z, value.w));
+        } else {
+            if (problem.beta != 0.0f) {
+                const float4 old = *reinterpret_cast<const float4*>(out);
+                value.x += problem.beta * old.x;
+                value.y += problem.beta * old.y;
+                value.z += problem.beta * old.z;
+                value.w += problem.beta * old.w;
+            }
+            *reinterpret_cast<float4*>(out) = value;
         }
     }
 };
@@ -370,6 +416,12 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
     using Orientation = typename Config::Orientation;
     using Cluster = ClusterOf<Config::kClusterM>;
     constexpr int kClusterM = Config::kClusterM;
+    // The descriptors' fetch overlaps the barriers' set-up (a short kernel waits on both).
+    if (threadIdx.x == 0) {
+        prefetch_tensor_map(&row_map);
+        prefetch_tensor_map(&column_map);
+        if constexpr (Config::kTmaStores) prefetch_tensor_map(&c_map);
+    }
     auto& shared = shared_memory_as<typename Config::SharedMemory>();
     std::uint8_t* const ring = &shared.ring[0][0];
     init_ring_barriers(shared.full, shared.empty, Config::kStages, Config::kConsumers * kClusterM);
@@ -416,7 +468,7 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
                 if (splits > 1) {
                     // The ring is free once every consumer's wgmmas are done reading it.
                     named_barrier_sync(1, Config::kConsumers * 128);
-                    ClusterSplit<Config>::write_sums(acc, partial, warpgroup - 1);
+                    ClusterSplit<Config>::write_sums(acc, partial, first_row);
                     continue;
                 }
             }
