@@ -49,10 +49,13 @@ void launch_hopper_candidate(const Bf16Candidate& candidate, const GemmProblem& 
 
 }  // namespace
 
-Bf16Gpu bf16_gpu_here() {
-    const bool hopper = hopper_kernels_run_here();
-    return Bf16Gpu{hopper, sm_count_here(), hopper ? few_tokens_resident_ctas() : ResidentCtas{},
-                   hopper ? bf16_tiles_gpu_here() : Bf16TilesGpu{}};
+const Bf16Gpu& bf16_gpu_here() {
+    static const Bf16Gpu gpu = [] {
+        const bool hopper = hopper_kernels_run_here();
+        return Bf16Gpu{hopper, sm_count_here(), hopper ? few_tokens_resident_ctas() : ResidentCtas{},
+                       hopper ? bf16_tiles_gpu_here() : Bf16TilesGpu{}};
+    }();
+    return gpu;
 }
 
 std::vector<Bf16Candidate> bf16_candidates(const GemmShape& shape, const Bf16Gpu& gpu) {
@@ -68,9 +71,8 @@ std::vector<Bf16Candidate> bf16_candidates(const GemmShape& shape, const Bf16Gpu
     } else if (!gpu.tiles.resident.empty()) {
         // Stage 30's unswapped tiles are stage 20's, and its model does not share stage 20's
         // scale: where it has a plan, it takes stage 20's place.
-        const std::vector<AnyTileCandidate> plans = any_tile_candidates(shape, gpu.tiles);
-        if (!plans.empty())
-            candidates.front() = Bf16Candidate{30, CostTerms{}, plans.front().predicted_seconds, plans.front().plan};
+        if (const std::optional<AnyTileCandidate> plan = fastest_any_tile_plan(shape, gpu.tiles))
+            candidates.front() = Bf16Candidate{30, CostTerms{}, plan->predicted_seconds, plan->plan};
     }
     return candidates;
 }
@@ -83,7 +85,7 @@ KernelChoice choose_bf16_kernel(const GemmShape& shape, const Bf16Gpu& gpu) {
 
 void launch_bf16_track(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b, float* c,
                        cudaStream_t stream) {
-    const Bf16Gpu gpu = bf16_gpu_here();
+    const Bf16Gpu& gpu = bf16_gpu_here();
     if (!gpu.hopper) return launch_multistage(problem, a, b, c, stream);
     const Bf16Candidate choice = fastest(bf16_candidates(problem.shape, gpu));
     if (choice.stage == 14) return launch_multistage(problem, a, b, c, stream);
@@ -94,7 +96,7 @@ void launch_bf16_track(const GemmProblem& problem, const __nv_bfloat16* a, const
 
 void launch_bf16_track_bf16_c(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b,
                               __nv_bfloat16* c, cudaStream_t stream) {
-    const Bf16Gpu gpu = bf16_gpu_here();
+    const Bf16Gpu& gpu = bf16_gpu_here();
     if (!gpu.hopper)
         throw std::runtime_error("the bf16 track writes bf16 C with stage 20's, 25's or 30's kernel, which need Hopper (sm_90a)");
     launch_hopper_candidate(fastest(bf16_candidates(problem.shape, gpu)), problem, a, b, c, stream);

@@ -20,7 +20,8 @@ struct Bf16Gpu {
     ResidentCtas few_tokens{};  // what it holds of stage 25's kernel
     Bf16TilesGpu tiles;         // what it holds of stage 30's (none weighed where empty)
 };
-Bf16Gpu bf16_gpu_here();
+// Asked once a process.
+const Bf16Gpu& bf16_gpu_here();
 
 // A kernel the track weighs for a shape, with its cost model's prediction: stages 14, 20
 // and 25 by bf16_cost.hpp's model (and its terms), stage 30 by bf16_tiles.hpp's in the

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 #include "dispatch/bf16_tiles_fit.hpp"
@@ -19,9 +20,10 @@ double whole(double x) { return std::ceil(x - 1e-9); }
 
 }  // namespace
 
-Bf16TilesGpu bf16_tiles_gpu_here() {
-    if (!hopper_kernels_run_here()) return Bf16TilesGpu{sm_count_here(), {}};
-    return Bf16TilesGpu{sm_count_here(), any_tile_resident_ctas()};
+const Bf16TilesGpu& bf16_tiles_gpu_here() {
+    static const Bf16TilesGpu gpu = hopper_kernels_run_here() ? Bf16TilesGpu{sm_count_here(), any_tile_resident_ctas()}
+                                                              : Bf16TilesGpu{sm_count_here(), {}};
+    return gpu;
 }
 
 double predicted_seconds(const AnyTileTerms& t, const AnyTileConstants& c, bool direct_stores) {
@@ -33,12 +35,17 @@ double predicted_seconds(const AnyTileTerms& t, const AnyTileConstants& c, bool 
            t.sm_cluster_split_bytes / c.cluster_split_bytes_per_second;
 }
 
-std::vector<AnyTileCandidate> any_tile_plans(const GemmShape& shape, const Bf16TilesGpu& gpu, int index) {
-    const AnyTile& tile = any_tiles().at(index);
+namespace {
+
+// Each plan of tile `index` for a shape, handed to visit(candidate) in a fixed order, with no
+// allocation: the track weighs them every launch.
+template <class Visit>
+void visit_any_tile_plans(const GemmShape& shape, const Bf16TilesGpu& gpu, int index, Visit visit) {
+    const AnyTile& tile = any_tiles()[index];
     const ResidentByCluster resident_by_cluster =
         index < static_cast<int>(gpu.resident.size()) ? gpu.resident[index] : ResidentByCluster{};
     const int resident = resident_by_cluster[tile.cluster];
-    if (resident < tile.cluster || shape.n % 8 != 0 || shape.k % 8 != 0) return {};
+    if (resident < tile.cluster || shape.n % 8 != 0 || shape.k % 8 != 0) return;
     const double most_clusters = resident / tile.cluster;
     const double stacks = whole(static_cast<double>(tile.row_extent(shape)) / (tile.cluster * tile.rows)) *
                           whole(static_cast<double>(tile.column_extent(shape)) / tile.columns);
@@ -52,15 +59,14 @@ std::vector<AnyTileCandidate> any_tile_plans(const GemmShape& shape, const Bf16T
     common.dram_bytes = 2.0 * (static_cast<double>(shape.m) * shape.k + static_cast<double>(shape.k) * shape.n) +
                         4.0 * shape.m * shape.n;
 
-    std::vector<AnyTileCandidate> plans;
     // Whole tiles: a stack a cluster a round.
     const double clusters = std::min(stacks, most_clusters);
     const double rounds = whole(stacks / clusters);
     AnyTileTerms terms = common;
     terms.sm_k_tiles = rounds * k_tiles;
     terms.sm_store_bytes = rounds * tile_bytes;
-    plans.push_back(AnyTileCandidate{AnyTilePlan{index, static_cast<int>(clusters) * tile.cluster, false}, terms,
-                                     predicted_seconds(terms, kAnyTileCost, tile.weights_as_rows)});
+    visit(AnyTileCandidate{AnyTilePlan{index, static_cast<int>(clusters) * tile.cluster, false}, terms,
+                           predicted_seconds(terms, kAnyTileCost, tile.weights_as_rows)});
     // Stream-K: the stacks after the whole rounds shared out by K over every cluster.
     const double tail = stacks - std::floor(stacks / most_clusters) * most_clusters;
     const double sharers = tail > 0 ? most_clusters / tail : 0;
@@ -69,8 +75,8 @@ std::vector<AnyTileCandidate> any_tile_plans(const GemmShape& shape, const Bf16T
         terms.sm_k_tiles = whole(stacks * k_tiles / most_clusters);
         terms.sm_store_bytes = (std::floor(stacks / most_clusters) + 1) * tile_bytes;
         terms.sm_split_bytes = whole(sharers + 1) * tile_bytes;
-        plans.push_back(AnyTileCandidate{AnyTilePlan{index, static_cast<int>(most_clusters) * tile.cluster, true},
-                                         terms, predicted_seconds(terms, kAnyTileCost, tile.weights_as_rows)});
+        visit(AnyTileCandidate{AnyTilePlan{index, static_cast<int>(most_clusters) * tile.cluster, true}, terms,
+                               predicted_seconds(terms, kAnyTileCost, tile.weights_as_rows)});
     }
     // K split over a cluster: a tile a cluster, every cluster at once; each CTA stores its
     // share of the tile's sums from registers.
@@ -81,28 +87,43 @@ std::vector<AnyTileCandidate> any_tile_plans(const GemmShape& shape, const Bf16T
             terms.sm_k_tiles = whole(k_tiles / splits);
             terms.sm_store_bytes = tile_bytes / splits;
             terms.sm_cluster_split_bytes = tile_bytes;
-            plans.push_back(AnyTileCandidate{
-                AnyTilePlan{index, static_cast<int>(stacks) * splits, false, 8, splits}, terms,
-                predicted_seconds(terms, kAnyTileCost, true)});
+            visit(AnyTileCandidate{AnyTilePlan{index, static_cast<int>(stacks) * splits, false, 8, splits}, terms,
+                                   predicted_seconds(terms, kAnyTileCost, true)});
         }
+}
+
+}  // namespace
+
+std::vector<AnyTileCandidate> any_tile_plans(const GemmShape& shape, const Bf16TilesGpu& gpu, int index) {
+    std::vector<AnyTileCandidate> plans;
+    if (index < 0 || index >= static_cast<int>(any_tiles().size())) throw std::out_of_range("stage 30: no such tile");
+    visit_any_tile_plans(shape, gpu, index, [&](const AnyTileCandidate& plan) { plans.push_back(plan); });
     return plans;
 }
 
 std::vector<AnyTileCandidate> any_tile_candidates(const GemmShape& shape, const Bf16TilesGpu& gpu) {
     std::vector<AnyTileCandidate> candidates;
     for (int index = 0; index < static_cast<int>(any_tiles().size()); ++index)
-        for (const AnyTileCandidate& plan : any_tile_plans(shape, gpu, index)) candidates.push_back(plan);
+        visit_any_tile_plans(shape, gpu, index, [&](const AnyTileCandidate& plan) { candidates.push_back(plan); });
     std::stable_sort(candidates.begin(), candidates.end(), [](const AnyTileCandidate& x, const AnyTileCandidate& y) {
         return x.predicted_seconds < y.predicted_seconds;
     });
     return candidates;
 }
 
+std::optional<AnyTileCandidate> fastest_any_tile_plan(const GemmShape& shape, const Bf16TilesGpu& gpu) {
+    std::optional<AnyTileCandidate> fastest;
+    for (int index = 0; index < static_cast<int>(any_tiles().size()); ++index)
+        visit_any_tile_plans(shape, gpu, index, [&](const AnyTileCandidate& plan) {
+            if (!fastest || plan.predicted_seconds < fastest->predicted_seconds) fastest = plan;
+        });
+    return fastest;
+}
+
 AnyTilePlan choose_any_tile_plan(const GemmShape& shape, const Bf16TilesGpu& gpu) {
-    const std::vector<AnyTileCandidate> candidates = any_tile_candidates(shape, gpu);
-    if (candidates.empty())
-        throw std::invalid_argument("stage 30 takes K and N multiples of 8 on a Hopper GPU (sm_90a)");
-    return candidates.front().plan;
+    const std::optional<AnyTileCandidate> fastest = fastest_any_tile_plan(shape, gpu);
+    if (!fastest) throw std::invalid_argument("stage 30 takes K and N multiples of 8 on a Hopper GPU (sm_90a)");
+    return fastest->plan;
 }
 
 void launch_any_tile(const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b, float* c,

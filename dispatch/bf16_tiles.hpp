@@ -13,6 +13,7 @@
 // measured times of candidate plans over one draw of problems.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "30_any_tile.hpp"
@@ -26,7 +27,8 @@ struct Bf16TilesGpu {
     int sms = 0;
     std::vector<ResidentByCluster> resident;
 };
-Bf16TilesGpu bf16_tiles_gpu_here();
+// Asked once a process.
+const Bf16TilesGpu& bf16_tiles_gpu_here();
 
 // The model's terms of one plan on one shape.
 struct AnyTileTerms {
@@ -68,6 +70,10 @@ std::vector<AnyTileCandidate> any_tile_plans(const GemmShape& shape, const Bf16T
 
 // Every tile's plans, fastest predicted first.
 std::vector<AnyTileCandidate> any_tile_candidates(const GemmShape& shape, const Bf16TilesGpu& gpu);
+
+// The first of them, found without building the list (what a launch asks); none where no
+// tile takes the shape.
+std::optional<AnyTileCandidate> fastest_any_tile_plan(const GemmShape& shape, const Bf16TilesGpu& gpu);
 
 AnyTilePlan choose_any_tile_plan(const GemmShape& shape, const Bf16TilesGpu& gpu);
 
