@@ -531,7 +531,10 @@ void launch_config(const AnyTilePlan& plan, const GemmProblem& problem, const __
     const CUtensorMap column_map = Orientation::column_map(problem.shape, a, b);
     const CUtensorMap c_map = Config::kTmaStores ? make_c_tensor_map(c, problem.shape.m, problem.shape.n) : CUtensorMap{};
     const auto kernel = any_tile_kernel<Config, COut>;
-    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Config::kSharedBytes);
+    // Once a process: the track launches this every call, and the attribute stays set.
+    static const cudaError_t more_shared_memory =
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Config::kSharedBytes);
+    (void)more_shared_memory;  // a failure shows as the launch's error
     if (plan.splits > 1) {
         // A cluster of `splits` CTAs a tile, each an even range of its K tiles (none empty).
         const int stacks = ceil_div(Orientation::rows(problem.shape), Config::kRows) *
