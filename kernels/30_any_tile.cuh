@@ -29,6 +29,7 @@
 #include "20_stream_k.cuh"
 #include "30_any_tile.hpp"
 #include "common/cluster.cuh"
+#include "common/cluster_sums.cuh"
 #include "common/gemm_problem.hpp"
 #include "common/hopper_tiles.cuh"
 #include "common/launch.cuh"
@@ -354,16 +355,8 @@ struct ClusterSplit {
         for (int quad = static_cast<int>(rank) * kQuads / splits + static_cast<int>(threadIdx.x) - 128; quad < end;
              quad += 128 * Config::kConsumers) {
             const int row = quad / kQuadsPerRow, column = quad % kQuadsPerRow * 4;
-            float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-            for (int cta = 0; cta < splits; ++cta) {
-                const float4 part =
-                    load_float4_from_cluster(cluster_shared_address(partial + row * kPitch + column, cta));
-                sum.x += part.x;
-                sum.y += part.y;
-                sum.z += part.z;
-                sum.w += part.w;
-            }
-            store_four(problem, c, first_c_row + row, first_c_column + column, sum);
+            store_four(problem, c, first_c_row + row, first_c_column + column,
+                       sum_float4_over_cluster(partial + row * kPitch + column, splits));
         }
     }
     // Four adjacent sums of a row of C: one store where all four lie in C (N a multiple of
