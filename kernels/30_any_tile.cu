@@ -38,7 +38,7 @@
 //
 // Measured by make results on the H100 80GB HBM3: no result at N = 4096 or 8192 yet.
 // On the H100 (docs/notes/30_any_tile.md), against cuBLAS in the same process: the squares
-// as stage 20 (4096 99.2 %, 8192 104.3 %) but 5000 at 80.0 (stage 20: 84.4); where the
+// as stage 20 (4096 99.1 %, 8192 104.3 %) but 5000 at 81.3 (stage 20: 86.4); where the
 // bf16 track chose stage 20 on draw 14's first 58 problems, stage 30 ran 89.3 % against its
 // 81.7 %; where it chose stage 25, 65.7 against 86.5 (few tokens, shapes off 16 bytes).
 // The split in the cluster was the fastest plan on 42 of seed 12's 118 problems. The model,
