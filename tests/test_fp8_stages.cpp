@@ -11,11 +11,15 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "31_fp8_any_tile.hpp"
+#include "dispatch/bf16_tiles.hpp"
+#include "dispatch/fp8_tiles.hpp"
 #include "driver/stage_registry.hpp"
 #include "gpu/build_target.hpp"
 #include "gpu/device_buffer.hpp"
@@ -28,23 +32,33 @@
 namespace sgemm {
 namespace {
 
-// D = alpha A B^T + beta D by `stage`, D starting as `d_in` (rounded to bf16), row-major,
+// D = alpha A B^T + beta D by `launch`, D starting as `d_in` (rounded to bf16), row-major,
 // returned as doubles.
-std::vector<double> stage_d(const Stage& stage, const Fp8Operand& a, const Fp8Operand& b, Fp8Scaling scaling,
-                            float alpha, float beta, const std::vector<float>& d_in) {
+using Fp8Launch = std::function<void(const GemmProblem&, Fp8Scaling, const Fp8Operands&, __nv_bfloat16*)>;
+std::vector<double> launched_d(const Fp8Launch& launch, const Fp8Operand& a, const Fp8Operand& b, Fp8Scaling scaling,
+                               float alpha, float beta, const std::vector<float>& d_in) {
     const DeviceBuffer<std::uint8_t> a_values = to_device(a.values), b_values = to_device(b.values);
     const DeviceBuffer<float> a_scales = to_device(cublaslt_scales(a)), b_scales = to_device(cublaslt_scales(b));
     std::vector<__nv_bfloat16> d_host(d_in.size());
     for (std::size_t i = 0; i < d_in.size(); ++i) d_host[i] = __float2bfloat16_rn(d_in[i]);
     const DeviceBuffer<__nv_bfloat16> d = to_device(d_host);
     const GemmProblem problem{GemmShape{a.rows, b.rows, a.k}, alpha, beta};
-    launch_fp8_stage(stage, problem, scaling, Fp8Operands{a_values.data(), b_values.data(), a_scales.data(), b_scales.data()},
-                     d.data(), nullptr);
+    launch(problem, scaling, Fp8Operands{a_values.data(), b_values.data(), a_scales.data(), b_scales.data()}, d.data());
     CUDA_CHECK(cudaGetLastError());
     CUDA_CHECK(cudaMemcpy(d_host.data(), d.data(), d.bytes(), cudaMemcpyDeviceToHost));
     std::vector<double> out(d_host.size());
     for (std::size_t i = 0; i < out.size(); ++i) out[i] = __bfloat162float(d_host[i]);
     return out;
+}
+
+// The same by FP8 `stage`.
+std::vector<double> stage_d(const Stage& stage, const Fp8Operand& a, const Fp8Operand& b, Fp8Scaling scaling,
+                            float alpha, float beta, const std::vector<float>& d_in) {
+    return launched_d(
+        [&](const GemmProblem& problem, Fp8Scaling s, const Fp8Operands& operands, __nv_bfloat16* d) {
+            launch_fp8_stage(stage, problem, s, operands, d, nullptr);
+        },
+        a, b, scaling, alpha, beta, d_in);
 }
 
 // Every FP8 stage and the track, with each scaling it takes.
@@ -182,6 +196,67 @@ TEST(Fp8Stages, UnpromotedStageDropsNoMoreThanItsTruncation) {
         EXPECT_LE(report.worst_error_over_magnitude, bound)
             << name(run) << ": an element off by " << report.worst_error_over_magnitude << " of |A||B| (bound "
             << bound << ", normwise " << report.normwise_relative_error << ")";
+    }
+}
+
+// Stage 31's kernel in every tile it is compiled for, in each plan stage 30's model weighs
+// for it (whole tiles, stream-K where there is a tail to share out, K split 2-8 ways over a
+// cluster where the tiles are few), as AnyTiles.EveryTileAndPlanMatchesFloat64 runs stage
+// 30's: more tiles than the GPU holds, the last row and column of tiles partly outside D,
+// with a short last K block; four tiles partly outside D on a deep K (the splits); one token;
+// K shorter than a K block. Graded blocks (a scale applied to another block is off by up to
+// 2^16), alpha and beta; the recipe's scales everywhere, one a tensor on the deep K (the
+// two stage 31 takes).
+TEST(Fp8AnyTiles, EveryTileAndPlanMeetsThePromotedBudget) {
+    SGEMM_SKIP_WITHOUT_GPU();
+    SGEMM_SKIP_IF_REFUSED(fp8_stages_refusal());
+    const Fp8TilesGpu& gpu = fp8_tiles_gpu_here();
+    for (int stage30_index = 0; stage30_index < static_cast<int>(gpu.fp8_tile_of.size()); ++stage30_index) {
+        const int index = gpu.fp8_tile_of[stage30_index];
+        if (index < 0) continue;
+        const AnyTile& tile = fp8_any_tiles()[index];
+        const auto shape_of = [&](int row_extent, int column_extent, int k) {
+            return tile.weights_as_rows ? GemmShape{column_extent, row_extent, k} : GemmShape{row_extent, column_extent, k};
+        };
+        const std::vector<Fp8Scaling> recipe{Fp8Scaling::rows_and_blocks};
+        const std::vector<Fp8Scaling> every{Fp8Scaling::rows_and_blocks, Fp8Scaling::tensor};
+        const std::vector<std::pair<GemmShape, std::vector<Fp8Scaling>>> cases{
+            {shape_of(tile.rows * tile.cluster * 11 + 8, tile.columns * 13 - 8, 272), recipe},
+            {shape_of(tile.rows * 2 - 8, tile.columns * 2 - 16, 1040), every},
+            {GemmShape{1, 264, 144}, recipe},
+            {shape_of(tile.rows + 8, tile.columns + 16, 48), recipe}};
+        for (const auto& [shape, scalings] : cases)
+            for (const Fp8Scaling scaling : scalings) {
+                std::mt19937 rng(31);
+                std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+                const Fp8Operand a = graded_operand(shape.m, shape.k, a_block(scaling), rng);
+                const Fp8Operand b = graded_operand(shape.n, shape.k, b_block(scaling), rng);
+                std::vector<float> c(static_cast<std::size_t>(shape.m) * shape.n);
+                for (float& value : c) value = __bfloat162float(__float2bfloat16_rn(uniform(rng)));
+                const double alpha = 0.75, beta = -1.5;
+                const std::vector<double> reference = fp8_reference(a, b, alpha, beta, c);
+                const std::vector<double> magnitude = fp8_magnitude(a, b, alpha, beta, c);
+                for (const AnyTileCandidate& candidate :
+                     any_tile_plans(fp8_shape_in_bf16_k_tiles(shape), gpu.as_stage30, stage30_index)) {
+                    AnyTilePlan plan = candidate.plan;
+                    plan.tile = index;
+                    const VerificationReport report = check(
+                        launched_d(
+                            [&](const GemmProblem& problem, Fp8Scaling s, const Fp8Operands& operands, __nv_bfloat16* d) {
+                                launch_fp8_any_tile_plan(plan, problem, s, operands, d, nullptr);
+                            },
+                            a, b, scaling, alpha, beta, c),
+                        reference, magnitude, fp8_error_budget(shape.k));
+                    EXPECT_TRUE(report.passed())
+                        << "tile " << index << " (" << tile.rows << " x " << tile.columns
+                        << (tile.weights_as_rows ? " swapped" : "") << ", cluster " << tile.cluster << "), "
+                        << plan.ctas << " CTAs" << (plan.split_tail ? " stream-K" : "") << ", K split " << plan.splits
+                        << " ways, " << shape.m << " x " << shape.n << " x " << shape.k << ", "
+                        << to_string(scaling) << ": normwise " << report.normwise_relative_error << " (budget "
+                        << report.normwise_relative_budget << "), worst element " << report.worst_error_over_budget
+                        << " of its budget";
+                }
+            }
     }
 }
 

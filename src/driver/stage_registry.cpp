@@ -52,6 +52,7 @@
 #include "dispatch/fp32.hpp"
 #include "dispatch/fp32_tc.hpp"
 #include "dispatch/fp8.hpp"
+#include "dispatch/fp8_tiles.hpp"
 
 namespace sgemm {
 
@@ -150,6 +151,10 @@ constexpr Stage kStages[] = {
     bf16_stage(30, "any_tile",             kSm90a,  kTmaRows,        launch_any_tile, launch_any_tile_bf16_c,
                "one kernel composed of parts (operands, producer, mainloop, epilogue, scheduler) "
                "in any tile: tokens in wgmma's N or M, a plan chosen by a model"),
+    fp8_stage(31,  "fp8_any_tile",         kSm90a,  kFp8Rows,        launch_fp8_any_tile,
+              Fp8Accumulation::promoted, kTensorScale | fp8_scaling_bit(Fp8Scaling::rows_and_blocks),
+              "FP8 on stage 30's parts: one scale a tensor or the recipe's, promoted, in its tiles, "
+              "the plan by stage 30's model in K blocks"),
 };
 
 constexpr Stage kTracks[] = {

@@ -1,0 +1,48 @@
+#include "dispatch/fp8_tiles.hpp"
+
+#include <stdexcept>
+
+#include "dispatch/kernel_choice.hpp"
+
+namespace sgemm {
+
+const Fp8TilesGpu& fp8_tiles_gpu_here() {
+    static const Fp8TilesGpu gpu = [] {
+        const std::vector<AnyTile>& stage30 = any_tiles();
+        Fp8TilesGpu found{Bf16TilesGpu{sm_count_here(), std::vector<ResidentByCluster>(stage30.size())},
+                          std::vector<int>(stage30.size(), -1)};
+        if (!hopper_kernels_run_here()) return found;
+        const std::vector<AnyTile>& fp8 = fp8_any_tiles();
+        const std::vector<ResidentByCluster>& resident = fp8_any_tile_resident_ctas();
+        for (std::size_t i = 0; i < fp8.size(); ++i)
+            for (std::size_t j = 0; j < stage30.size(); ++j) {
+                const AnyTile &x = fp8[i], &y = stage30[j];
+                if (x.weights_as_rows == y.weights_as_rows && x.rows == y.rows && x.columns == y.columns &&
+                    x.consumers == y.consumers && x.cluster == y.cluster && x.splits_k == y.splits_k) {
+                    found.fp8_tile_of[j] = static_cast<int>(i);
+                    found.as_stage30.resident[j] = resident[i];
+                }
+            }
+        return found;
+    }();
+    return gpu;
+}
+
+GemmShape fp8_shape_in_bf16_k_tiles(const GemmShape& shape) {
+    return GemmShape{shape.m, shape.n, 64 * ((shape.k + kFp8ScaleBlock - 1) / kFp8ScaleBlock)};
+}
+
+std::optional<AnyTileCandidate> fastest_fp8_any_tile_plan(const GemmShape& shape, const Fp8TilesGpu& gpu) {
+    std::optional<AnyTileCandidate> fastest = fastest_any_tile_plan(fp8_shape_in_bf16_k_tiles(shape), gpu.as_stage30);
+    if (fastest) fastest->plan.tile = gpu.fp8_tile_of.at(fastest->plan.tile);
+    return fastest;
+}
+
+void launch_fp8_any_tile(const GemmProblem& problem, Fp8Scaling scaling, const Fp8Operands& operands,
+                         __nv_bfloat16* d, cudaStream_t stream) {
+    const std::optional<AnyTileCandidate> plan = fastest_fp8_any_tile_plan(problem.shape, fp8_tiles_gpu_here());
+    if (!plan) throw std::invalid_argument("stage 31 takes K a multiple of 16 and N of 8 on a Hopper GPU (sm_90a)");
+    launch_fp8_any_tile_plan(plan->plan, problem, scaling, operands, d, stream);
+}
+
+}  // namespace sgemm

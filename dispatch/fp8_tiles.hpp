@@ -1,0 +1,39 @@
+// The chooser of stage 31's plan (kernels/31_fp8_any_tile.hpp): stage 30's plan model
+// (bf16_tiles.hpp), fitted on bf16 plans, asked for the FP8 shape counted in stage 30's K
+// tiles (one a K block of 128 e4m3 values: the same bytes into an SM, the same tensor-core
+// time at FP8's twice bf16's rate, and the same DRAM bytes of A and B), over the tiles stage
+// 31 is compiled for, with their own occupancy. Not fitted on FP8 times: what it leaves
+// out (the promotion, D's two bytes a value against C's four) is in its error.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "31_fp8_any_tile.hpp"
+#include "common/fp8_problem.hpp"
+#include "dispatch/bf16_tiles.hpp"
+
+namespace sgemm {
+
+// Stage 30's model's view of stage 31's tiles: stage 30's tiles, those stage 31 compiles
+// with its kernels' occupancy and the rest with none; and each stage-30 tile's index in
+// fp8_any_tiles() (-1 where it is not compiled for FP8).
+struct Fp8TilesGpu {
+    Bf16TilesGpu as_stage30;
+    std::vector<int> fp8_tile_of;
+};
+// Asked once a process.
+const Fp8TilesGpu& fp8_tiles_gpu_here();
+
+// The shape stage 30's model reads for an FP8 shape: K in blocks of 128, each counted as 64.
+GemmShape fp8_shape_in_bf16_k_tiles(const GemmShape& shape);
+
+// The plan predicted fastest for `shape` (plan.tile an index into fp8_any_tiles()); none
+// where no tile takes it.
+std::optional<AnyTileCandidate> fastest_fp8_any_tile_plan(const GemmShape& shape, const Fp8TilesGpu& gpu);
+
+// Stage 31 (`./sgemm 31`): its kernel in the plan chosen for the shape on this GPU.
+void launch_fp8_any_tile(const GemmProblem& problem, Fp8Scaling scaling, const Fp8Operands& operands,
+                         __nv_bfloat16* d, cudaStream_t stream);
+
+}  // namespace sgemm

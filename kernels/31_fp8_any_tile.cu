@@ -1,0 +1,129 @@
+// Stage 31 — FP8 on stage 30's parts: the recipe's scales in any tile.
+//
+// Builds on stages 30 (30_any_tile.cu: the parts, the plans) and 29 (29_fp8_tiles.cu: FP8
+// in a tile a model chooses): read 31_fp8_any_tile.cuh beside 30_any_tile.cuh.
+//
+// The idea: stage 29 runs FP8 in eight tiles of its own kernel, each tile dealt to the SMs in
+// turns, one model of its own; stage 30 has the tiles that fill 132 SMs for a shape, in
+// either orientation, with stream-K's tail and K split over a cluster, and a fitted model of
+// them. FP8 differs from bf16 in three places only, and each is a part here:
+//   - the operands: e4m3, both K-major (FP8's wgmma reads no other, so the problem's B is
+//     N x K), a K block of 128 values is 128 bytes a row: the ring, its stages, the TMA
+//     boxes and the wgmma descriptors are stage 30's (Fp8KMajorTile);
+//   - the mainloop: each K block's four k32 wgmmas sum from zero, and the block's sums are
+//     added into FP32 sums times their scales, two blocks taking turns so that the next is
+//     on the tensor cores meanwhile (stage 27's promotion; multiply_piece_promoted);
+//   - the scales (PromotionScales): A's 1 x 128 and B's 128 x 128 (the recipe) or one a
+//     tensor, each side of the tile (tokens or weights) read as its layout lies, whichever
+//     operand is wgmma's M.
+// The producer, the scheduler (persistent, rasterized, stream-K's tail, the split in a
+// cluster), the epilogues (D as stage 30's bf16 C) and the tensor maps' prefetch are stage
+// 30's, taken as they are. So are the plans: dispatch/fp8_tiles.cpp asks stage 30's model
+// for the shape counted in its K tiles (a K block of 128 e4m3 values moves the bytes and takes
+// the tensor-core time of 64 bf16 values), among the tiles compiled here.
+//
+// What changed since stage 30: e4m3 operand tiles and both orientations K-major, the
+// promoted mainloop, D in bf16 with the FP8 problem's alpha and beta. Left out: the tiles
+// whose sums and two K blocks' spill a consumer's registers (a thread holds three tiles of
+// values: stage 30's one), A's and B's 1 x 128 scales (they spill the 128-wide tiles), and
+// widths wgmma_fp8.cuh does not compile (48, 80, 112, ...).
+//
+// Prediction: where stage 29's eight tiles fill the SMs (the large squares), its figure;
+// at medium M (160-640 tokens) and a few tokens on wide N, above it by stage 30's margin
+// over stage 20 there (it has the tile that makes one wave). Missed: 20-30 points behind
+// stage 29 in its own tile (the promotion's instructions, the notes say why they may be).
+//
+// Measured by make results on the H100 80GB HBM3: no result at N = 4096 or 8192 yet.
+// On DeepGEMM's 18 shapes with the recipe's scales (docs/notes/31_fp8_any_tile.md), against
+// cuBLASLt in the same process: M = 4096 0.75 of it (geomean), M = 128 0.84, M = 64 0.79;
+// stage 29 in the same tile at M = 4096: 0.97. The first version, one block of sums waited on
+// before the next K block, ran 0.50 at M = 4096: two blocks taking turns bought 25 points.
+//
+// Shapes: stage 26's (K a multiple of 16, N of 8: TMA's rows; others refused). One scale a
+// tensor or the recipe's, promoted (A's and B's 1 x 128 spill: PromotionScales). sm_90a.
+#include "31_fp8_any_tile.hpp"
+
+#include <stdexcept>
+#include <string>
+
+#include "31_fp8_any_tile.cuh"
+
+namespace sgemm {
+namespace fp8_any_tile {
+
+template <class Config>
+constexpr AnyTile tile_of() {
+    return AnyTile{Config::Orientation::kSwapped, Config::kRows, Config::kColumns, Config::kConsumers,
+                   Config::kClusterM, Config::kSplitsK};
+}
+
+template <class Config>
+void launch_in(const AnyTilePlan& plan, const GemmProblem& problem, Fp8Scaling scaling, const Fp8Operands& operands,
+               __nv_bfloat16* d, cudaStream_t stream) {
+    switch (scaling) {
+        case Fp8Scaling::tensor:
+            return launch_config<Config, Fp8Scaling::tensor>(plan, problem, operands, d, stream);
+        case Fp8Scaling::rows_and_blocks:
+            return launch_config<Config, Fp8Scaling::rows_and_blocks>(plan, problem, operands, d, stream);
+        case Fp8Scaling::rows_and_rows:
+            break;
+    }
+    throw std::invalid_argument("stage 31 takes one scale a tensor or the recipe's (1x128-128x128)");
+}
+
+// The compiled tiles, and a launch of the index-th.
+template <class... Configs>
+struct TileList {
+    static const std::vector<AnyTile>& tiles() {
+        static const std::vector<AnyTile> list{tile_of<Configs>()...};
+        return list;
+    }
+    template <class Config>
+    static ResidentByCluster resident_of() {
+        ResidentByCluster ctas{};
+        for (int size = 1; size <= kMaxClusterSplits; ++size)
+            if (size == Config::kClusterM || (Config::kSplitsK && size > 1)) ctas[size] = resident_ctas<Config>(size);
+        return ctas;
+    }
+    static const std::vector<ResidentByCluster>& resident_ctas_by_cluster() {
+        static const std::vector<ResidentByCluster> ctas{resident_of<Configs>()...};
+        return ctas;
+    }
+    static void launch(const AnyTilePlan& plan, const GemmProblem& problem, Fp8Scaling scaling,
+                       const Fp8Operands& operands, __nv_bfloat16* d, cudaStream_t stream) {
+        int index = 0;
+        const bool launched =
+            ((index++ == plan.tile ? (launch_in<Configs>(plan, problem, scaling, operands, d, stream), true) : false) ||
+             ...);
+        if (!launched) throw std::invalid_argument("stage 31: no compiled tile " + std::to_string(plan.tile));
+    }
+};
+
+template <int Consumers, int MBlocks, int Tokens, int ClusterM = 1>
+using Swapped = any_tile::AnyTileConfig<Fp8WeightsAsRows, Consumers, MBlocks, Tokens, ClusterM>;
+template <int Consumers, int MBlocks, int Weights, int ClusterM = 1>
+using Unswapped = any_tile::AnyTileConfig<Fp8TokensAsRows, Consumers, MBlocks, Weights, ClusterM>;
+
+// Stage 30's tiles whose sums and two K blocks' fit a consumer's registers without spills
+// in widths wgmma_fp8.cuh compiles: weights as rows by tokens 16-96 (128, and two m64 blocks
+// of 64, spill 236-568 bytes a thread with the recipe's scales); tokens as rows, 128 rows by
+// 64 or 128 weights (stage 29's largest).
+using Compiled = TileList<
+    Swapped<1, 1, 16>, Swapped<1, 1, 32>, Swapped<1, 1, 64>,
+    Swapped<2, 1, 32>, Swapped<2, 1, 64>, Swapped<2, 1, 96>, Swapped<3, 1, 64>,
+    Unswapped<2, 1, 64>, Unswapped<2, 1, 128>, Unswapped<2, 1, 128, 2>>;
+
+}  // namespace fp8_any_tile
+
+const std::vector<AnyTile>& fp8_any_tiles() { return fp8_any_tile::Compiled::tiles(); }
+
+const std::vector<ResidentByCluster>& fp8_any_tile_resident_ctas() {
+    return fp8_any_tile::Compiled::resident_ctas_by_cluster();
+}
+
+void launch_fp8_any_tile_plan(const AnyTilePlan& plan, const GemmProblem& problem, Fp8Scaling scaling,
+                              const Fp8Operands& operands, __nv_bfloat16* d, cudaStream_t stream) {
+    fp8_any_tile::Compiled::launch(plan, problem, scaling, operands, d, stream);
+}
+
+}  // namespace sgemm
