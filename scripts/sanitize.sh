@@ -41,7 +41,8 @@ hopper_runs+=("20 -m 2304 -n 2048 -k 1024 --beta 0.5" "20 -m 1100 -n 1024 -k 300
               "bf16 -m 6 -n 1920 -k 1920 --beta 0.5" "bf16 -m 7 -n 1001 -k 999 --beta 0.5"
               "30 -m 1 -n 264 -k 40 --beta 0.5" "30 -m 1100 -n 1024 -k 3000 --beta 0.5"
               "30 -m 333 -n 2112 -k 7168 --beta 0.5" "30 -m 3000 -n 3000 -k 3000"
-              "30 -m 15 -n 2048 -k 2048 --beta 0.5" "30 -m 125 -n 160 -k 1528 --beta 0.5")
+              "30 -m 15 -n 2048 -k 2048 --beta 0.5" "30 -m 125 -n 160 -k 1528 --beta 0.5"
+              "31 -m 77 -n 1000 -k 2000 --beta 0.5" "31 -m 15 -n 2048 -k 2048 --beta 0.5")
 hostile_runs=()
 for data in graded outliers subnormal extremes special; do
   hostile_runs+=("21 -m 200 -n 264 -k 520 --beta 0.5 --data $data")
