@@ -6,25 +6,26 @@
 
 namespace sgemm {
 
-const Fp8TilesGpu& fp8_tiles_gpu_here() {
-    static const Fp8TilesGpu gpu = [] {
-        const std::vector<AnyTile>& stage30 = any_tiles();
-        Fp8TilesGpu found{Bf16TilesGpu{sm_count_here(), std::vector<ResidentByCluster>(stage30.size())},
-                          std::vector<int>(stage30.size(), -1)};
-        if (!hopper_kernels_run_here()) return found;
-        const std::vector<AnyTile>& fp8 = fp8_any_tiles();
-        const std::vector<ResidentByCluster>& resident = fp8_any_tile_resident_ctas();
-        for (std::size_t i = 0; i < fp8.size(); ++i)
-            for (std::size_t j = 0; j < stage30.size(); ++j) {
-                const AnyTile &x = fp8[i], &y = stage30[j];
-                if (x.weights_as_rows == y.weights_as_rows && x.rows == y.rows && x.columns == y.columns &&
-                    x.consumers == y.consumers && x.cluster == y.cluster && x.splits_k == y.splits_k) {
-                    found.fp8_tile_of[j] = static_cast<int>(i);
-                    found.as_stage30.resident[j] = resident[i];
-                }
+Fp8TilesGpu fp8_tiles_gpu(int sms, const std::vector<ResidentByCluster>& resident) {
+    const std::vector<AnyTile>& stage30 = any_tiles();
+    const std::vector<AnyTile>& fp8 = fp8_any_tiles();
+    Fp8TilesGpu gpu{Bf16TilesGpu{sms, std::vector<ResidentByCluster>(stage30.size())},
+                    std::vector<int>(stage30.size(), -1)};
+    for (std::size_t i = 0; i < fp8.size() && i < resident.size(); ++i)
+        for (std::size_t j = 0; j < stage30.size(); ++j) {
+            const AnyTile &x = fp8[i], &y = stage30[j];
+            if (x.weights_as_rows == y.weights_as_rows && x.rows == y.rows && x.columns == y.columns &&
+                x.consumers == y.consumers && x.cluster == y.cluster && x.splits_k == y.splits_k) {
+                gpu.fp8_tile_of[j] = static_cast<int>(i);
+                gpu.as_stage30.resident[j] = resident[i];
             }
-        return found;
-    }();
+        }
+    return gpu;
+}
+
+const Fp8TilesGpu& fp8_tiles_gpu_here() {
+    static const Fp8TilesGpu gpu = fp8_tiles_gpu(
+        sm_count_here(), hopper_kernels_run_here() ? fp8_any_tile_resident_ctas() : std::vector<ResidentByCluster>{});
     return gpu;
 }
 

@@ -22,7 +22,9 @@ struct Fp8TilesGpu {
     Bf16TilesGpu as_stage30;
     std::vector<int> fp8_tile_of;
 };
-// Asked once a process.
+// For a GPU of `sms` SMs that holds `resident` of stage 31's CTAs (fp8_any_tiles()'s order).
+Fp8TilesGpu fp8_tiles_gpu(int sms, const std::vector<ResidentByCluster>& resident);
+// The GPU at hand's, asked once a process.
 const Fp8TilesGpu& fp8_tiles_gpu_here();
 
 // The shape stage 30's model reads for an FP8 shape: K in blocks of 128, each counted as 64.

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -11,10 +12,12 @@
 #include "14_multistage.hpp"
 #include "25_few_tokens.hpp"
 #include "29_fp8_tiles.hpp"
+#include "31_fp8_any_tile.hpp"
 #include "dispatch/bf16.hpp"
 #include "dispatch/fp32.hpp"
 #include "dispatch/fp32_tc.hpp"
 #include "dispatch/fp8.hpp"
+#include "dispatch/fp8_tiles.hpp"
 #include "dispatch/padding_cost.hpp"
 #include "driver/stage_registry.hpp"
 
@@ -330,6 +333,47 @@ TEST(Fp8Tiles, ModelFillsTheSms) {
         EXPECT_GE((worked.m / 64) * ((2112 + chosen.block_n - 1) / chosen.block_n), kSms / 2) << worked.m;
         EXPECT_DOUBLE_EQ(fp8_tile_cycles(few, chosen, kSms), worked.cycles) << worked.m;
         EXPECT_DOUBLE_EQ(fp8_tile_cycles(few, square, kSms), 30672) << worked.m;
+    }
+}
+
+// Stage 31's plan (dispatch/fp8_tiles.cpp): stage 30's model on the FP8 shape with K in
+// blocks of 128 (counted as stage 30's K tiles of 64), over the tiles stage 31 compiles only,
+// on a GPU of 132 SMs that holds one CTA an SM in clusters of one and two (and 128 in larger
+// ones). The chosen plan names stage 31's own tile, of the geometry stage 30's model weighed,
+// and no plan of another compiled tile is predicted faster.
+TEST(Fp8AnyTilePlan, StageThirtysModelInKBlocksOverStageThirtyOnesTiles) {
+    EXPECT_EQ(fp8_shape_in_bf16_k_tiles(GemmShape{64, 2112, 7168}).k, 64 * 56);
+    EXPECT_EQ(fp8_shape_in_bf16_k_tiles(GemmShape{64, 2112, 1040}).k, 64 * 9);
+    std::vector<ResidentByCluster> resident(fp8_any_tiles().size());
+    for (std::size_t i = 0; i < resident.size(); ++i)
+        for (int size = 1; size <= kMaxClusterSplits; ++size)
+            if (size == fp8_any_tiles()[i].cluster || (fp8_any_tiles()[i].splits_k && size > 1))
+                resident[i][size] = size <= 2 ? 132 : 128;
+    const Fp8TilesGpu gpu = fp8_tiles_gpu(132, resident);
+    int compiled = 0;
+    for (const int index : gpu.fp8_tile_of) compiled += index >= 0;
+    EXPECT_EQ(compiled, static_cast<int>(fp8_any_tiles().size())) << "every stage-31 tile is one of stage 30's";
+    for (const GemmShape shape : {GemmShape{4096, 2112, 7168}, GemmShape{128, 7168, 16384}, GemmShape{64, 24576, 1536},
+                                  GemmShape{1, 2112, 7168}, GemmShape{333, 4096, 7168}, GemmShape{4096, 4096, 4096}}) {
+        const std::optional<AnyTileCandidate> chosen = fastest_fp8_any_tile_plan(shape, gpu);
+        ASSERT_TRUE(chosen.has_value());
+        ASSERT_GE(chosen->plan.tile, 0);
+        ASSERT_LT(chosen->plan.tile, static_cast<int>(fp8_any_tiles().size()));
+        const AnyTile& tile = fp8_any_tiles()[chosen->plan.tile];
+        for (std::size_t j = 0; j < gpu.fp8_tile_of.size(); ++j) {
+            if (gpu.fp8_tile_of[j] < 0) continue;
+            for (const AnyTileCandidate& other :
+                 any_tile_plans(fp8_shape_in_bf16_k_tiles(shape), gpu.as_stage30, static_cast<int>(j)))
+                EXPECT_LE(chosen->predicted_seconds, other.predicted_seconds)
+                    << shape.m << " x " << shape.n << " x " << shape.k;
+            if (gpu.fp8_tile_of[j] == chosen->plan.tile) {
+                const AnyTile& same = any_tiles()[j];
+                EXPECT_EQ(same.rows, tile.rows);
+                EXPECT_EQ(same.columns, tile.columns);
+                EXPECT_EQ(same.weights_as_rows, tile.weights_as_rows);
+                EXPECT_EQ(same.cluster, tile.cluster);
+            }
+        }
     }
 }
 
