@@ -42,7 +42,7 @@ KernelChoice fp8_kernel_choice(const Stage& stage, const GemmShape& shape, Fp8Sc
 
 }  // namespace
 
-StageResult StageRunner::run_fp8(const Stage& stage, const RunSettings& settings) const {
+StageResult StageRunner::run_fp8(const Stage& stage, const Fp8Gemm& gemm, const RunSettings& settings) const {
     const GemmProblem& problem = settings.problem;
     const cudaStream_t stream = stream_.get();
     const Fp8Scaling scaling = settings.fp8_scaling.value_or(stage.default_fp8_scaling());
@@ -61,7 +61,8 @@ StageResult StageRunner::run_fp8(const Stage& stage, const RunSettings& settings
         sets.push_back(make_set(problem, stage, scaling,
                                 copy == 0 ? inputs.operands() : more_operands[copy - 1].operands()));
     const auto launch_stage = [&](const Fp8Set& set, __nv_bfloat16* d) {
-        launch_fp8_stage(stage, problem, scaling, set.operands, d, stream);
+        if (gemm) gemm(problem, scaling, set.operands, d, stream);
+        else launch_fp8_stage(stage, problem, scaling, set.operands, d, stream);
     };
     const auto launch_cublaslt = [&](const Fp8Set& set, __nv_bfloat16* d) {
         set.cublaslt->run(set.operands.b, d, problem.alpha, problem.beta, stream);

@@ -144,7 +144,7 @@ void StageRunner::profile_launch(const std::function<void()>& prepare, const std
 }
 
 StageResult StageRunner::run(const Stage& stage, const RunSettings& settings) const {
-    if (stage.precision == Precision::fp8) return run_fp8(stage, settings);
+    if (stage.precision == Precision::fp8) return run_fp8(stage, Fp8Gemm{}, settings);
     return run_with(stage, Bf16Gemm{}, Fp32Gemm{}, settings);
 }
 
@@ -158,6 +158,12 @@ StageResult StageRunner::run(const Stage& stage, const Fp32Gemm& gemm, const Run
     if (stage.precision != Precision::fp32)
         throw std::invalid_argument("an fp32 GEMM needs an fp32 stage to stand in for");
     return run_with(stage, Bf16Gemm{}, gemm, settings);
+}
+
+StageResult StageRunner::run(const Stage& stage, const Fp8Gemm& gemm, const RunSettings& settings) const {
+    if (stage.precision != Precision::fp8)
+        throw std::invalid_argument("an FP8 GEMM needs an FP8 stage to stand in for");
+    return run_fp8(stage, gemm, settings);
 }
 
 StageResult StageRunner::run_with(const Stage& stage, const Bf16Gemm& bf16_gemm, const Fp32Gemm& fp32_gemm,

@@ -77,6 +77,8 @@ using Bf16Gemm = std::function<void(const GemmProblem& problem, const __nv_bfloa
                                     const __nv_bfloat16* b, float* c, cudaStream_t stream)>;
 using Fp32Gemm = std::function<void(const GemmProblem& problem, const float* a, const float* b, float* c,
                                     cudaStream_t stream)>;
+using Fp8Gemm = std::function<void(const GemmProblem& problem, Fp8Scaling scaling, const Fp8Operands& operands,
+                                   __nv_bfloat16* d, cudaStream_t stream)>;
 
 class StageRunner {
 public:
@@ -88,6 +90,8 @@ public:
     // stage's for an Fp32Gemm), verified and timed as the stage is.
     StageResult run(const Stage& stage, const Bf16Gemm& gemm, const RunSettings& settings) const;
     StageResult run(const Stage& stage, const Fp32Gemm& gemm, const RunSettings& settings) const;
+    // `gemm` in place of an FP8 stage's launcher, checked and timed against cuBLASLt as it is.
+    StageResult run(const Stage& stage, const Fp8Gemm& gemm, const RunSettings& settings) const;
 
     // Launches the stage (or, with `cublas`, the cuBLAS call it is timed against) once to
     // warm up, then once between cudaProfilerStart and cudaProfilerStop, so that a profiler
@@ -108,7 +112,7 @@ private:
                       const GemmProblem& problem, const GemmInputs& inputs) const;
     StageResult run_with(const Stage& stage, const Bf16Gemm& bf16_gemm, const Fp32Gemm& fp32_gemm,
                          const RunSettings& settings) const;
-    StageResult run_fp8(const Stage& stage, const RunSettings& settings) const;
+    StageResult run_fp8(const Stage& stage, const Fp8Gemm& gemm, const RunSettings& settings) const;
     void profile_fp8_once(const Stage& stage, const RunSettings& settings, bool cublaslt) const;
     // `launch` once to warm up, then once between cudaProfilerStart and cudaProfilerStop;
     // `prepare` (resetting C) before each, outside that window.

@@ -14,6 +14,8 @@
 // model predicts within --within of its best (at most --most of them), each plan's terms,
 // its predicted time and whether the chooser picks it; with --time, each timed against
 // cuBLAS by --timing (each tile is verified by the GPU tests), for scripts/fit_bf16_tiles.py.
+// --track fp8-tiles (dispatch/fp8_tiles.hpp): the same of stage 31's plans, timed against
+// cuBLASLt in the recipe's scales.
 // --track fp32-tc (dispatch/fp32_tc.hpp): for each shape, each kernel the track weighs that
 // takes it as it is (stage 10's plan, stages 22, 23 and 24), its terms, predicted time and
 // whether the track chooses it; with --time, each timed against cuBLAS SGEMM by CUDA graphs,
@@ -24,6 +26,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -32,6 +35,7 @@
 #include "dispatch/bf16.hpp"
 #include "dispatch/bf16_cost.hpp"
 #include "dispatch/bf16_tiles.hpp"
+#include "dispatch/fp8_tiles.hpp"
 #include "22_split_fp16.hpp"
 #include "23_split_in_registers.hpp"
 #include "24_a_in_registers.hpp"
@@ -152,58 +156,119 @@ void model_fp32_tc(const std::vector<GemmShape>& shapes, int sms, bool time, dou
     }
 }
 
-// Stage 30's plans on each shape: the model's best and those it predicts within `within` of
-// it (at most `most`), each timed (where `time`) against cuBLAS bf16.
+// One shape's rows of a tile plan model: `candidates` (fastest predicted first, plan.tile an
+// index into `tiles`), the best and those predicted within `within` of it, at most `most`;
+// each timed by `time_plan` where given (a StageResult of the plan against its library).
+using TimePlan = std::function<StageResult(const AnyTilePlan& plan)>;
+void write_tile_plans(const GemmShape& shape, const std::vector<AnyTileCandidate>& candidates,
+                      const std::vector<AnyTile>& tiles, double within, int most, const TimePlan& time_plan,
+                      std::ostream& csv) {
+    for (std::size_t i = 0; i < candidates.size() && static_cast<int>(i) < most; ++i) {
+        const AnyTileCandidate& candidate = candidates[i];
+        if (candidate.predicted_seconds > within * candidates.front().predicted_seconds) break;
+        const AnyTilePlan& plan = candidate.plan;
+        const AnyTile& tile = tiles[plan.tile];
+        std::string measured = ",,";
+        if (time_plan) {
+            const StageResult result = time_plan(plan);
+            measured = fmt::format("{:.6g},{:.6g},{}", result.timing.stage_median_ms, result.timing.cublas_median_ms,
+                                   to_string(result.timing.method));
+            fmt::print("{}x{}x{} tile {} ({}x{}{}, cluster {}, {} CTAs{}{}): {:.1f} us predicted, {:.1f} us "
+                       "measured, its library {:.1f} us\n",
+                       shape.m, shape.n, shape.k, plan.tile, tile.rows, tile.columns,
+                       tile.weights_as_rows ? " swapped" : "", tile.cluster, plan.ctas,
+                       plan.split_tail ? ", stream-K" : "",
+                       plan.splits > 1 ? fmt::format(", K split {} ways", plan.splits) : "",
+                       candidate.predicted_seconds * 1e6, result.timing.stage_median_ms * 1e3,
+                       result.timing.cublas_median_ms * 1e3);
+            std::fflush(stdout);
+        }
+        const AnyTileTerms& t = candidate.terms;
+        csv << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},"
+                           "{:.9g},{},{}\n",
+                           shape.m, shape.n, shape.k, plan.tile, tile.weights_as_rows ? 1 : 0, tile.rows,
+                           tile.columns, tile.consumers, tile.cluster, plan.ctas, plan.split_tail ? 1 : 0, plan.splits,
+                           t.sm_k_tiles, t.step_bytes, t.step_macs, t.step_wgmmas, t.dram_bytes, t.sm_store_bytes,
+                           t.sm_split_bytes, t.sm_cluster_split_bytes, candidate.predicted_seconds * 1e6, i == 0 ? 1 : 0,
+                           measured);
+        csv.flush();
+    }
+}
+
+constexpr const char* kTilePlansHeader =
+    "m,n,k,tile,weights_as_rows,rows,columns,consumers,cluster,ctas,split_tail,splits,sm_k_tiles,step_bytes,"
+    "step_macs,step_wgmmas,dram_bytes,sm_store_bytes,sm_split_bytes,sm_cluster_split_bytes,predicted_us,chosen,"
+    "median_ms,cublas_median_ms,timing\n";
+
+RunSettings plan_timing_settings(const GemmShape& shape, double time_budget, TimingMethod timing) {
+    RunSettings settings;
+    settings.problem = GemmProblem{shape, 1.0f, 0.0f};
+    settings.seed = 1;
+    settings.verify = false;
+    settings.timing = TimingSettings{0, time_budget, timing};
+    return settings;
+}
+
+// Stage 30's plans on each shape, each timed (where `time`) against cuBLAS bf16.
 void model_bf16_tiles(const std::vector<GemmShape>& shapes, bool time, double time_budget, TimingMethod timing,
                       double within, int most, std::ostream& csv) {
-    csv << "m,n,k,tile,weights_as_rows,rows,columns,consumers,cluster,ctas,split_tail,splits,sm_k_tiles,step_bytes,"
-           "step_macs,step_wgmmas,dram_bytes,sm_store_bytes,sm_split_bytes,sm_cluster_split_bytes,predicted_us,chosen,"
-           "median_ms,cublas_median_ms,timing\n";
+    csv << kTilePlansHeader;
     std::optional<StageRunner> runner;
     if (time) runner.emplace(query_device());
     const Stage& stage = *find_stage(30);
     const Bf16TilesGpu gpu = bf16_tiles_gpu_here();
     for (const GemmShape& shape : shapes) {
-        const std::vector<AnyTileCandidate> candidates = any_tile_candidates(shape, gpu);
-        for (std::size_t i = 0; i < candidates.size() && static_cast<int>(i) < most; ++i) {
-            const AnyTileCandidate& candidate = candidates[i];
-            if (candidate.predicted_seconds > within * candidates.front().predicted_seconds) break;
-            const AnyTile& tile = any_tiles()[candidate.plan.tile];
-            std::string measured = ",,";
-            if (runner) {
-                RunSettings settings;
-                settings.problem = GemmProblem{shape, 1.0f, 0.0f};
-                settings.seed = 1;
-                settings.verify = false;
-                settings.timing = TimingSettings{0, time_budget, timing};
-                const AnyTilePlan plan = candidate.plan;
-                const StageResult result = runner->run(
-                    stage,
-                    Bf16Gemm{[plan](const GemmProblem& problem, const __nv_bfloat16* a, const __nv_bfloat16* b,
-                                    float* c, cudaStream_t stream) { launch_any_tile_plan(plan, problem, a, b, c, stream); }},
-                    settings);
-                measured = fmt::format("{:.6g},{:.6g},{}", result.timing.stage_median_ms, result.timing.cublas_median_ms,
-                                       to_string(result.timing.method));
-                fmt::print("{}x{}x{} tile {} ({}x{}{}, cluster {}, {} CTAs{}{}): {:.1f} us predicted, {:.1f} us "
-                           "measured, cuBLAS {:.1f} us\n",
-                           shape.m, shape.n, shape.k, plan.tile, tile.rows, tile.columns,
-                           tile.weights_as_rows ? " swapped" : "", tile.cluster, plan.ctas,
-                           plan.split_tail ? ", stream-K" : "",
-                           plan.splits > 1 ? fmt::format(", K split {} ways", plan.splits) : "",
-                           candidate.predicted_seconds * 1e6,
-                           result.timing.stage_median_ms * 1e3, result.timing.cublas_median_ms * 1e3);
-                std::fflush(stdout);
+        TimePlan time_plan;
+        if (runner)
+            time_plan = [&](const AnyTilePlan& plan) {
+                return runner->run(stage,
+                                   Bf16Gemm{[plan](const GemmProblem& problem, const __nv_bfloat16* a,
+                                                   const __nv_bfloat16* b, float* c, cudaStream_t stream) {
+                                       launch_any_tile_plan(plan, problem, a, b, c, stream);
+                                   }},
+                                   plan_timing_settings(shape, time_budget, timing));
+            };
+        write_tile_plans(shape, any_tile_candidates(shape, gpu), any_tiles(), within, most, time_plan, csv);
+    }
+}
+
+// Stage 31's plans on each shape: stage 30's model on the shape with K in blocks of 128
+// (dispatch/fp8_tiles.hpp), over stage 31's tiles; the terms are the model's (K counted in
+// its K tiles), plan.tile stage 31's index. Each timed (where `time`) against cuBLASLt in the
+// recipe's scales.
+void model_fp8_tiles(const std::vector<GemmShape>& shapes, bool time, double time_budget, TimingMethod timing,
+                     double within, int most, std::ostream& csv) {
+    csv << kTilePlansHeader;
+    std::optional<StageRunner> runner;
+    if (time) runner.emplace(query_device());
+    const Stage& stage = *find_stage(31);
+    const Fp8TilesGpu& gpu = fp8_tiles_gpu_here();
+    for (const GemmShape& shape : shapes) {
+        std::vector<AnyTileCandidate> candidates;
+        for (std::size_t j = 0; j < gpu.fp8_tile_of.size(); ++j) {
+            if (gpu.fp8_tile_of[j] < 0) continue;
+            for (AnyTileCandidate candidate :
+                 any_tile_plans(fp8_shape_in_bf16_k_tiles(shape), gpu.as_stage30, static_cast<int>(j))) {
+                candidate.plan.tile = gpu.fp8_tile_of[j];
+                candidates.push_back(candidate);
             }
-            const AnyTileTerms& t = candidate.terms;
-            csv << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},"
-                               "{:.9g},{},{}\n",
-                               shape.m, shape.n, shape.k, candidate.plan.tile, tile.weights_as_rows ? 1 : 0, tile.rows,
-                               tile.columns, tile.consumers, tile.cluster, candidate.plan.ctas,
-                               candidate.plan.split_tail ? 1 : 0, candidate.plan.splits, t.sm_k_tiles, t.step_bytes,
-                               t.step_macs, t.step_wgmmas, t.dram_bytes, t.sm_store_bytes, t.sm_split_bytes,
-                               t.sm_cluster_split_bytes, candidate.predicted_seconds * 1e6, i == 0 ? 1 : 0, measured);
-            csv.flush();
         }
+        std::stable_sort(candidates.begin(), candidates.end(), [](const AnyTileCandidate& x, const AnyTileCandidate& y) {
+            return x.predicted_seconds < y.predicted_seconds;
+        });
+        TimePlan time_plan;
+        if (runner)
+            time_plan = [&](const AnyTilePlan& plan) {
+                RunSettings settings = plan_timing_settings(shape, time_budget, timing);
+                settings.fp8_scaling = Fp8Scaling::rows_and_blocks;
+                return runner->run(stage,
+                                   Fp8Gemm{[plan](const GemmProblem& problem, Fp8Scaling scaling,
+                                                  const Fp8Operands& operands, __nv_bfloat16* d, cudaStream_t stream) {
+                                       launch_fp8_any_tile_plan(plan, problem, scaling, operands, d, stream);
+                                   }},
+                                   settings);
+            };
+        write_tile_plans(shape, candidates, fp8_any_tiles(), within, most, time_plan, csv);
     }
 }
 
@@ -219,14 +284,18 @@ int run(int argc, char** argv) {
     std::string timing = "graph";
     double within = 1.3;
     int most = 12;
-    app.add_option("--track", track, "the track whose model to run: bf16 (default), bf16-tiles, fp32 or fp32-tc")
-        ->check(CLI::IsMember({"bf16", "bf16-tiles", "fp32", "fp32-tc"}));
-    app.add_option("--timing", timing, "bf16-tiles --time: 'graph' (default) or 'launches'")
+    app.add_option("--track", track,
+                   "the track whose model to run: bf16 (default), bf16-tiles, fp8-tiles, fp32 or fp32-tc")
+        ->check(CLI::IsMember({"bf16", "bf16-tiles", "fp8-tiles", "fp32", "fp32-tc"}));
+    app.add_option("--timing", timing, "bf16-tiles, fp8-tiles --time: 'graph' (default) or 'launches'")
         ->check(CLI::IsMember({"graph", "launches"}));
-    app.add_option("--within", within, "bf16-tiles: the plans predicted within this factor of the best (default 1.3)");
-    app.add_option("--most", most, "bf16-tiles: at most this many plans a shape (default 12)");
+    app.add_option("--within", within,
+                   "bf16-tiles, fp8-tiles: the plans predicted within this factor of the best (default 1.3)");
+    app.add_option("--most", most, "bf16-tiles, fp8-tiles: at most this many plans a shape (default 12)");
     app.add_option("--sms", sms, "fp32, fp32-tc: model a GPU of this many SMs, without asking a GPU")->check(CLI::PositiveNumber);
-    app.add_flag("--time", time, "fp32, fp32-tc, bf16-tiles: time each plan or kernel against cuBLAS SGEMM (CUDA graphs) on the GPU");
+    app.add_flag("--time", time,
+                 "fp32, fp32-tc, bf16-tiles, fp8-tiles: time each plan or kernel against cuBLAS (cuBLASLt for FP8) "
+                 "on the GPU");
     app.add_option("--time-budget", time_budget, "--time: seconds per measurement");
     app.add_option("--shapes", shape_texts, "problems MxNxK");
     app.add_option("--shapes-from", shapes_file, "a file of problems, one MxNxK a line");
@@ -243,11 +312,13 @@ int run(int argc, char** argv) {
             if (!line.empty()) shape_texts.push_back(line);
     }
     std::ofstream csv(csv_path);
-    if (track == "bf16-tiles") {
+    if (track == "bf16-tiles" || track == "fp8-tiles") {
         std::vector<GemmShape> shapes;
         for (const std::string& text : shape_texts) shapes.push_back(parse_shape(text));
-        model_bf16_tiles(shapes, time, time_budget, timing_method_named(timing), within, most, csv);
-        fmt::print("sgemm_model: stage 30's plans, {} shapes -> {}\n", shapes.size(), csv_path);
+        const bool fp8 = track == "fp8-tiles";
+        (fp8 ? model_fp8_tiles : model_bf16_tiles)(shapes, time, time_budget, timing_method_named(timing), within, most,
+                                                   csv);
+        fmt::print("sgemm_model: stage {}'s plans, {} shapes -> {}\n", fp8 ? 31 : 30, shapes.size(), csv_path);
         return 0;
     }
     if (track == "fp32" || track == "fp32-tc") {
