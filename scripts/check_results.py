@@ -17,6 +17,13 @@ are records of a commit, not current figures, and are not checked.
 
 `make results STALE=1` re-measures the stale rows of results.csv and results_in_turns.csv
 (stale_squares); the check names the command that re-measures each other file.
+
+A stale row that cannot be measured again yet (its GPU is not at hand) may be flagged instead:
+results/<gpu>/flagged.csv names its file, its stage or track, the hash it measured and the hash
+of the sources it is flagged against, and why. The check prints the flagged rows and passes
+them; once the sources change again, or the rows are measured again, the flag no longer
+matches and the check fails until it is updated or removed. The README's sentence on the draws
+says where a quoted run is flagged.
 """
 
 import argparse
@@ -26,6 +33,7 @@ from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import results_csv  # noqa: E402
 import source_hashes  # noqa: E402
 
 REPO_ROOT = source_hashes.REPO_ROOT
@@ -94,12 +102,46 @@ def remedy(path):
     return "re-run what wrote it"
 
 
+def flagged_lines(results_dir, hash_of):
+    """(lines naming the flagged stale rows, lines naming the flags that match none) over every
+    results/<gpu>/flagged.csv under results_dir."""
+    results_dir = Path(results_dir)
+    flagged, dangling = [], []
+    for gpu_dir in sorted(path for path in results_dir.iterdir() if path.is_dir()):
+        flags = results_csv.read_flags(gpu_dir)
+        matched = set()
+        for path in checked_files(results_dir):
+            if path.parent != gpu_dir:
+                continue
+            counts = defaultdict(int)
+            for row, _ in stale_rows(path, hash_of):
+                key = (path.name, label_of(row), row.get("sources", ""), hash_of(label_of(row)))
+                if key in flags:
+                    counts[key] += 1
+            for key, count in counts.items():
+                matched.add(key)
+                flagged.append(f"{path.relative_to(results_dir.parent)}: {run_name(key[1])}: {count} rows flagged "
+                               f"(measured on {key[2]}, sources now {key[3]}): {flags[key]}")
+        for key in flags.keys() - matched:
+            dangling.append(f"{(gpu_dir / results_csv.FLAGS_CSV).relative_to(results_dir.parent)}: the flag of "
+                            f"{key[0]}'s {run_name(key[1])} ({key[2]} -> {key[3]}) matches no stale row: the rows "
+                            "were measured again or the sources changed again; remove or update it")
+    return flagged, dangling
+
+
+def run_name(label):
+    return f"stage {label}" if label.isdigit() else f"track {label}"
+
+
 def report(results_dir, hash_of):
-    """(lines, stale squares [(file, stage, size)]) over every checked file under results_dir."""
+    """(lines, stale squares [(file, stage, size)]) over every checked file under results_dir;
+    the rows flagged in their GPU's flagged.csv are left out."""
     results_dir = Path(results_dir)
     lines, squares = [], []
     for path in checked_files(results_dir):
-        found = stale_rows(path, hash_of)
+        flags = results_csv.read_flags(path.parent)
+        found = [(row, why) for row, why in stale_rows(path, hash_of)
+                 if (path.name, label_of(row), row.get("sources", ""), hash_of(label_of(row))) not in flags]
         if not found:
             continue
         by_label = defaultdict(list)
@@ -108,7 +150,7 @@ def report(results_dir, hash_of):
         shown = path.relative_to(results_dir.parent)
         lines.append(f"{shown}: {len(found)} stale rows ({remedy(path)})")
         for (label, why), rows in sorted(by_label.items(), key=lambda item: label_order(item[0][0])):
-            what = f"stage {label}" if label.isdigit() else f"track {label}"
+            what = run_name(label)
             problems = list(dict.fromkeys(size_of(row) for row in rows))
             shown_problems = ", ".join(problems[:6]) + (f" and {len(problems) - 6} more" if len(problems) > 6 else "")
             lines.append(f"  {what}: {len(rows)} row{'s' if len(rows) > 1 else ''} ({shown_problems}): {why}")
@@ -143,12 +185,21 @@ def main(argv=None):
                         help="the tree whose sources and results/ are compared (default: this repository)")
     args = parser.parse_args(argv)
     root = Path(args.root)
-    lines = report(root / "results", hasher(root))[0]
-    if lines:
-        print("Rows measured on sources that have changed since (or that record none):")
-        print("\n".join(lines))
+    hash_of = hasher(root)
+    lines = report(root / "results", hash_of)[0]
+    flagged, dangling = flagged_lines(root / "results", hash_of)
+    if flagged:
+        print("Rows flagged: measured on sources that have changed since, kept with why:")
+        print("\n".join(flagged))
+    if lines or dangling:
+        if lines:
+            print("Rows measured on sources that have changed since (or that record none):")
+            print("\n".join(lines))
+        if dangling:
+            print("\n".join(dangling))
         return 1
-    print(f"every row of {len(checked_files(root / 'results'))} results files measured the sources in the tree")
+    print(f"every row of {len(checked_files(root / 'results'))} results files measured the sources in the tree"
+          + (", or is flagged" if flagged else ""))
     return 0
 
 

@@ -301,8 +301,9 @@ def _left_out(rows, runs):
 def readme_sentence(draws, readme_dir):
     """The README's sentence on the random draws, from the draw files it quotes: each
     track's geomean ratio to cuBLAS over the problems run, launch by launch and by CUDA
-    graphs where a launch was short, its 10th percentile, and the share at or above cuBLAS
-    where the track is a speedup; `draws` [(path of draw_<seed>.csv, seed)], links relative
+    graphs where a launch was short, its 10th percentile, the share at or above cuBLAS
+    where the track is a speedup, and a link to its GPU's flagged.csv where the run's rows are
+    flagged (measured before a change to their sources: check_results.py); `draws` [(path of draw_<seed>.csv, seed)], links relative
     to readme_dir. A track run in several draws is quoted once, from the draw where it ran
     the most problems (of those, the latest seed)."""
     runs_by_draw = []
@@ -335,6 +336,10 @@ def readme_sentence(draws, readme_dir):
             text += f", 10th percentile {ratio_text(run, percentile(ratios, 0.1))}"
             if run in SPEEDUP_RUNS:
                 text += f", at or above it on {sum(r >= 1 for r in ratios) / len(ratios) * 100:.0f} %"
+            flags = results_csv.read_flags(Path(path).parent)
+            if any(file == Path(path).name and flagged_run == run for file, flagged_run, _, _ in flags):
+                flags_link = Path(os.path.relpath(Path(path).parent / results_csv.FLAGS_CSV, readme_dir)).as_posix()
+                text += f" ([flagged]({flags_link}): measured before a change to its sources)"
             parts.append(text)
     if not parts:
         return ""

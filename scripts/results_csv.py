@@ -325,3 +325,21 @@ def latest_by_stage(square_rows, size):
 
 def joined(rows, column):
     return " / ".join(sorted({str(row[column]) for row in rows}))
+
+
+FLAGS_CSV = "flagged.csv"  # beside a GPU's results: rows measured on sources changed since, and why
+FLAGS_HEADER = ["file", "run", "measured_sources", "sources", "why"]
+
+
+def read_flags(gpu_dir):
+    """{(file, run, measured_sources, sources): why} from gpu_dir's flagged.csv ({} without
+    one): the stale rows kept, each named by its file, its run (a stage or track), the hash of
+    the sources it measured and the hash of the sources it was flagged against."""
+    path = Path(gpu_dir) / FLAGS_CSV
+    if not path.exists():
+        return {}
+    with open(path, newline="", encoding="utf-8") as file:
+        reader = csv.DictReader(file)
+        if reader.fieldnames != FLAGS_HEADER:
+            raise ValueError(f"{path}: expected the columns {','.join(FLAGS_HEADER)}")
+        return {(row["file"], row["run"], row["measured_sources"], row["sources"]): row["why"] for row in reader}

@@ -146,6 +146,39 @@ class CheckResults(unittest.TestCase):
             self.assertIn(f"stage {rows[0]['stage']}: 1 row (", out)
             self.assertIn("records no sources", out)
 
+    def test_a_flagged_row_passes_until_its_sources_change_again(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            for folder in ("kernels", "dispatch"):
+                shutil.copytree(REPO / folder, root / folder)
+            with open(REPO / "results/h100-80gb-hbm3/results.csv", encoding="utf-8") as file:
+                rows = list(csv.DictReader(file))[:1]
+            rows[0]["sources"] = "0123456789ab"
+            gpu = root / "results/gpu"
+            gpu.mkdir(parents=True)
+            with open(gpu / "results.csv", "w", newline="", encoding="utf-8") as file:
+                writer = csv.DictWriter(file, fieldnames=list(rows[0]))
+                writer.writeheader()
+                writer.writerows(rows)
+            stage = rows[0]["stage"]
+            now = source_hashes.sources_hash(stage, source_hashes.WorkingTree(root))
+
+            def flag(sources):
+                (gpu / "flagged.csv").write_text("file,run,measured_sources,sources,why\n"
+                                                 f"results.csv,{stage},0123456789ab,{sources},not lent\n")
+
+            flag(now)
+            status, out = check(root)
+            self.assertEqual(status, 0, out)
+            self.assertIn(f"results/gpu/results.csv: stage {stage}: 1 rows flagged", out)
+            self.assertIn("not lent", out)
+
+            flag("ba9876543210")  # flagged against other sources: the row is stale, the flag matches none
+            status, out = check(root)
+            self.assertEqual(status, 1)
+            self.assertIn(f"stage {stage}: 1 row (", out)
+            self.assertIn("matches no stale row", out)
+
 
 class RemeasureStale(unittest.TestCase):
     """make results STALE=1: each size once, with just the stages stale there, each file in its timing."""

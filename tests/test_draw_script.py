@@ -242,6 +242,20 @@ class ReportTest(unittest.TestCase):
                       "10th percentile 0.80x, at or above it on 67 %.", sentence)
         self.assertEqual(draw_report.readme_sentence([], tmp), "")
 
+    def test_a_flagged_run_says_so_in_the_sentence(self):
+        bf16 = [row(1, "bf16", 16, 0.5), row(2, "bf16", 100, 2.0)]
+        fp32 = [row(1, "fp32", 16, 0.7)]
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "results" / "draw_8.csv"
+            path.parent.mkdir()
+            draw_report.write_draw(draw_report.in_draw_order(bf16 + fp32), path)
+            (path.parent / "flagged.csv").write_text("file,run,measured_sources,sources,why\n"
+                                                     "draw_8.csv,bf16,0123456789ab,ba9876543210,why\n")
+            sentence = " ".join(draw_report.readme_sentence([(path, 8)], tmp).split())
+        self.assertIn("10th percentile 65.0 % ([flagged](results/flagged.csv): measured before a change to its "
+                      "sources)", sentence)
+        self.assertEqual(sentence.count("[flagged]"), 1)  # fp32's rows are not
+
     def test_a_track_in_several_draws_is_quoted_from_its_largest(self):
         small = [row(1, "bf16", 16, 0.5), row(2, "bf16", 100, 2.0)]
         large = [row(1, "bf16", 16, 0.8), row(2, "bf16", 100, 0.9), row(3, "bf16", 600, 1.0)]
