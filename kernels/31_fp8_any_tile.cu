@@ -100,17 +100,18 @@ struct TileList {
 };
 
 template <int Consumers, int MBlocks, int Tokens, int ClusterM = 1>
-using Swapped = any_tile::AnyTileConfig<Fp8WeightsAsRows, Consumers, MBlocks, Tokens, ClusterM>;
+using Swapped = Fp8AnyTileConfig<Fp8WeightsAsRows, Consumers, MBlocks, Tokens, ClusterM>;
 template <int Consumers, int MBlocks, int Weights, int ClusterM = 1>
-using Unswapped = any_tile::AnyTileConfig<Fp8TokensAsRows, Consumers, MBlocks, Weights, ClusterM>;
+using Unswapped = Fp8AnyTileConfig<Fp8TokensAsRows, Consumers, MBlocks, Weights, ClusterM>;
 
 // Stage 30's tiles whose sums and two K blocks' fit a consumer's registers without spills
-// in widths wgmma_fp8.cuh compiles: weights as rows by tokens 16-96 (128, and two m64 blocks
-// of 64, spill 236-568 bytes a thread with the recipe's scales); tokens as rows, 128 rows by
-// 64 or 128 weights (stage 29's largest).
+// in widths wgmma_fp8.cuh compiles: weights as rows by tokens 16-96, and two m64 blocks of
+// 64 (128 tokens spill 56-76 bytes a thread with the recipe's scales: the 16 pairs of the
+// tokens' scales a thread loads from L1 as it promotes); tokens as rows, 128 rows by 64 or
+// 128 weights (stage 29's largest).
 using Compiled = TileList<
     Swapped<1, 1, 16>, Swapped<1, 1, 32>, Swapped<1, 1, 64>,
-    Swapped<2, 1, 32>, Swapped<2, 1, 64>, Swapped<2, 1, 96>, Swapped<3, 1, 64>,
+    Swapped<2, 1, 32>, Swapped<2, 1, 64>, Swapped<2, 1, 96>, Swapped<3, 1, 64>, Swapped<2, 2, 64>,
     Unswapped<2, 1, 64>, Unswapped<2, 1, 128>, Unswapped<2, 1, 128, 2>>;
 
 }  // namespace fp8_any_tile

@@ -11,10 +11,12 @@
 #include <cuda.h>
 #include <cuda_bf16.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 
+#include "26_fp8_tensor_scale.cuh"
 #include "30_any_tile.cuh"
 #include "common/fp8_problem.hpp"
 #include "common/wgmma_fp8.cuh"
@@ -60,6 +62,17 @@ struct Fp8WeightsAsRows {
     static CUtensorMap column_map(const GemmShape& s, const Fp8Operands& o) { return ColumnTile::map(o.a, s.m, s.k); }
     __host__ __device__ static int rows(const GemmShape& s) { return s.n; }
     __host__ __device__ static int columns(const GemmShape& s) { return s.m; }
+};
+
+// ---- The configuration: stage 30's (AnyTileConfig), with the producer's registers of stage
+// 26's (40): a consumer holds three tiles of values here, and 8 registers more a thread
+// keep the 128-wide tiles from spilling.
+template <template <int, int, int> class Orientation_, int Consumers, int MBlocks, int Columns, int ClusterM>
+struct Fp8AnyTileConfig : any_tile::AnyTileConfig<Orientation_, Consumers, MBlocks, Columns, ClusterM> {
+    using Base = any_tile::AnyTileConfig<Orientation_, Consumers, MBlocks, Columns, ClusterM>;
+    static constexpr int kProducerRegisters = 40;
+    static constexpr int kConsumerRegisters =
+        std::min(232, (Base::kLaunchRegisters * (1 + Consumers) - kProducerRegisters) / Consumers / 8 * 8);
 };
 
 // ---- The scales of a K block, as a consumer's thread applies them when it promotes (the
@@ -144,29 +157,52 @@ struct PromotionScales {
     __device__ void promote(WarpgroupAccumulators<kMBlocks, kColumns>& sums,
                             const WarpgroupAccumulators<kMBlocks, kColumns>& block, const OfBlock& f,
                             TileOrigin tile) const {
-        const int first_column = tile.col + wgmma_accumulator_position(threadIdx.x % 128, 0, 0).column;
-        const float* const column_scales = column_side.scales + static_cast<std::size_t>(f.kb) * column_side.stride;
-#pragma unroll
-        for (int j = 0; j < kColumns / 8; ++j) {
-            float2 scale = make_float2(1.0f, 1.0f);
-            if constexpr (kColumnKind == Kind::rows) {
-                scale = __ldg(reinterpret_cast<const float2*>(column_scales +
-                                                              min(first_column + 8 * j, column_side.stride - 2)));
-            } else if constexpr (kColumnKind == Kind::blocks) {
-                // Selects, not an array indexed by the block: that went to local memory (stage 28).
-                const float block_of_j = (tile.col % kFp8ScaleBlock + 8 * j >= kFp8ScaleBlock) ? f.column_block[1]
-                                                                                              : f.column_block[0];
-                scale = make_float2(block_of_j, block_of_j);
+        if constexpr (kColumnKind == Kind::rows) {
+            // The columns' scales a row: one base address and immediate offsets where the
+            // tile's columns lie inside the padded row of scales (a clamped address a pair
+            // took two registers each, and spilled the 128-wide tiles), clamped in the last
+            // tile of a row only.
+            const int first_column = tile.col + wgmma_accumulator_position(threadIdx.x % 128, 0, 0).column;
+            const float* const row = column_side.scales + static_cast<std::size_t>(f.kb) * column_side.stride;
+            if (tile.col + kColumns <= column_side.stride) {
+                const float2* const pairs = reinterpret_cast<const float2*>(row + first_column);
+                promote_with(sums, block, f, [&](int j) { return __ldg(pairs + 4 * j); });
+            } else {
+                promote_with(sums, block, f, [&](int j) {
+                    return __ldg(reinterpret_cast<const float2*>(row + min(first_column + 8 * j, column_side.stride - 2)));
+                });
             }
+        } else if constexpr (kColumnKind == Kind::blocks) {
+            // Each 8-column group lies in the first or the second block: the four products of
+            // the thread's two rows' and the two blocks' scales once, then one FFMA a value
+            // (stage 28's). Selects, not an array indexed by the block: that went to local
+            // memory there.
+            float first[kMBlocks][2], second[kMBlocks][2];
 #pragma unroll
             for (int i = 0; i < kMBlocks; ++i)
 #pragma unroll
                 for (int half = 0; half < 2; ++half) {
-                    float& even = sums[i][4 * j + 2 * half];
-                    float& odd = sums[i][4 * j + 2 * half + 1];
-                    even = fmaf(block[i][4 * j + 2 * half], f.row[i][half] * scale.x, even);
-                    odd = fmaf(block[i][4 * j + 2 * half + 1], f.row[i][half] * scale.y, odd);
+                    first[i][half] = f.row[i][half] * f.column_block[0];
+                    second[i][half] = f.row[i][half] * f.column_block[1];
                 }
+            const int into_block = tile.col % kFp8ScaleBlock;
+#pragma unroll
+            for (int j = 0; j < kColumns / 8; ++j) {
+                const bool in_second = into_block + 8 * j >= kFp8ScaleBlock;
+#pragma unroll
+                for (int i = 0; i < kMBlocks; ++i)
+#pragma unroll
+                    for (int half = 0; half < 2; ++half) {
+                        const float factor = in_second ? second[i][half] : first[i][half];
+#pragma unroll
+                        for (int p = 0; p < 2; ++p) {
+                            float& sum = sums[i][4 * j + 2 * half + p];
+                            sum = fmaf(block[i][4 * j + 2 * half + p], factor, sum);
+                        }
+                    }
+            }
+        } else {
+            promote_with(sums, block, f, [](int) { return make_float2(1.0f, 1.0f); });
         }
     }
     // After the last K block: the tensors' scales.
@@ -179,6 +215,25 @@ struct PromotionScales {
     }
 
 private:
+    // sums += block x its rows' scales x column_pair(j)'s, pair j's of every 8 columns.
+    template <class ColumnPair>
+    __device__ static void promote_with(WarpgroupAccumulators<kMBlocks, kColumns>& sums,
+                                        const WarpgroupAccumulators<kMBlocks, kColumns>& block, const OfBlock& f,
+                                        ColumnPair column_pair) {
+#pragma unroll
+        for (int j = 0; j < kColumns / 8; ++j) {
+            const float2 scale = column_pair(j);
+#pragma unroll
+            for (int i = 0; i < kMBlocks; ++i)
+#pragma unroll
+                for (int half = 0; half < 2; ++half) {
+                    float& even = sums[i][4 * j + 2 * half];
+                    float& odd = sums[i][4 * j + 2 * half + 1];
+                    even = fmaf(block[i][4 * j + 2 * half], f.row[i][half] * scale.x, even);
+                    odd = fmaf(block[i][4 * j + 2 * half + 1], f.row[i][half] * scale.y, odd);
+                }
+        }
+    }
     // Block `block` of B's rows (the last where past the end) for K block kb.
     __device__ static float block_scale(const Side& side, int kb, int block) {
         block = min(block, (side.extent - 1) / kFp8ScaleBlock);
@@ -206,10 +261,13 @@ __device__ __forceinline__ void multiply_piece_promoted(WarpgroupAccumulators<Co
     static_assert(Config::kConsumerRegisters >= 3 * kMBlocks * kColumns / 2 + 24,
                   "the sums and two K blocks' fit in a consumer's registers");
     // K block kb onto the tensor cores, into `block`; its scales and its stage to `factors`
-    // and `stage`.
+    // and `stage`. The ring's place is stepped (stage 26's RingSlot), not divided out of
+    // `passed` every K block (kStages is rarely a power of two).
+    RingSlot<kStages> slot{passed % kStages, static_cast<unsigned>(passed / kStages % 2)};
     const auto issue = [&](Accumulators& block, int kb, OfBlock& factors, int& stage) {
-        stage = passed % kStages;
-        mbarrier_wait(&full[stage], passed / kStages % 2);
+        stage = slot.stage;
+        mbarrier_wait(&full[stage], slot.phase);
+        slot = slot.next();
         ++passed;
         factors = scales.load(kb, tile, first_row);
         const std::uint8_t* rows = Config::row_tile(ring, stage);
