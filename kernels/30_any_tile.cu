@@ -17,7 +17,9 @@
 //   - the producer: TMA into a ring as deep as shared memory holds, the operand that a
 //     cluster shares multicast (stage 18);
 //   - the mainloop: one to three consumer warpgroups of one or two m64 blocks, wgmma of any
-//     N that is a multiple of 16 (common/wgmma_widths.cuh);
+//     N that is a multiple of 16 (common/wgmma_widths.cuh); a type the kernel takes, with
+//     what the producer loads beside each K tile for it (Bf16Mainloop here: nothing; FP8's
+//     promotion and its scales in stage 31);
 //   - the epilogue: C in FP32 or bf16, unswapped through shared memory and TMA stores
 //     (stage 19's chunks), swapped from registers at C[column][row];
 //   - the scheduler: stage 20's persistent, rasterized schedule, stream-K where the plan
@@ -49,47 +51,12 @@
 #include "30_any_tile.hpp"
 
 #include <stdexcept>
+#include <string>
 
 #include "30_any_tile.cuh"
 
 namespace sgemm {
 namespace any_tile {
-
-template <class Config>
-constexpr AnyTile tile_of() {
-    return AnyTile{Config::Orientation::kSwapped, Config::kRows, Config::kColumns, Config::kConsumers,
-                   Config::kClusterM, Config::kSplitsK};
-}
-
-// The compiled tiles, and a launch of the index-th.
-template <class... Configs>
-struct TileList {
-    static const std::vector<AnyTile>& tiles() {
-        static const std::vector<AnyTile> list{tile_of<Configs>()...};
-        return list;
-    }
-    // Clusters of the tile's own size, and (where it splits K) of every split.
-    template <class Config>
-    static ResidentByCluster resident_of() {
-        ResidentByCluster ctas{};
-        for (int size = 1; size <= kMaxClusterSplits; ++size)
-            if (size == Config::kClusterM || (Config::kSplitsK && size > 1)) ctas[size] = resident_ctas<Config>(size);
-        return ctas;
-    }
-    static const std::vector<ResidentByCluster>& resident_ctas_by_cluster() {
-        static const std::vector<ResidentByCluster> ctas{resident_of<Configs>()...};
-        return ctas;
-    }
-    template <class COut>
-    static void launch(const AnyTilePlan& plan, const GemmProblem& problem, const __nv_bfloat16* a,
-                       const __nv_bfloat16* b, COut* c, cudaStream_t stream) {
-        int index = 0;
-        const bool launched = ((index++ == plan.tile ? (launch_config<Configs>(plan, problem, a, b, c, stream), true)
-                                                     : false) ||
-                               ...);
-        if (!launched) throw std::invalid_argument("stage 30: no compiled tile " + std::to_string(plan.tile));
-    }
-};
 
 template <int Consumers, int MBlocks, int Tokens, int ClusterM = 1>
 using Swapped = AnyTileConfig<WeightsAsRows, Consumers, MBlocks, Tokens, ClusterM>;
@@ -101,7 +68,7 @@ using Unswapped = AnyTileConfig<TokensAsRows, Consumers, MBlocks, Weights, Clust
 // the sums (a thread holds blocks x tokens / 2 of them). Tokens as rows: stage 20's tiles,
 // and 128 x 192, 192 x 128 and 256 x 128, whose counts make whole waves where stage 20's
 // do not (3000 x 3000: 384 tiles of 128 x 192, 2.9 waves of 132).
-using Compiled = TileList<
+using Compiled = TileList<Bf16Mainloop,
     Swapped<1, 1, 16>, Swapped<1, 1, 32>, Swapped<1, 1, 48>, Swapped<1, 1, 64>, Swapped<1, 1, 96>,
     Swapped<1, 1, 128>,
     Swapped<2, 1, 32>, Swapped<2, 1, 48>, Swapped<2, 1, 64>, Swapped<2, 1, 80>, Swapped<2, 1, 96>,
@@ -119,14 +86,27 @@ const std::vector<AnyTile>& any_tiles() { return any_tile::Compiled::tiles(); }
 
 const std::vector<ResidentByCluster>& any_tile_resident_ctas() { return any_tile::Compiled::resident_ctas_by_cluster(); }
 
+namespace {
+
+template <class COut>
+void launch_on_plan(const AnyTilePlan& plan, const GemmProblem& problem, const __nv_bfloat16* a,
+                    const __nv_bfloat16* b, COut* c, cudaStream_t stream) {
+    const bool launched = any_tile::Compiled::visit(plan.tile, [&](auto tile) {
+        any_tile::launch_config<typename decltype(tile)::type>(plan, problem, a, b, c, stream);
+    });
+    if (!launched) throw std::invalid_argument("stage 30: no compiled tile " + std::to_string(plan.tile));
+}
+
+}  // namespace
+
 void launch_any_tile_plan(const AnyTilePlan& plan, const GemmProblem& problem, const __nv_bfloat16* a,
                           const __nv_bfloat16* b, float* c, cudaStream_t stream) {
-    any_tile::Compiled::launch(plan, problem, a, b, c, stream);
+    launch_on_plan(plan, problem, a, b, c, stream);
 }
 
 void launch_any_tile_plan_bf16_c(const AnyTilePlan& plan, const GemmProblem& problem, const __nv_bfloat16* a,
                                  const __nv_bfloat16* b, __nv_bfloat16* c, cudaStream_t stream) {
-    any_tile::Compiled::launch(plan, problem, a, b, c, stream);
+    launch_on_plan(plan, problem, a, b, c, stream);
 }
 
 }  // namespace sgemm

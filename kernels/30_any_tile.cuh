@@ -23,6 +23,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "19_persistent_c_stores.cuh"
 #include "20_hopper_tuned.cuh"
@@ -127,8 +128,11 @@ struct WeightsAsRows {
 };
 
 // A kernel's configuration: the tile (Consumers warpgroups of MBlocks m64 blocks each, by
-// Columns), its orientation and cluster; the ring as deep as shared memory holds.
-template <template <int, int, int> class Orientation_, int Consumers, int MBlocks, int Columns, int ClusterM>
+// Columns), its orientation and cluster; the ring as deep as shared memory holds. A stage
+// holds the operands' K tiles and StageExtraBytes beside them, for what a mainloop's producer
+// part loads with them (none for bf16; stage 31's scales).
+template <template <int, int, int> class Orientation_, int Consumers, int MBlocks, int Columns, int ClusterM,
+          int StageExtraBytes = 0>
 struct AnyTileConfig {
     static constexpr int kRows = 64 * MBlocks * Consumers, kColumns = Columns, kConsumers = Consumers;
     using Orientation = Orientation_<kRows, Columns, ClusterM>;
@@ -139,7 +143,10 @@ struct AnyTileConfig {
     // buffers a consumer); swapped, straight from registers (DirectStores).
     static constexpr bool kTmaStores = !Orientation::kSwapped;
     static constexpr int kCBufferBytes = kTmaStores ? 2 * kCChunkBytes : 1024;
-    static constexpr int kStages = std::min(12, (226 * 1024 - Consumers * kCBufferBytes) / kStageBytes);
+    static constexpr int kStageExtraBytes = (StageExtraBytes + 127) / 128 * 128;
+    static constexpr int kExtraSlotBytes = kStageExtraBytes > 0 ? kStageExtraBytes : 16;
+    static constexpr int kStages =
+        std::min(12, (226 * 1024 - Consumers * kCBufferBytes) / (kStageBytes + kStageExtraBytes));
     static constexpr int kThreads = 128 * (1 + Consumers);
     // Registers after setmaxnreg: what the launch gives the CTA (65536 at most, in 8s a
     // thread), the producer's few, the rest split among the consumers, who hold the sums.
@@ -159,10 +166,13 @@ struct AnyTileConfig {
     struct SharedMemory {
         alignas(1024) std::uint8_t ring[kStages][kStageBytes];
         alignas(1024) std::uint8_t c_buffers[Consumers][kCBufferBytes];
+        alignas(128) std::uint8_t extras[kStages][kExtraSlotBytes];
         std::uint64_t full[kStages], empty[kStages];
     };
     static constexpr int kSharedBytes = sizeof(SharedMemory);
     __device__ static std::uint8_t* row_tile(std::uint8_t* ring, int stage) { return ring + stage * kStageBytes; }
+    template <class Byte>
+    __device__ static Byte* stage_extras(Byte* extras, int stage) { return extras + stage * kExtraSlotBytes; }
     __device__ static std::uint8_t* column_tile(std::uint8_t* ring, int stage) {
         return ring + stage * kStageBytes + RowTile::kBytes;
     }
@@ -174,11 +184,16 @@ struct AnyTileConfig {
 };
 
 // ---- The producer: warpgroup 0's first thread walks its pieces of work (pieces(index,
-// piece), false past the last) and fills the ring, K tile by K tile (stage 19's loop).
-template <class Config, class Pieces, class TileOf>
+// piece), false past the last) and fills the ring, K tile by K tile (stage 19's loop), with
+// the mainloop's own loads of each K tile beside the operands' (StageLoads: kBytes and
+// load(to, tile, kt, full), into the stage's extras).
+template <class Config, class StageLoads, class Pieces, class TileOf>
 __device__ __forceinline__ void produce_k_tiles(Pieces pieces, unsigned rank, TileOf tile_of, std::uint8_t* ring,
+                                                std::uint8_t* extras,
                                                 std::uint64_t* full, std::uint64_t* empty,
-                                                const CUtensorMap* row_map, const CUtensorMap* column_map) {
+                                                const CUtensorMap* row_map, const CUtensorMap* column_map,
+                                                const StageLoads& stage_loads) {
+    static_assert(StageLoads::kBytes <= Config::kStageExtraBytes, "a stage holds the mainloop's loads");
     using RowTile = typename Config::RowTile;
     using ColumnTile = typename Config::ColumnTile;
     constexpr int kStages = Config::kStages, kClusterM = Config::kClusterM;
@@ -189,7 +204,8 @@ __device__ __forceinline__ void produce_k_tiles(Pieces pieces, unsigned rank, Ti
         for (int kt = piece.k_begin; kt < piece.k_end; ++kt, ++passed) {
             const int stage = passed % kStages;
             mbarrier_wait(&empty[stage], (passed / kStages % 2) ^ 1);  // parity 1 first: free
-            mbarrier_arrive_expect_tx(&full[stage], Config::kStageBytes);
+            mbarrier_arrive_expect_tx(&full[stage], Config::kStageBytes + StageLoads::kBytes);
+            stage_loads.load(Config::stage_extras(extras, stage), tile, kt, &full[stage]);
             RowTile::load_part(Config::row_tile(ring, stage), tile.row, kt, 0, [&](void* to, int x, int y) {
                 tma_load_2d(to, row_map, x, y, &full[stage]);
             });
@@ -244,6 +260,35 @@ __device__ __forceinline__ void multiply_piece(WarpgroupAccumulators<Config::kMB
     warpgroup_finish<kMBlocks, kColumns>(acc);
     release((passed - 1) % kStages);
 }
+
+// The mainloop as a part the kernel is composed with: Arguments (what it needs beside the
+// ring, passed to the kernel), kValuesPerKTile (K's values a ring stage holds: the schedule
+// counts K in them), StageMaps (tensor maps of what the producer loads beside the operands, a
+// kernel parameter), StageLoads<Config>(&stage_maps) (the producer's loads of a K tile into the
+// stage's extras: kBytes and load(to, tile, kt, full)) and Consumer<Config>(arguments,
+// problem), made once a consumer, whose run(acc, piece, tile, first_row, ring, extras, full,
+// empty, passed, signals) multiplies a piece's K tiles into acc. This stage's: bf16 K tiles of
+// 64 values, summed in the MMA (multiply_piece), nothing beside them; stage 31 defines FP8's.
+struct Bf16Mainloop {
+    static constexpr int kValuesPerKTile = 64;
+    struct Arguments {};
+    struct StageMaps {};
+    template <class Config>
+    struct StageLoads {
+        static constexpr int kBytes = 0;
+        __device__ explicit StageLoads(const StageMaps*) {}
+        __device__ void load(std::uint8_t*, TileOrigin, int, std::uint64_t*) const {}
+    };
+    template <class Config>
+    struct Consumer {
+        __device__ Consumer(const Arguments&, const GemmProblem&) {}
+        __device__ __forceinline__ void run(WarpgroupAccumulators<Config::kMBlocks, Config::kColumns>& acc, const WorkPiece& piece,
+                            TileOrigin, int first_row, std::uint8_t* ring, const std::uint8_t*, std::uint64_t* full,
+                            std::uint64_t* empty, int& passed, bool signals) const {
+            multiply_piece<Config>(acc, piece, first_row, ring, full, empty, passed, signals);
+        }
+    };
+};
 
 // ---- The epilogues. One sum into C: row and column of the tile's sums, which are C's
 // column and row where the tile is swapped. C = alpha * sum + beta * C, nothing read where
@@ -397,13 +442,15 @@ struct ClusterSplit {
     }
 };
 
-// ---- The kernel: the parts above, composed. COut: C's type, float or __nv_bfloat16.
-// splits: 1, the persistent schedule; more, one tile a cluster of that many CTAs, its K
-// split among them (ClusterSplit).
-template <class Config, class COut>
+// ---- The kernel: the parts above, composed. Mainloop: Bf16Mainloop here (stage 31's for
+// FP8). COut: C's type, float or __nv_bfloat16. splits: 1, the persistent schedule; more,
+// one tile a cluster of that many CTAs, its K split among them (ClusterSplit).
+template <class Config, class Mainloop, class COut>
 __global__ void __launch_bounds__(Config::kThreads, 1)
     any_tile_kernel(const __grid_constant__ CUtensorMap row_map, const __grid_constant__ CUtensorMap column_map,
-                    const __grid_constant__ CUtensorMap c_map, COut* c, GemmProblem problem, int group_rows,
+                    const __grid_constant__ CUtensorMap c_map, COut* c, GemmProblem problem,
+                    typename Mainloop::Arguments arguments, const __grid_constant__ typename Mainloop::StageMaps stage_maps,
+                    int group_rows,
                     const __grid_constant__ TileSchedule schedule, StreamKWorkspace workspace, int splits) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     using Orientation = typename Config::Orientation;
@@ -444,19 +491,22 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
     if (warpgroup == 0) {
         if constexpr (Config::kConsumers > 1) warpgroup_release_registers<Config::kProducerRegisters>();
         if (threadIdx.x == 0)
-            produce_k_tiles<Config>(pieces, rank, tile_of, ring, shared.full, shared.empty, &row_map, &column_map);
+            produce_k_tiles<Config>(pieces, rank, tile_of, ring, &shared.extras[0][0], shared.full, shared.empty, &row_map,
+                                    &column_map, typename Mainloop::template StageLoads<Config>(&stage_maps));
     } else {
         if constexpr (Config::kConsumers > 1) warpgroup_claim_registers<Config::kConsumerRegisters>();
         const int first_row = (warpgroup - 1) * 64 * Config::kMBlocks;
         const bool signals = threadIdx.x % 128 == 0;
         // Named barrier 1: the consumers, who hand stream-K's partial sums over together.
         const HandOverThreads consumers{static_cast<int>(threadIdx.x) - 128, Config::kConsumers * 128, 1};
+        const typename Mainloop::template Consumer<Config> mainloop(arguments, problem);
         WarpgroupAccumulators<Config::kMBlocks, Config::kColumns> acc;
         WorkPiece piece{};
         int passed = 0, chunks = 0;
         for (int index = 0; pieces(index, piece); ++index) {
             const TileOrigin tile = tile_of(piece.stack);
-            multiply_piece<Config>(acc, piece, first_row, ring, shared.full, shared.empty, passed, signals);
+            mainloop.run(acc, piece, tile, first_row, ring, &shared.extras[0][0], shared.full, shared.empty, passed,
+                         signals);
             if constexpr (Config::kSplitsK) {
                 if (splits > 1) {
                     // The ring is free once every consumer's wgmmas are done reading it.
@@ -496,17 +546,17 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
 #endif
 }
 
-// The schedule of a plan (30_any_tile.hpp) for Config's tiles: `ctas` CTAs in clusters,
-// each a stack of whole tiles a round; with split_tail the stacks left after the whole
-// rounds shared out by K (20_stream_k.cuh), their partial sums handed over through the
-// workspace by the last sharer of each (never in shares).
+// The schedule of a plan (30_any_tile.hpp) for Config's tiles and K in k_tiles: `ctas` CTAs
+// in clusters, each a stack of whole tiles a round; with split_tail the stacks left after
+// the whole rounds shared out by K (20_stream_k.cuh), their partial sums handed over through
+// the workspace by the last sharer of each (never in shares).
 template <class Config>
-TileSchedule schedule_for(const GemmShape& shape, const AnyTilePlan& plan) {
+TileSchedule schedule_for(const GemmShape& shape, const AnyTilePlan& plan, int k_tiles) {
     using Orientation = typename Config::Orientation;
     const int stacks = ceil_div(Orientation::rows(shape), Config::kClusterM * Config::kRows) *
                        ceil_div(Orientation::columns(shape), Config::kColumns);
     const int clusters = std::max(1, std::min(plan.ctas / Config::kClusterM, plan.split_tail ? plan.ctas : stacks));
-    TileSchedule schedule{stacks, ceil_div(shape.k, 64), clusters, ceil_div(stacks, clusters), false, false};
+    TileSchedule schedule{stacks, k_tiles, clusters, ceil_div(stacks, clusters), false, false};
     if (plan.split_tail && stacks % clusters != 0 &&
         static_cast<long long>(stacks % clusters) * schedule.k_tiles >= 2LL * clusters) {
         schedule.whole_rounds = stacks / clusters;
@@ -515,49 +565,99 @@ TileSchedule schedule_for(const GemmShape& shape, const AnyTilePlan& plan) {
     return schedule;
 }
 
-// Config's kernel on a plan: K and N multiples of 8 (TMA's rows start 16-byte aligned).
-template <class Config, class COut>
-void launch_config(const AnyTilePlan& plan, const GemmProblem& problem, const __nv_bfloat16* a,
-                   const __nv_bfloat16* b, COut* c, cudaStream_t stream) {
+// Config's kernel with Mainloop on a plan, from the operands' tensor maps: K and N multiples
+// of 8 (TMA's rows start 16-byte aligned).
+template <class Config, class Mainloop, class COut>
+void launch_plan(const AnyTilePlan& plan, const GemmProblem& problem, const CUtensorMap& row_map,
+                 const CUtensorMap& column_map, COut* c, const typename Mainloop::Arguments& arguments,
+                 const typename Mainloop::StageMaps& stage_maps, cudaStream_t stream) {
     using Orientation = typename Config::Orientation;
-    const CUtensorMap row_map = Orientation::row_map(problem.shape, a, b);
-    const CUtensorMap column_map = Orientation::column_map(problem.shape, a, b);
     const CUtensorMap c_map = Config::kTmaStores ? make_c_tensor_map(c, problem.shape.m, problem.shape.n) : CUtensorMap{};
-    const auto kernel = any_tile_kernel<Config, COut>;
+    const auto kernel = any_tile_kernel<Config, Mainloop, COut>;
     // Once a process: the track launches this every call, and the attribute stays set.
     static const cudaError_t more_shared_memory =
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Config::kSharedBytes);
     (void)more_shared_memory;  // a failure shows as the launch's error
+    const int k_tiles = ceil_div(problem.shape.k, Mainloop::kValuesPerKTile);
     if (plan.splits > 1) {
         // A cluster of `splits` CTAs a tile, each an even range of its K tiles (none empty).
         const int stacks = ceil_div(Orientation::rows(problem.shape), Config::kRows) *
                            ceil_div(Orientation::columns(problem.shape), Config::kColumns);
-        const int k_tiles = ceil_div(problem.shape.k, 64);
         if (!Config::kSplitsK || plan.splits > kMaxClusterSplits || plan.splits > k_tiles)
-            throw std::invalid_argument("stage 30: this tile cannot split K " + std::to_string(plan.splits) + " ways");
+            throw std::invalid_argument("this tile cannot split K " + std::to_string(plan.splits) + " ways");
         const TileSchedule schedule{stacks, k_tiles, stacks, 1, false, false};
         launch_with_cluster(kernel, stacks * plan.splits, Config::kThreads, plan.splits, Config::kSharedBytes, stream,
-                            row_map, column_map, c_map, c, problem, plan.group_rows, schedule, StreamKWorkspace{},
-                            plan.splits);
+                            row_map, column_map, c_map, c, problem, arguments, stage_maps, plan.group_rows, schedule,
+                            StreamKWorkspace{}, plan.splits);
         return;
     }
-    const TileSchedule schedule = schedule_for<Config>(problem.shape, plan);
+    const TileSchedule schedule = schedule_for<Config>(problem.shape, plan, k_tiles);
     StreamKWorkspace workspace;
     if (schedule.split_tail)
         workspace = stream_k_workspace(schedule.clusters * Config::kClusterM, Config::kRows * Config::kColumns);
     launch_with_cluster(kernel, schedule.clusters * Config::kClusterM, Config::kThreads, Config::kClusterM,
-                        Config::kSharedBytes, stream, row_map, column_map, c_map, c, problem, plan.group_rows,
-                        schedule, workspace, 1);
+                        Config::kSharedBytes, stream, row_map, column_map, c_map, c, problem, arguments,
+                        stage_maps, plan.group_rows, schedule, workspace, 1);
 }
 
-// What the occupancy calculator says of Config's kernel: CTAs the GPU holds at once in
-// clusters of `cluster_size` (0 where it cannot launch them).
-template <class Config>
+// Config's kernel on a plan, on bf16 A and B.
+template <class Config, class COut>
+void launch_config(const AnyTilePlan& plan, const GemmProblem& problem, const __nv_bfloat16* a,
+                   const __nv_bfloat16* b, COut* c, cudaStream_t stream) {
+    using Orientation = typename Config::Orientation;
+    launch_plan<Config, Bf16Mainloop>(plan, problem, Orientation::row_map(problem.shape, a, b),
+                                      Orientation::column_map(problem.shape, a, b), c, Bf16Mainloop::Arguments{},
+                                      Bf16Mainloop::StageMaps{}, stream);
+}
+
+// What the occupancy calculator says of Config's kernel with Mainloop: CTAs the GPU holds at
+// once in clusters of `cluster_size` (0 where it cannot launch them).
+template <class Config, class Mainloop>
 int resident_ctas(int cluster_size) {
-    const auto kernel = any_tile_kernel<Config, float>;
+    const auto kernel = any_tile_kernel<Config, Mainloop, float>;
     cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Config::kSharedBytes);
     return cluster_size * max_active_clusters(kernel, Config::kThreads, cluster_size, Config::kSharedBytes);
 }
+
+// A list of compiled tiles (Configs, each run with Mainloop): what each is (AnyTile), the
+// CTAs of each the GPU holds at once in clusters of its own size and of every split, and a
+// call of visit(TileTag<Config>{}) for the index-th.
+template <class Config>
+struct TileTag {
+    using type = Config;
+};
+
+template <class Config>
+constexpr AnyTile tile_of() {
+    return AnyTile{Config::Orientation::kSwapped, Config::kRows, Config::kColumns, Config::kConsumers,
+                   Config::kClusterM, Config::kSplitsK};
+}
+
+template <class Mainloop, class... Configs>
+struct TileList {
+    static const std::vector<AnyTile>& tiles() {
+        static const std::vector<AnyTile> list{tile_of<Configs>()...};
+        return list;
+    }
+    template <class Config>
+    static ResidentByCluster resident_of() {
+        ResidentByCluster ctas{};
+        for (int size = 1; size <= kMaxClusterSplits; ++size)
+            if (size == Config::kClusterM || (Config::kSplitsK && size > 1))
+                ctas[size] = resident_ctas<Config, Mainloop>(size);
+        return ctas;
+    }
+    static const std::vector<ResidentByCluster>& resident_ctas_by_cluster() {
+        static const std::vector<ResidentByCluster> ctas{resident_of<Configs>()...};
+        return ctas;
+    }
+    // False where there is no index-th tile.
+    template <class Visit>
+    static bool visit(int index, Visit visit) {
+        int at = 0;
+        return ((at++ == index ? (visit(TileTag<Configs>{}), true) : false) || ...);
+    }
+};
 
 }  // namespace any_tile
 }  // namespace sgemm

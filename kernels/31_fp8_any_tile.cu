@@ -10,12 +10,14 @@
 //   - the operands: e4m3, both K-major (FP8's wgmma reads no other, so the problem's B is
 //     N x K), a K block of 128 values is 128 bytes a row: the ring, its stages, the TMA
 //     boxes and the wgmma descriptors are stage 30's (Fp8KMajorTile);
-//   - the mainloop: each K block's four k32 wgmmas sum from zero, and the block's sums are
-//     added into FP32 sums times their scales, two blocks taking turns so that the next is
-//     on the tensor cores meanwhile (stage 27's promotion; multiply_piece_promoted);
+//   - the mainloop (Fp8Mainloop, the part stage 30's kernel takes): each K block's four k32
+//     wgmmas sum from zero, and the block's sums are added into FP32 sums times their
+//     scales, two blocks taking turns so that the next is on the tensor cores meanwhile
+//     (stage 27's promotion; multiply_piece_promoted);
 //   - the scales (PromotionScales): A's 1 x 128 and B's 128 x 128 (the recipe) or one a
-//     tensor, each side of the tile (tokens or weights) read as its layout lies, whichever
-//     operand is wgmma's M.
+//     tensor. The producer loads a K block's scales of the tile's tokens into the stage
+//     beside A and B (stage 28's tensor map; the mainloop's StageLoads); B's blocks, one or
+//     two a tile, are read from global memory.
 // The producer, the scheduler (persistent, rasterized, stream-K's tail, the split in a
 // cluster), the epilogues (D as stage 30's bf16 C) and the tensor maps' prefetch are stage
 // 30's, taken as they are. So are the plans: dispatch/fp8_tiles.cpp asks stage 30's model
@@ -23,21 +25,23 @@
 // the tensor-core time of 64 bf16 values), among the tiles compiled here.
 //
 // What changed since stage 30: e4m3 operand tiles and both orientations K-major, the
-// promoted mainloop, D in bf16 with the FP8 problem's alpha and beta. Left out: the tiles
-// whose sums and two K blocks' spill a consumer's registers (a thread holds three tiles of
-// values: stage 30's one), A's and B's 1 x 128 scales (they spill the 128-wide tiles), and
-// widths wgmma_fp8.cuh does not compile (48, 80, 112, ...).
+// promoted mainloop and its scales in the ring, D in bf16 with the FP8 problem's alpha and
+// beta. Left out: the tiles whose sums and two K blocks' spill a consumer's registers (a
+// thread holds three tiles of values: stage 30's one), A's and B's 1 x 128 scales (they spill
+// the 128-wide tiles), and widths wgmma_fp8.cuh does not compile (48, 80, 112, ...).
 //
 // Prediction: where stage 29's eight tiles fill the SMs (the large squares), its figure;
 // at medium M (160-640 tokens) and a few tokens on wide N, above it by stage 30's margin
-// over stage 20 there (it has the tile that makes one wave). Missed: 20-30 points behind
-// stage 29 in its own tile (the promotion's instructions, the notes say why they may be).
+// over stage 20 there (it has the tile that makes one wave). Missed in stage 29's own tile:
+// its first versions read the tokens' scales from global memory as each K block was issued,
+// and took 1.4 times the time of the same loop with the scales left out (8192^3 on an H200,
+// docs/notes/31_fp8_any_tile.md); in the stage, 0.1 behind stage 29 still.
 //
 // Measured by make results on the H100 80GB HBM3: no result at N = 4096 or 8192 yet.
-// On DeepGEMM's 18 shapes with the recipe's scales (docs/notes/31_fp8_any_tile.md), against
-// cuBLASLt in the same process: M = 4096 0.75 of it (geomean), M = 128 0.84, M = 64 0.79;
-// stage 29 in the same tile at M = 4096: 0.97. The first version, one block of sums waited on
-// before the next K block, ran 0.50 at M = 4096: two blocks taking turns bought 25 points.
+// On DeepGEMM's 18 shapes with the recipe's scales, against cuBLASLt in the same process
+// (an H200, launch by launch; the notes): M = 4096 0.87 of it (geomean), M = 128 0.99, M = 64
+// 1.01 (by CUDA graphs 0.99 and 1.01); stage 29 in the same runs 0.98, 1.04, 1.09. Above
+// stage 29 at 640 x 4096 x 7168 (0.92 against 0.61) and at 64 x 2112 x 7168 (1.25 against 1.19).
 //
 // Shapes: stage 26's (K a multiple of 16, N of 8: TMA's rows; others refused). One scale a
 // tensor or the recipe's, promoted (A's and B's 1 x 128 spill: PromotionScales). sm_90a.
@@ -50,12 +54,6 @@
 
 namespace sgemm {
 namespace fp8_any_tile {
-
-template <class Config>
-constexpr AnyTile tile_of() {
-    return AnyTile{Config::Orientation::kSwapped, Config::kRows, Config::kColumns, Config::kConsumers,
-                   Config::kClusterM, Config::kSplitsK};
-}
 
 template <class Config>
 void launch_in(const AnyTilePlan& plan, const GemmProblem& problem, Fp8Scaling scaling, const Fp8Operands& operands,
@@ -71,34 +69,6 @@ void launch_in(const AnyTilePlan& plan, const GemmProblem& problem, Fp8Scaling s
     throw std::invalid_argument("stage 31 takes one scale a tensor or the recipe's (1x128-128x128)");
 }
 
-// The compiled tiles, and a launch of the index-th.
-template <class... Configs>
-struct TileList {
-    static const std::vector<AnyTile>& tiles() {
-        static const std::vector<AnyTile> list{tile_of<Configs>()...};
-        return list;
-    }
-    template <class Config>
-    static ResidentByCluster resident_of() {
-        ResidentByCluster ctas{};
-        for (int size = 1; size <= kMaxClusterSplits; ++size)
-            if (size == Config::kClusterM || (Config::kSplitsK && size > 1)) ctas[size] = resident_ctas<Config>(size);
-        return ctas;
-    }
-    static const std::vector<ResidentByCluster>& resident_ctas_by_cluster() {
-        static const std::vector<ResidentByCluster> ctas{resident_of<Configs>()...};
-        return ctas;
-    }
-    static void launch(const AnyTilePlan& plan, const GemmProblem& problem, Fp8Scaling scaling,
-                       const Fp8Operands& operands, __nv_bfloat16* d, cudaStream_t stream) {
-        int index = 0;
-        const bool launched =
-            ((index++ == plan.tile ? (launch_in<Configs>(plan, problem, scaling, operands, d, stream), true) : false) ||
-             ...);
-        if (!launched) throw std::invalid_argument("stage 31: no compiled tile " + std::to_string(plan.tile));
-    }
-};
-
 template <int Consumers, int MBlocks, int Tokens, int ClusterM = 1>
 using Swapped = Fp8AnyTileConfig<Fp8WeightsAsRows, Consumers, MBlocks, Tokens, ClusterM>;
 template <int Consumers, int MBlocks, int Weights, int ClusterM = 1>
@@ -109,7 +79,7 @@ using Unswapped = Fp8AnyTileConfig<Fp8TokensAsRows, Consumers, MBlocks, Weights,
 // 64 (128 tokens spill 56-76 bytes a thread with the recipe's scales: the 16 pairs of the
 // tokens' scales a thread loads from L1 as it promotes); tokens as rows, 128 rows by 64 or
 // 128 weights (stage 29's largest).
-using Compiled = TileList<
+using Compiled = any_tile::TileList<Fp8Mainloop<Fp8Scaling::rows_and_blocks>,
     Swapped<1, 1, 16>, Swapped<1, 1, 32>, Swapped<1, 1, 64>,
     Swapped<2, 1, 32>, Swapped<2, 1, 64>, Swapped<2, 1, 96>, Swapped<3, 1, 64>, Swapped<2, 2, 64>,
     Unswapped<2, 1, 64>, Unswapped<2, 1, 128>, Unswapped<2, 1, 128, 2>>;
@@ -124,7 +94,10 @@ const std::vector<ResidentByCluster>& fp8_any_tile_resident_ctas() {
 
 void launch_fp8_any_tile_plan(const AnyTilePlan& plan, const GemmProblem& problem, Fp8Scaling scaling,
                               const Fp8Operands& operands, __nv_bfloat16* d, cudaStream_t stream) {
-    fp8_any_tile::Compiled::launch(plan, problem, scaling, operands, d, stream);
+    const bool launched = fp8_any_tile::Compiled::visit(plan.tile, [&](auto tile) {
+        fp8_any_tile::launch_in<typename decltype(tile)::type>(plan, problem, scaling, operands, d, stream);
+    });
+    if (!launched) throw std::invalid_argument("stage 31: no compiled tile " + std::to_string(plan.tile));
 }
 
 }  // namespace sgemm

@@ -1,11 +1,13 @@
-// Stage 31's kernel (read 31_fp8_any_tile.cu first): stage 30's parts on e4m3 operands. What
-// it takes from stage 30 as it is: the ring's configuration (AnyTileConfig: a K block of 128
-// e4m3 values is 128 bytes a row, as bf16's K tile of 64), the producer (produce_k_tiles), the
-// scheduler (schedule_for, stream-K's hand-over, ClusterSplit) and the epilogues
-// (TmaChunkStores, DirectStores, the split's sums), with D as bf16 C. What it defines: the
-// operands' tiles and orientations in e4m3 (both K-major: FP8's wgmma reads no other), the
-// scales of a K block (PromotionScales) and the mainloop that promotes each K block's sums
-// into FP32 with them (multiply_piece_promoted, stage 27's promotion, stage 28's scales).
+// Stage 31's parts (read 31_fp8_any_tile.cu first): stage 30's kernel (any_tile_kernel) on
+// e4m3 operands. What it takes from stage 30 as it is: the kernel, the ring's configuration
+// (AnyTileConfig: a K block of 128 e4m3 values is 128 bytes a row, as bf16's K tile of 64),
+// the producer (produce_k_tiles), the scheduler (schedule_for, stream-K's hand-over,
+// ClusterSplit), the epilogues (TmaChunkStores, DirectStores, the split's sums) with D as
+// bf16 C, and the list of compiled tiles (TileList). What it defines: the operands' tiles and
+// orientations in e4m3 (both K-major: FP8's wgmma reads no other), the scales of a K block
+// (PromotionScales) and the mainloop that promotes each K block's sums into FP32 with them
+// (multiply_piece_promoted, stage 27's promotion, stage 28's scales), given to the kernel as
+// Fp8Mainloop.
 #pragma once
 
 #include <cuda.h>
@@ -16,7 +18,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "26_fp8_tensor_scale.cuh"
+#include "28_fp8_block_scaled.cuh"
 #include "30_any_tile.cuh"
 #include "common/fp8_problem.hpp"
 #include "common/wgmma_fp8.cuh"
@@ -66,10 +68,18 @@ struct Fp8WeightsAsRows {
 
 // ---- The configuration: stage 30's (AnyTileConfig), with the producer's registers of stage
 // 26's (40): a consumer holds three tiles of values here, and 8 registers more a thread
-// keep the 128-wide tiles from spilling.
+// keep the 128-wide tiles from spilling. A stage holds, beside the operands, a K block's
+// scales of the tokens' side of the tile (A's 1 x 128: wgmma's rows, or its columns swapped).
 template <template <int, int, int> class Orientation_, int Consumers, int MBlocks, int Columns, int ClusterM>
-struct Fp8AnyTileConfig : any_tile::AnyTileConfig<Orientation_, Consumers, MBlocks, Columns, ClusterM> {
-    using Base = any_tile::AnyTileConfig<Orientation_, Consumers, MBlocks, Columns, ClusterM>;
+struct Fp8AnyTileConfig
+    : any_tile::AnyTileConfig<Orientation_, Consumers, MBlocks, Columns, ClusterM,
+                              4 * (Orientation_<64 * MBlocks * Consumers, Columns, ClusterM>::kSwapped
+                                       ? Columns
+                                       : 64 * MBlocks * Consumers)> {
+    using Base = any_tile::AnyTileConfig<Orientation_, Consumers, MBlocks, Columns, ClusterM,
+                                         4 * (Orientation_<64 * MBlocks * Consumers, Columns, ClusterM>::kSwapped
+                                                  ? Columns
+                                                  : 64 * MBlocks * Consumers)>;
     static constexpr int kProducerRegisters = 40;
     static constexpr int kConsumerRegisters =
         std::min(232, (Base::kLaunchRegisters * (1 + Consumers) - kProducerRegisters) / Consumers / 8 * 8);
@@ -79,99 +89,79 @@ struct Fp8AnyTileConfig : any_tile::AnyTileConfig<Orientation_, Consumers, MBloc
 // layouts: common/fp8_problem.hpp). A side of the tile (wgmma's rows or its columns) is the
 // tokens' (A's scales) or the weights' (B's), each scaled
 //   - once a tensor (tensor): applied to the sums once, after the last K block;
-//   - a row per 128 of K (A always but for tensor; B in rows_and_rows): at [kb][row];
-//   - a 128 x 128 block (B in rows_and_blocks, the recipe): at [row / 128][kb]. An m64 block
+//   - a row per 128 of K (A, but for tensor): the producer loads the K block's scales of the
+//     tile's tokens into the stage beside A and B (stage 28's tensor map of them; past A's
+//     end, zeros), and the consumer reads them there;
+//   - a 128 x 128 block (B in the recipe): at [row / 128][kb] in global memory. An m64 block
 //     of rows lies in one block of B, a tile's columns in at most two (128 at most).
-// A thread's sums are two rows an m64 block (i, half) by two adjacent columns of every 8
-// (j, p). Its rows' scales, and the one or two blocks of its columns, are loaded as it issues
-// the K block and arrive under its wgmmas (stage 28 measured a scale read at promotion
-// stalling it); its columns' scales a row (up to 64 values a thread) are read as it promotes,
-// from L1, while its next K block is on the tensor cores: registers for them would not leave
-// room for two blocks of sums. Rows and columns past A's or B's ends read the last one's
-// (their sums are never stored).
+// (rows_and_rows, B's rows a row too, is not compiled: it spills.) A thread's sums are two
+// rows an m64 block (i, half) by two adjacent columns of every 8 (j, p). Its rows' scales,
+// and the one or two blocks of its columns, are read as it issues the K block and used once
+// its wgmmas are done; its columns' scales of the stage (swapped: up to 64 values a thread)
+// are read as it promotes, while its next K block is on the tensor cores: registers for them
+// would not leave room for two blocks of sums.
 template <class Config, Fp8Scaling kScaling>
 struct PromotionScales {
     enum class Kind { tensor, rows, blocks };
+    static_assert(kScaling != Fp8Scaling::rows_and_rows, "B's 1 x 128 scales: not compiled (the tiles spill)");
     static constexpr Kind kTokens = kScaling == Fp8Scaling::tensor ? Kind::tensor : Kind::rows;
-    static constexpr Kind kWeights = kScaling == Fp8Scaling::tensor        ? Kind::tensor
-                                     : kScaling == Fp8Scaling::rows_and_rows ? Kind::rows
-                                                                             : Kind::blocks;
+    static constexpr Kind kWeights = kScaling == Fp8Scaling::tensor ? Kind::tensor : Kind::blocks;
     static constexpr bool kSwapped = Config::Orientation::kSwapped;
     static constexpr Kind kRowKind = kSwapped ? kWeights : kTokens, kColumnKind = kSwapped ? kTokens : kWeights;
     static constexpr int kMBlocks = Config::kMBlocks, kColumns = Config::kColumns;
     static_assert(kColumnKind != Kind::blocks || kColumns <= kFp8ScaleBlock, "a tile's columns lie in two blocks of B");
+    // The tokens' scales a stage holds (their count; 0 for tensor).
+    static constexpr int kStageScales = kTokens == Kind::rows ? (kSwapped ? Config::kColumns : Config::kRows) : 0;
+    static_assert(4 * kStageScales <= Config::kStageExtraBytes, "a stage holds the tokens' scales");
 
-    // One side's scales: rows of the side end at `extent`; `stride` is the padded rows of a
-    // K block (rows) or the padded K blocks of a block row (blocks).
-    struct Side {
-        const float* scales;
-        int extent, stride;
-    };
-    Side row_side, column_side;
+    const float* weight_blocks;  // B's 128 x 128 scales (blocks)
+    int weight_block_rows_end, weight_blocks_stride;  // B's last block row; the padded K blocks of one
     float tensor_scale;  // A's times B's, where both are one a tensor
 
-    __device__ PromotionScales(const Fp8Operands& operands, const GemmShape& shape) {
-        const int k_blocks = ceil_div(shape.k, kFp8ScaleBlock);
-        const Side tokens{operands.a_scales, shape.m, ceil_div(shape.m, 4) * 4};
-        const Side weights{operands.b_scales, shape.n,
-                           kWeights == Kind::blocks ? ceil_div(k_blocks, 4) * 4 : ceil_div(shape.n, 4) * 4};
-        row_side = kSwapped ? weights : tokens;
-        column_side = kSwapped ? tokens : weights;
-        tensor_scale = kScaling == Fp8Scaling::tensor ? operands.a_scales[0] * operands.b_scales[0] : 1.0f;
-    }
+    __device__ PromotionScales(const Fp8Operands& operands, const GemmShape& shape)
+        : weight_blocks(operands.b_scales),
+          weight_block_rows_end((shape.n - 1) / kFp8ScaleBlock),
+          weight_blocks_stride(ceil_div(ceil_div(shape.k, kFp8ScaleBlock), 4) * 4),
+          tensor_scale(kScaling == Fp8Scaling::tensor ? operands.a_scales[0] * operands.b_scales[0] : 1.0f) {}
 
     struct OfBlock {
         float row[kMBlocks][2];
         float column_block[2];  // the blocks of B the tile's columns lie in (blocks)
-        int kb;
     };
     // K block kb's scales of this thread's rows (and columns' blocks) in the tile at `tile`,
-    // from the consumer's first row `first_row` of it.
-    __device__ OfBlock load(int kb, TileOrigin tile, int first_row) const {
+    // from the consumer's first row `first_row` of it; `stage_scales`: the stage's tokens'.
+    __device__ OfBlock load(int kb, TileOrigin tile, int first_row, const float* stage_scales) const {
         OfBlock f;
-        f.kb = kb;
         const int thread = threadIdx.x % 128;
 #pragma unroll
         for (int i = 0; i < kMBlocks; ++i)
 #pragma unroll
             for (int half = 0; half < 2; ++half) {
-                const int block_start = tile.row + first_row + 64 * i;
-                const int row = block_start + wgmma_accumulator_position(thread, 0, half).row;
+                const int block_row = first_row + 64 * i;
                 if constexpr (kRowKind == Kind::tensor) {
                     f.row[i][half] = 1.0f;
                 } else if constexpr (kRowKind == Kind::rows) {
-                    f.row[i][half] = __ldg(row_side.scales + static_cast<std::size_t>(kb) * row_side.stride +
-                                           min(row, row_side.extent - 1));
+                    f.row[i][half] = stage_scales[block_row + wgmma_accumulator_position(thread, 0, half).row];
                 } else {
-                    f.row[i][half] = block_scale(row_side, kb, block_start / kFp8ScaleBlock);
+                    f.row[i][half] = weight_block(kb, (tile.row + block_row) / kFp8ScaleBlock);
                 }
             }
         if constexpr (kColumnKind == Kind::blocks) {
             const int first = tile.col / kFp8ScaleBlock;
-            f.column_block[0] = block_scale(column_side, kb, first);
-            f.column_block[1] = block_scale(column_side, kb, first + 1);
+            f.column_block[0] = weight_block(kb, first);
+            f.column_block[1] = weight_block(kb, first + 1);
         }
         return f;
     }
     // sums += block x its scales.
     __device__ void promote(WarpgroupAccumulators<kMBlocks, kColumns>& sums,
                             const WarpgroupAccumulators<kMBlocks, kColumns>& block, const OfBlock& f,
-                            TileOrigin tile) const {
+                            TileOrigin tile, const float* stage_scales) const {
         if constexpr (kColumnKind == Kind::rows) {
-            // The columns' scales a row: one base address and immediate offsets where the
-            // tile's columns lie inside the padded row of scales (a clamped address a pair
-            // took two registers each, and spilled the 128-wide tiles), clamped in the last
-            // tile of a row only.
-            const int first_column = tile.col + wgmma_accumulator_position(threadIdx.x % 128, 0, 0).column;
-            const float* const row = column_side.scales + static_cast<std::size_t>(f.kb) * column_side.stride;
-            if (tile.col + kColumns <= column_side.stride) {
-                const float2* const pairs = reinterpret_cast<const float2*>(row + first_column);
-                promote_with(sums, block, f, [&](int j) { return __ldg(pairs + 4 * j); });
-            } else {
-                promote_with(sums, block, f, [&](int j) {
-                    return __ldg(reinterpret_cast<const float2*>(row + min(first_column + 8 * j, column_side.stride - 2)));
-                });
-            }
+            // The columns' scales, pair j's of every 8 columns from the stage.
+            const float2* const pairs = reinterpret_cast<const float2*>(
+                stage_scales + wgmma_accumulator_position(threadIdx.x % 128, 0, 0).column);
+            promote_with(sums, block, f, [&](int j) { return pairs[4 * j]; });
         } else if constexpr (kColumnKind == Kind::blocks) {
             // Each 8-column group lies in the first or the second block: the four products of
             // the thread's two rows' and the two blocks' scales once, then one FFMA a value
@@ -235,9 +225,9 @@ private:
         }
     }
     // Block `block` of B's rows (the last where past the end) for K block kb.
-    __device__ static float block_scale(const Side& side, int kb, int block) {
-        block = min(block, (side.extent - 1) / kFp8ScaleBlock);
-        return __ldg(side.scales + static_cast<std::size_t>(block) * side.stride + kb);
+    __device__ float weight_block(int kb, int block) const {
+        block = min(block, weight_block_rows_end);
+        return __ldg(weight_blocks + static_cast<std::size_t>(block) * weight_blocks_stride + kb);
     }
 };
 
@@ -251,8 +241,9 @@ template <class Config, Fp8Scaling kScaling>
 __device__ __forceinline__ void multiply_piece_promoted(WarpgroupAccumulators<Config::kMBlocks, Config::kColumns>& sums,
                                                         const PromotionScales<Config, kScaling>& scales,
                                                         const WorkPiece& piece, TileOrigin tile, int first_row,
-                                                        std::uint8_t* ring, std::uint64_t* full, std::uint64_t* empty,
-                                                        int& passed, bool signals) {
+                                                        std::uint8_t* ring, const std::uint8_t* extras,
+                                                        std::uint64_t* full, std::uint64_t* empty, int& passed,
+                                                        bool signals) {
     using RowTile = typename Config::RowTile;
     using ColumnTile = typename Config::ColumnTile;
     using Accumulators = WarpgroupAccumulators<Config::kMBlocks, Config::kColumns>;
@@ -264,12 +255,15 @@ __device__ __forceinline__ void multiply_piece_promoted(WarpgroupAccumulators<Co
     // and `stage`. The ring's place is stepped (stage 26's RingSlot), not divided out of
     // `passed` every K block (kStages is rarely a power of two).
     RingSlot<kStages> slot{passed % kStages, static_cast<unsigned>(passed / kStages % 2)};
+    const auto stage_scales = [&](int stage) {
+        return reinterpret_cast<const float*>(Config::stage_extras(extras, stage));
+    };
     const auto issue = [&](Accumulators& block, int kb, OfBlock& factors, int& stage) {
         stage = slot.stage;
         mbarrier_wait(&full[stage], slot.phase);
         slot = slot.next();
         ++passed;
-        factors = scales.load(kb, tile, first_row);
+        factors = scales.load(kb, tile, first_row, stage_scales(stage));
         const std::uint8_t* rows = Config::row_tile(ring, stage);
         const std::uint8_t* columns = Config::column_tile(ring, stage);
         wgmma_fence();
@@ -282,10 +276,14 @@ __device__ __forceinline__ void multiply_piece_promoted(WarpgroupAccumulators<Co
         wgmma_commit_group();
     };
     // Its sums, once wgmma_wait_group has seen them done: its stage is free, and they go into
-    // the sums.
-    const auto add = [&](Accumulators& block, const OfBlock& factors, int stage) {
-#pragma unroll
-        for (int i = 0; i < kMBlocks; ++i) wgmma_fence_accumulators(block[i]);
+    // the sums. Where the columns' scales are read from the stage as they do, the stage is
+    // freed as the next block is added (freed right after, the reads waited for the arrive,
+    // and the swapped tiles of 64 columns and more spilled): three stages are held then.
+    constexpr bool kPromotesFromStage = PromotionScales<Config, kScaling>::kColumnKind ==
+                                        PromotionScales<Config, kScaling>::Kind::rows;
+    static_assert(!kPromotesFromStage || kStages >= 3, "two blocks in flight and one to free");
+    int unreleased = -1;
+    const auto release = [&](int stage) {
         if (signals) {
             if constexpr (Config::kClusterM > 1) {
                 for (int cta = 0; cta < Config::kClusterM; ++cta) mbarrier_arrive_in_cta(&empty[stage], cta);
@@ -293,7 +291,17 @@ __device__ __forceinline__ void multiply_piece_promoted(WarpgroupAccumulators<Co
                 mbarrier_arrive(&empty[stage]);
             }
         }
-        scales.promote(sums, block, factors, tile);
+    };
+    const auto add = [&](Accumulators& block, const OfBlock& factors, int stage) {
+#pragma unroll
+        for (int i = 0; i < kMBlocks; ++i) wgmma_fence_accumulators(block[i]);
+        if constexpr (kPromotesFromStage) {
+            if (unreleased >= 0) release(unreleased);
+            unreleased = stage;
+        } else {
+            release(stage);
+        }
+        scales.promote(sums, block, factors, tile, stage_scales(stage));
     };
     zero_accumulators<kMBlocks, kColumns>(sums);
     // Every wait leaves the block just issued running (stage 27's shape: ptxas keeps the
@@ -322,150 +330,64 @@ __device__ __forceinline__ void multiply_piece_promoted(WarpgroupAccumulators<Co
             wgmma_wait_group<0>();
             add(even, factors_even, stage_even);
         }
+        if (kPromotesFromStage && unreleased >= 0) release(unreleased);
     }
     scales.finish(sums);
 }
 
-// ---- The kernel: stage 30's composition (any_tile_kernel) with this mainloop, D in bf16.
-template <class Config, Fp8Scaling kScaling>
-__global__ void __launch_bounds__(Config::kThreads, 1)
-    fp8_any_tile_kernel(const __grid_constant__ CUtensorMap row_map, const __grid_constant__ CUtensorMap column_map,
-                        const __grid_constant__ CUtensorMap d_map, __nv_bfloat16* d, GemmProblem problem,
-                        Fp8Operands operands, int group_rows, const __grid_constant__ TileSchedule schedule,
-                        StreamKWorkspace workspace, int splits) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    using Orientation = typename Config::Orientation;
-    using Cluster = ClusterOf<Config::kClusterM>;
-    constexpr int kClusterM = Config::kClusterM;
-    if (threadIdx.x == 0) {
-        prefetch_tensor_map(&row_map);
-        prefetch_tensor_map(&column_map);
-        if constexpr (Config::kTmaStores) prefetch_tensor_map(&d_map);
-    }
-    auto& shared = shared_memory_as<typename Config::SharedMemory>();
-    std::uint8_t* const ring = &shared.ring[0][0];
-    init_ring_barriers(shared.full, shared.empty, Config::kStages, Config::kConsumers * kClusterM);
-    Cluster::sync();  // the other CTAs' barriers are initialized before anyone arrives on them
-
-    const unsigned rank = Cluster::rank();
-    const int cluster = blockIdx.x / kClusterM;
-    const int rows = Orientation::rows(problem.shape), columns = Orientation::columns(problem.shape);
-    const auto tile_of = [&](int stack) {
-        TileOrigin origin =
-            rasterized_tile_origin<kClusterM * Config::kRows, Config::kColumns>(stack, rows, columns, group_rows);
-        origin.row += rank * Config::kRows;
-        return origin;
+// ---- The mainloop as stage 30's kernel takes it (any_tile::Bf16Mainloop says what that is):
+// K blocks of 128 e4m3 values, the scales of kScaling, the operands (their scales) as its
+// arguments; beside each K block the producer loads the tokens' scales of it (stage 28's map:
+// a K block's scales of the tile's tokens are one box row; read as they were from global
+// memory, by the consumer as it issued the block, the scales took 1.4 times the time at 8192).
+template <Fp8Scaling kScaling>
+struct Fp8Mainloop {
+    static constexpr int kValuesPerKTile = kFp8ScaleBlock;
+    using Arguments = Fp8Operands;
+    struct StageMaps {
+        CUtensorMap tokens_scales;  // A's 1 x 128 (unused for tensor)
     };
-    const auto pieces = [&](int index, WorkPiece& piece) {
-        if constexpr (Config::kSplitsK) {
-            if (splits > 1) {
-                piece = any_tile::ClusterSplit<Config>::piece(blockIdx.x / splits, blockIdx.x % splits, splits,
-                                                              schedule.k_tiles);
-                return index == 0;
-            }
+    template <class Config>
+    struct StageLoads {
+        static constexpr int kScales = PromotionScales<Config, kScaling>::kStageScales;
+        static constexpr int kBytes = 4 * kScales;
+        const StageMaps* maps;
+        __device__ explicit StageLoads(const StageMaps* stage_maps) : maps(stage_maps) {}
+        __device__ void load(std::uint8_t* to, TileOrigin tile, int kb, std::uint64_t* full) const {
+            if constexpr (kScales > 0)
+                tma_load_2d(to, &maps->tokens_scales, Config::Orientation::kSwapped ? tile.col : tile.row, kb, full);
         }
-        return schedule.piece(cluster, index, piece);
+        // The map launch_config makes of A's scales.
+        static StageMaps make(const GemmShape& shape, const Fp8Operands& operands) {
+            StageMaps stage_maps{};
+            if constexpr (kScales > 0) stage_maps.tokens_scales = row_scales_map<kScales>(operands.a_scales, shape.k, shape.m);
+            return stage_maps;
+        }
     };
-    float* const partial = reinterpret_cast<float*>(ring);
-    const int warpgroup = threadIdx.x / 128;
-    if (warpgroup == 0) {
-        if constexpr (Config::kConsumers > 1) warpgroup_release_registers<Config::kProducerRegisters>();
-        if (threadIdx.x == 0)
-            any_tile::produce_k_tiles<Config>(pieces, rank, tile_of, ring, shared.full, shared.empty, &row_map,
-                                              &column_map);
-    } else {
-        if constexpr (Config::kConsumers > 1) warpgroup_claim_registers<Config::kConsumerRegisters>();
-        const int first_row = (warpgroup - 1) * 64 * Config::kMBlocks;
-        const bool signals = threadIdx.x % 128 == 0;
-        const HandOverThreads consumers{static_cast<int>(threadIdx.x) - 128, Config::kConsumers * 128, 1};
-        const PromotionScales<Config, kScaling> scales(operands, problem.shape);
-        WarpgroupAccumulators<Config::kMBlocks, Config::kColumns> acc;
-        WorkPiece piece{};
-        int passed = 0, chunks = 0;
-        for (int index = 0; pieces(index, piece); ++index) {
-            const TileOrigin tile = tile_of(piece.stack);
-            multiply_piece_promoted<Config, kScaling>(acc, scales, piece, tile, first_row, ring, shared.full,
-                                                      shared.empty, passed, signals);
-            if constexpr (Config::kSplitsK) {
-                if (splits > 1) {
-                    named_barrier_sync(1, Config::kConsumers * 128);
-                    any_tile::ClusterSplit<Config>::write_sums(acc, partial, first_row);
-                    continue;
-                }
-            }
-            if (schedule.shared_piece(index) &&
-                !hand_over_piece<Config, false>(acc, schedule, piece, index, cluster, rank, workspace, consumers))
-                continue;
-            if constexpr (Config::kTmaStores)
-                any_tile::TmaChunkStores::store<Config::kMBlocks, Config::kColumns>(
-                    acc, problem, d, &d_map, shared.c_buffers[warpgroup - 1], chunks, tile.row + first_row, tile.col,
-                    1 + warpgroup);
-            else
-                any_tile::DirectStores::store<Config::kMBlocks, Config::kColumns>(acc, problem, d,
-                                                                                  tile.row + first_row, tile.col);
+    template <class Config>
+    struct Consumer {
+        PromotionScales<Config, kScaling> scales;
+        __device__ Consumer(const Fp8Operands& operands, const GemmProblem& problem) : scales(operands, problem.shape) {}
+        __device__ __forceinline__ void run(WarpgroupAccumulators<Config::kMBlocks, Config::kColumns>& acc,
+                                            const WorkPiece& piece, TileOrigin tile, int first_row, std::uint8_t* ring,
+                                            const std::uint8_t* extras, std::uint64_t* full, std::uint64_t* empty,
+                                            int& passed, bool signals) const {
+            multiply_piece_promoted<Config, kScaling>(acc, scales, piece, tile, first_row, ring, extras, full, empty,
+                                                      passed, signals);
         }
-        if (Config::kTmaStores && signals) tma_store_wait<0>();
-    }
-    if constexpr (Config::kSplitsK) {
-        if (splits > 1) {
-            __syncwarp();
-            cluster_sync();  // every CTA's sums are in its ring
-            if (warpgroup > 0)
-                any_tile::ClusterSplit<Config>::add_and_store(partial, splits, cluster_cta_rank(), problem, d,
-                                                              tile_of(blockIdx.x / splits));
-            __syncwarp();
-            cluster_sync();  // no CTA leaves while another may still read its ring
-        }
-    }
-    Cluster::sync_before_leaving();
-#endif
-}
+    };
+};
 
-// The shape stage 30's schedule and plans count in: one of its K tiles (64 values) a K block
-// of 128 here, which moves the same bytes and takes the same tensor-core time.
-inline GemmShape in_k_blocks(const GemmShape& shape) { return GemmShape{shape.m, shape.n, 64 * ceil_div(shape.k, kFp8ScaleBlock)}; }
-
-// Config's kernel on a plan (30_any_tile.hpp) in scaling kScaling: K a multiple of 16 and N
-// of 8 (TMA's rows start 16-byte aligned).
+// Config's kernel (stage 30's, with this mainloop) on a plan in scaling kScaling, D in bf16:
+// K a multiple of 16 and N of 8 (TMA's rows start 16-byte aligned).
 template <class Config, Fp8Scaling kScaling>
 void launch_config(const AnyTilePlan& plan, const GemmProblem& problem, const Fp8Operands& operands,
                    __nv_bfloat16* d, cudaStream_t stream) {
     using Orientation = typename Config::Orientation;
-    const CUtensorMap row_map = Orientation::row_map(problem.shape, operands);
-    const CUtensorMap column_map = Orientation::column_map(problem.shape, operands);
-    const CUtensorMap d_map = Config::kTmaStores ? make_c_tensor_map(d, problem.shape.m, problem.shape.n) : CUtensorMap{};
-    const auto kernel = fp8_any_tile_kernel<Config, kScaling>;
-    static const cudaError_t more_shared_memory =
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Config::kSharedBytes);
-    (void)more_shared_memory;  // a failure shows as the launch's error
-    const GemmShape blocks_shape = in_k_blocks(problem.shape);
-    if (plan.splits > 1) {
-        const int stacks = ceil_div(Orientation::rows(problem.shape), Config::kRows) *
-                           ceil_div(Orientation::columns(problem.shape), Config::kColumns);
-        const int k_blocks = ceil_div(problem.shape.k, kFp8ScaleBlock);
-        if (!Config::kSplitsK || plan.splits > kMaxClusterSplits || plan.splits > k_blocks)
-            throw std::invalid_argument("stage 31: this tile cannot split K " + std::to_string(plan.splits) + " ways");
-        const TileSchedule schedule{stacks, k_blocks, stacks, 1, false, false};
-        launch_with_cluster(kernel, stacks * plan.splits, Config::kThreads, plan.splits, Config::kSharedBytes, stream,
-                            row_map, column_map, d_map, d, problem, operands, plan.group_rows, schedule,
-                            StreamKWorkspace{}, plan.splits);
-        return;
-    }
-    const TileSchedule schedule = any_tile::schedule_for<Config>(blocks_shape, plan);
-    StreamKWorkspace workspace;
-    if (schedule.split_tail)
-        workspace = stream_k_workspace(schedule.clusters * Config::kClusterM, Config::kRows * Config::kColumns);
-    launch_with_cluster(kernel, schedule.clusters * Config::kClusterM, Config::kThreads, Config::kClusterM,
-                        Config::kSharedBytes, stream, row_map, column_map, d_map, d, problem, operands,
-                        plan.group_rows, schedule, workspace, 1);
-}
-
-// What the occupancy calculator says of Config's kernel in clusters of `cluster_size`.
-template <class Config>
-int resident_ctas(int cluster_size) {
-    const auto kernel = fp8_any_tile_kernel<Config, Fp8Scaling::rows_and_blocks>;
-    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Config::kSharedBytes);
-    return cluster_size * max_active_clusters(kernel, Config::kThreads, cluster_size, Config::kSharedBytes);
+    using Mainloop = Fp8Mainloop<kScaling>;
+    any_tile::launch_plan<Config, Mainloop>(plan, problem, Orientation::row_map(problem.shape, operands),
+                                            Orientation::column_map(problem.shape, operands), d, operands,
+                                            Mainloop::template StageLoads<Config>::make(problem.shape, operands), stream);
 }
 
 }  // namespace fp8_any_tile
