@@ -1,7 +1,9 @@
 #include "dispatch/fp8_tiles.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
+#include "dispatch/fp8_tiles_fit.hpp"
 #include "dispatch/kernel_choice.hpp"
 
 namespace sgemm {
@@ -33,10 +35,30 @@ GemmShape fp8_shape_in_bf16_k_tiles(const GemmShape& shape) {
     return GemmShape{shape.m, shape.n, 64 * ((shape.k + kFp8ScaleBlock - 1) / kFp8ScaleBlock)};
 }
 
+std::vector<AnyTileCandidate> fp8_any_tile_candidates(const GemmShape& shape, const Fp8TilesGpu& gpu) {
+    std::vector<AnyTileCandidate> candidates;
+    for (std::size_t j = 0; j < gpu.fp8_tile_of.size(); ++j) {
+        if (gpu.fp8_tile_of[j] < 0) continue;
+        const bool swapped = any_tiles()[j].weights_as_rows;
+        for (AnyTileCandidate candidate :
+             any_tile_plans(fp8_shape_in_bf16_k_tiles(shape), gpu.as_stage30, static_cast<int>(j))) {
+            candidate.plan.tile = gpu.fp8_tile_of[j];
+            // From registers where swapped or split, as stage 30's model has it.
+            candidate.predicted_seconds =
+                predicted_seconds(candidate.terms, kFp8AnyTileCost, swapped || candidate.plan.splits > 1);
+            candidates.push_back(candidate);
+        }
+    }
+    std::stable_sort(candidates.begin(), candidates.end(), [](const AnyTileCandidate& x, const AnyTileCandidate& y) {
+        return x.predicted_seconds < y.predicted_seconds;
+    });
+    return candidates;
+}
+
 std::optional<AnyTileCandidate> fastest_fp8_any_tile_plan(const GemmShape& shape, const Fp8TilesGpu& gpu) {
-    std::optional<AnyTileCandidate> fastest = fastest_any_tile_plan(fp8_shape_in_bf16_k_tiles(shape), gpu.as_stage30);
-    if (fastest) fastest->plan.tile = gpu.fp8_tile_of.at(fastest->plan.tile);
-    return fastest;
+    const std::vector<AnyTileCandidate> candidates = fp8_any_tile_candidates(shape, gpu);
+    if (candidates.empty()) return std::nullopt;
+    return candidates.front();
 }
 
 void launch_fp8_any_tile(const GemmProblem& problem, Fp8Scaling scaling, const Fp8Operands& operands,

@@ -1,9 +1,10 @@
 // The chooser of stage 31's plan (kernels/31_fp8_any_tile.hpp): stage 30's plan model
-// (bf16_tiles.hpp), fitted on bf16 plans, asked for the FP8 shape counted in stage 30's K
-// tiles (one a K block of 128 e4m3 values: the same bytes into an SM, the same tensor-core
-// time at FP8's twice bf16's rate, and the same DRAM bytes of A and B), over the tiles stage
-// 31 is compiled for, with their own occupancy. Not fitted on FP8 times: what it leaves
-// out (the promotion, D's two bytes a value against C's four) is in its error.
+// (bf16_tiles.hpp) asked for the FP8 shape counted in stage 30's K tiles (one a K block of
+// 128 e4m3 values: the same bytes into an SM, the same tensor-core time at FP8's twice bf16's
+// rate, and the same DRAM bytes of A and B), over the tiles stage 31 is compiled for, with
+// their own occupancy, and its own constants (fp8_tiles_fit.hpp): stage 30's until they are
+// fitted on FP8 plans, so that what the terms leave out (the promotion, D's two bytes a
+// value against C's four) is in their error until then.
 #pragma once
 
 #include <optional>
@@ -30,8 +31,13 @@ const Fp8TilesGpu& fp8_tiles_gpu_here();
 // The shape stage 30's model reads for an FP8 shape: K in blocks of 128, each counted as 64.
 GemmShape fp8_shape_in_bf16_k_tiles(const GemmShape& shape);
 
-// The plan predicted fastest for `shape` (plan.tile an index into fp8_any_tiles()); none
-// where no tile takes it.
+// Every compiled tile's plans for `shape`, stage 30's terms of the shape in its K tiles
+// predicted with stage 31's constants (fp8_tiles_fit.hpp), plan.tile an index into
+// fp8_any_tiles(); fastest predicted first.
+std::vector<AnyTileCandidate> fp8_any_tile_candidates(const GemmShape& shape, const Fp8TilesGpu& gpu);
+
+// The plan predicted fastest for `shape` (the first of fp8_any_tile_candidates); none where
+// no tile takes it.
 std::optional<AnyTileCandidate> fastest_fp8_any_tile_plan(const GemmShape& shape, const Fp8TilesGpu& gpu);
 
 // Stage 31 (`./sgemm 31`): its kernel in the plan chosen for the shape on this GPU.

@@ -3,11 +3,12 @@
 say how well the fitted model chooses among the plans of other problems.
 
     python3 scripts/fit_bf16_tiles.py --plans plans.csv --fitted-on "the draw of seed 12"
-        [--header dispatch/bf16_tiles_fit.hpp] [--report FILE.md]
+        [--stage 31] [--header dispatch/bf16_tiles_fit.hpp] [--report FILE.md]
     python3 scripts/fit_bf16_tiles.py --evaluate --plans plans.csv --report FILE.md
 
 --plans: what `sgemm_model --track bf16-tiles --time` wrote (each timed plan's terms and
-time). The eight constants are fitted by least squares on the logarithm of the time (so a
+time); with --stage 31, what `--track fp8-tiles --time` wrote, and the constants are stage
+31's own (dispatch/fp8_tiles_fit.hpp: the same model on FP8 shapes counted in its K tiles). The eight constants are fitted by least squares on the logarithm of the time (so a
 5 us plan weighs as much as a 5 ms one), by Levenberg-Marquardt in plain Python. The report
 gives the model's error, and per problem the plan it chooses among those timed against the
 fastest timed: the time its choice loses. --evaluate fits nothing: it reads the constants
@@ -23,7 +24,8 @@ from collections import defaultdict
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-HEADER = REPO / "dispatch" / "bf16_tiles_fit.hpp"
+HEADERS = {30: REPO / "dispatch" / "bf16_tiles_fit.hpp", 31: REPO / "dispatch" / "fp8_tiles_fit.hpp"}
+NAMES = {30: "kAnyTileCost", 31: "kFp8AnyTileCost"}
 CONSTANTS = ("fixed_seconds", "dram_bytes_per_second", "load_bytes_per_second", "macs_per_second",
              "wgmma_seconds", "store_bytes_per_second", "direct_store_bytes_per_second", "split_bytes_per_second",
              "cluster_split_bytes_per_second")
@@ -153,24 +155,35 @@ def report(plans, constants, title, command):
     return "\n".join(lines) + "\n"
 
 
-def read_header(path):
+def read_header(path, name="kAnyTileCost"):
+    """The constants `name` in the header at path; where it is stage 30's (`= kAnyTileCost;`,
+    not fitted on its own plans yet), stage 30's."""
     text = Path(path).read_text()
-    return [float(x) for x in re.search(r"kAnyTileCost\{([^}]*)\}", text).group(1).split(",")]
+    found = re.search(r"\b" + name + r"\{([^}]*)\}", text)
+    if found:
+        return [float(x) for x in found.group(1).split(",")]
+    if re.search(r"\b" + name + r" = kAnyTileCost;", text):
+        return read_header(HEADERS[30])
+    sys.exit(f"fit_bf16_tiles: {path} defines no {name}")
 
 
-def write_header(path, constants, fitted_on):
+def write_header(path, constants, fitted_on, name="kAnyTileCost"):
     text = Path(path).read_text()
     values = ", ".join(f"{v:.6g}" for v in constants)
-    text = re.sub(r"// .*\nconstexpr AnyTileConstants kAnyTileCost\{[^}]*\};",
-                  f"// Fitted by scripts/fit_bf16_tiles.py on {fitted_on}.\n"
-                  f"constexpr AnyTileConstants kAnyTileCost{{{values}}};", text, count=1)
+    text, count = re.subn(r"// .*\nconstexpr AnyTileConstants " + name + r"(\{[^}]*\}| = kAnyTileCost);",
+                          f"// Fitted by scripts/fit_bf16_tiles.py on {fitted_on}.\n"
+                          f"constexpr AnyTileConstants {name}{{{values}}};", text, count=1)
+    if count != 1:
+        sys.exit(f"fit_bf16_tiles: {path} defines no {name} to replace")
     Path(path).write_text(text)
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--plans", required=True, nargs="+")
-    parser.add_argument("--header", default=str(HEADER))
+    parser.add_argument("--stage", type=int, choices=sorted(HEADERS), default=30,
+                        help="whose constants: stage 30's (bf16 plans, default) or stage 31's (FP8 plans)")
+    parser.add_argument("--header", help="the header of the constants (default: the stage's under dispatch/)")
     parser.add_argument("--fitted-on", default="the plans given")
     parser.add_argument("--evaluate", action="store_true")
     parser.add_argument("--report")
@@ -178,13 +191,15 @@ def main(argv=None):
     plans = [plan for path in args.plans for plan in read_plans(path)]
     if not plans:
         sys.exit("fit_bf16_tiles: no timed plans")
-    constants = read_header(args.header)
+    header, name = args.header or str(HEADERS[args.stage]), NAMES[args.stage]
+    constants = read_header(header, name)
     command = "python3 scripts/fit_bf16_tiles.py " + " ".join(argv if argv is not None else sys.argv[1:])
     if not args.evaluate:
         constants = fit(plans, constants)
-        write_header(args.header, constants, args.fitted_on)
+        write_header(header, constants, args.fitted_on, name)
         print("fitted:", ", ".join(f"{name} {value:.4g}" for name, value in zip(CONSTANTS, constants)))
-    title = (f"Stage 30's plan model {'on plans it was not fitted on' if args.evaluate else 'fitted on ' + args.fitted_on}")
+    title = (f"Stage {args.stage}'s plan model "
+             f"{'on plans it was not fitted on' if args.evaluate else 'fitted on ' + args.fitted_on}")
     text = report(plans, constants, title, command)
     if args.report:
         Path(args.report).parent.mkdir(parents=True, exist_ok=True)

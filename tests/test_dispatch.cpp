@@ -360,12 +360,22 @@ TEST(Fp8AnyTilePlan, StageThirtysModelInKBlocksOverStageThirtyOnesTiles) {
         ASSERT_GE(chosen->plan.tile, 0);
         ASSERT_LT(chosen->plan.tile, static_cast<int>(fp8_any_tiles().size()));
         const AnyTile& tile = fp8_any_tiles()[chosen->plan.tile];
+        const std::vector<AnyTileCandidate> candidates = fp8_any_tile_candidates(shape, gpu);
+        for (const AnyTileCandidate& other : candidates) {
+            EXPECT_LE(chosen->predicted_seconds, other.predicted_seconds) << shape.m << " x " << shape.n << " x " << shape.k;
+            EXPECT_GE(other.plan.tile, 0);
+            EXPECT_LT(other.plan.tile, static_cast<int>(fp8_any_tiles().size()));
+        }
         for (std::size_t j = 0; j < gpu.fp8_tile_of.size(); ++j) {
             if (gpu.fp8_tile_of[j] < 0) continue;
-            for (const AnyTileCandidate& other :
-                 any_tile_plans(fp8_shape_in_bf16_k_tiles(shape), gpu.as_stage30, static_cast<int>(j)))
-                EXPECT_LE(chosen->predicted_seconds, other.predicted_seconds)
-                    << shape.m << " x " << shape.n << " x " << shape.k;
+            // Each of stage 30's plans of a compiled tile is a candidate (with stage 31's constants).
+            const std::size_t plans =
+                any_tile_plans(fp8_shape_in_bf16_k_tiles(shape), gpu.as_stage30, static_cast<int>(j)).size();
+            EXPECT_EQ(static_cast<std::size_t>(std::count_if(candidates.begin(), candidates.end(),
+                                                             [&](const AnyTileCandidate& c) {
+                                                                 return c.plan.tile == gpu.fp8_tile_of[j];
+                                                             })),
+                      plans);
             if (gpu.fp8_tile_of[j] == chosen->plan.tile) {
                 const AnyTile& same = any_tiles()[j];
                 EXPECT_EQ(same.rows, tile.rows);

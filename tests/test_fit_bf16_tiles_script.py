@@ -77,5 +77,21 @@ class FitTest(unittest.TestCase):
             self.assertIn("| all | 40 | 1.000 | 40 | 100.0 % | 100.0 % |", report.read_text())
 
 
+class StageThirtyOneTest(unittest.TestCase):
+    def test_its_constants_start_as_stage_thirtys_and_a_fit_writes_its_own(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            header = Path(tmp) / "fp8_fit.hpp"
+            shutil.copy(REPO_ROOT / "dispatch" / "fp8_tiles_fit.hpp", header)
+            stage30 = fit_bf16_tiles.read_header(REPO_ROOT / "dispatch" / "bf16_tiles_fit.hpp")
+            if "kFp8AnyTileCost = kAnyTileCost;" in header.read_text():
+                self.assertEqual(fit_bf16_tiles.read_header(header, "kFp8AnyTileCost"), stage30)
+            fit_bf16_tiles.write_header(header, TRUE, "FP8 test plans", "kFp8AnyTileCost")
+            text = header.read_text()
+            self.assertIn("Fitted by scripts/fit_bf16_tiles.py on FP8 test plans.", text)
+            self.assertIn("constexpr AnyTileConstants kFp8AnyTileCost{3e-06, ", text)
+            self.assertEqual(fit_bf16_tiles.read_header(header, "kFp8AnyTileCost"), TRUE)
+            self.assertEqual(fit_bf16_tiles.read_header(REPO_ROOT / "dispatch" / "bf16_tiles_fit.hpp"), stage30)
+
+
 if __name__ == "__main__":
     unittest.main()

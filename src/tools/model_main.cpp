@@ -232,9 +232,9 @@ void model_bf16_tiles(const std::vector<GemmShape>& shapes, bool time, double ti
     }
 }
 
-// Stage 31's plans on each shape: stage 30's model on the shape with K in blocks of 128
-// (dispatch/fp8_tiles.hpp), over stage 31's tiles; the terms are the model's (K counted in
-// its K tiles), plan.tile stage 31's index. Each timed (where `time`) against cuBLASLt in the
+// Stage 31's plans on each shape: stage 30's model on the shape with K in blocks of 128, with
+// stage 31's constants (dispatch/fp8_tiles.hpp), over stage 31's tiles; the terms are the
+// model's (K counted in its K tiles), plan.tile stage 31's index. Each timed (where `time`) against cuBLASLt in the
 // recipe's scales.
 void model_fp8_tiles(const std::vector<GemmShape>& shapes, bool time, double time_budget, TimingMethod timing,
                      double within, int most, std::ostream& csv) {
@@ -244,18 +244,7 @@ void model_fp8_tiles(const std::vector<GemmShape>& shapes, bool time, double tim
     const Stage& stage = *find_stage(31);
     const Fp8TilesGpu& gpu = fp8_tiles_gpu_here();
     for (const GemmShape& shape : shapes) {
-        std::vector<AnyTileCandidate> candidates;
-        for (std::size_t j = 0; j < gpu.fp8_tile_of.size(); ++j) {
-            if (gpu.fp8_tile_of[j] < 0) continue;
-            for (AnyTileCandidate candidate :
-                 any_tile_plans(fp8_shape_in_bf16_k_tiles(shape), gpu.as_stage30, static_cast<int>(j))) {
-                candidate.plan.tile = gpu.fp8_tile_of[j];
-                candidates.push_back(candidate);
-            }
-        }
-        std::stable_sort(candidates.begin(), candidates.end(), [](const AnyTileCandidate& x, const AnyTileCandidate& y) {
-            return x.predicted_seconds < y.predicted_seconds;
-        });
+        const std::vector<AnyTileCandidate> candidates = fp8_any_tile_candidates(shape, gpu);
         TimePlan time_plan;
         if (runner)
             time_plan = [&](const AnyTilePlan& plan) {
