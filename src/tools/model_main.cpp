@@ -234,8 +234,8 @@ void model_bf16_tiles(const std::vector<GemmShape>& shapes, bool time, double ti
 
 // Stage 31's plans on each shape: stage 30's model on the shape with K in blocks of 128, with
 // stage 31's constants (dispatch/fp8_tiles.hpp), over stage 31's tiles; the terms are the
-// model's (K counted in its K tiles), plan.tile stage 31's index. Each timed (where `time`) against cuBLASLt in the
-// recipe's scales.
+// model's (K counted in its K tiles), plan.tile stage 31's index. Each timed (where `time`)
+// against cuBLASLt in the recipe's scales.
 void model_fp8_tiles(const std::vector<GemmShape>& shapes, bool time, double time_budget, TimingMethod timing,
                      double within, int most, std::ostream& csv) {
     csv << kTilePlansHeader;
