@@ -282,9 +282,10 @@ struct Bf16Mainloop {
     template <class Config>
     struct Consumer {
         __device__ Consumer(const Arguments&, const GemmProblem&) {}
-        __device__ __forceinline__ void run(WarpgroupAccumulators<Config::kMBlocks, Config::kColumns>& acc, const WorkPiece& piece,
-                            TileOrigin, int first_row, std::uint8_t* ring, const std::uint8_t*, std::uint64_t* full,
-                            std::uint64_t* empty, int& passed, bool signals) const {
+        __device__ __forceinline__ void run(WarpgroupAccumulators<Config::kMBlocks, Config::kColumns>& acc,
+                                            const WorkPiece& piece, TileOrigin, int first_row, std::uint8_t* ring,
+                                            const std::uint8_t*, std::uint64_t* full, std::uint64_t* empty,
+                                            int& passed, bool signals) const {
             multiply_piece<Config>(acc, piece, first_row, ring, full, empty, passed, signals);
         }
     };
@@ -449,8 +450,8 @@ template <class Config, class Mainloop, class COut>
 __global__ void __launch_bounds__(Config::kThreads, 1)
     any_tile_kernel(const __grid_constant__ CUtensorMap row_map, const __grid_constant__ CUtensorMap column_map,
                     const __grid_constant__ CUtensorMap c_map, COut* c, GemmProblem problem,
-                    typename Mainloop::Arguments arguments, const __grid_constant__ typename Mainloop::StageMaps stage_maps,
-                    int group_rows,
+                    typename Mainloop::Arguments arguments,
+                    const __grid_constant__ typename Mainloop::StageMaps stage_maps, int group_rows,
                     const __grid_constant__ TileSchedule schedule, StreamKWorkspace workspace, int splits) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     using Orientation = typename Config::Orientation;
@@ -491,8 +492,9 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
     if (warpgroup == 0) {
         if constexpr (Config::kConsumers > 1) warpgroup_release_registers<Config::kProducerRegisters>();
         if (threadIdx.x == 0)
-            produce_k_tiles<Config>(pieces, rank, tile_of, ring, &shared.extras[0][0], shared.full, shared.empty, &row_map,
-                                    &column_map, typename Mainloop::template StageLoads<Config>(&stage_maps));
+            produce_k_tiles<Config>(pieces, rank, tile_of, ring, &shared.extras[0][0], shared.full, shared.empty,
+                                    &row_map, &column_map,
+                                    typename Mainloop::template StageLoads<Config>(&stage_maps));
     } else {
         if constexpr (Config::kConsumers > 1) warpgroup_claim_registers<Config::kConsumerRegisters>();
         const int first_row = (warpgroup - 1) * 64 * Config::kMBlocks;

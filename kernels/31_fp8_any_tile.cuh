@@ -360,14 +360,16 @@ struct Fp8Mainloop {
         // The map launch_config makes of A's scales.
         static StageMaps make(const GemmShape& shape, const Fp8Operands& operands) {
             StageMaps stage_maps{};
-            if constexpr (kScales > 0) stage_maps.tokens_scales = row_scales_map<kScales>(operands.a_scales, shape.k, shape.m);
+            if constexpr (kScales > 0)
+                stage_maps.tokens_scales = row_scales_map<kScales>(operands.a_scales, shape.k, shape.m);
             return stage_maps;
         }
     };
     template <class Config>
     struct Consumer {
         PromotionScales<Config, kScaling> scales;
-        __device__ Consumer(const Fp8Operands& operands, const GemmProblem& problem) : scales(operands, problem.shape) {}
+        __device__ Consumer(const Fp8Operands& operands, const GemmProblem& problem)
+            : scales(operands, problem.shape) {}
         __device__ __forceinline__ void run(WarpgroupAccumulators<Config::kMBlocks, Config::kColumns>& acc,
                                             const WorkPiece& piece, TileOrigin tile, int first_row, std::uint8_t* ring,
                                             const std::uint8_t* extras, std::uint64_t* full, std::uint64_t* empty,
@@ -387,7 +389,8 @@ void launch_config(const AnyTilePlan& plan, const GemmProblem& problem, const Fp
     using Mainloop = Fp8Mainloop<kScaling>;
     any_tile::launch_plan<Config, Mainloop>(plan, problem, Orientation::row_map(problem.shape, operands),
                                             Orientation::column_map(problem.shape, operands), d, operands,
-                                            Mainloop::template StageLoads<Config>::make(problem.shape, operands), stream);
+                                            Mainloop::template StageLoads<Config>::make(problem.shape, operands),
+                                            stream);
 }
 
 }  // namespace fp8_any_tile

@@ -303,9 +303,9 @@ def readme_sentence(draws, readme_dir):
     track's geomean ratio to cuBLAS over the problems run, launch by launch and by CUDA
     graphs where a launch was short, its 10th percentile, the share at or above cuBLAS
     where the track is a speedup, and a link to its GPU's flagged.csv where the run's rows are
-    flagged (measured before a change to their sources: check_results.py); `draws` [(path of draw_<seed>.csv, seed)], links relative
-    to readme_dir. A track run in several draws is quoted once, from the draw where it ran
-    the most problems (of those, the latest seed)."""
+    flagged (measured before a change to their sources: check_results.py); `draws` [(path of
+    draw_<seed>.csv, seed)], links relative to readme_dir. A track run in several draws is
+    quoted once, from the draw where it ran the most problems (of those, the latest seed)."""
     runs_by_draw = []
     for path, seed in draws:
         rows = read_draw(path)
