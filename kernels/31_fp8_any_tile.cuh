@@ -240,7 +240,7 @@ private:
 template <class Config, Fp8Scaling kScaling>
 __device__ __forceinline__ void multiply_piece_promoted(WarpgroupAccumulators<Config::kMBlocks, Config::kColumns>& sums,
                                                         const PromotionScales<Config, kScaling>& scales,
-                                                        const WorkPiece& piece, TileOrigin tile, int first_row,
+                                                        const WorkPiece& piece, TileOrigin tile, int consumer_row,
                                                         std::uint8_t* ring, const std::uint8_t* extras,
                                                         std::uint64_t* full, std::uint64_t* empty, int& passed,
                                                         bool signals) {
@@ -249,6 +249,9 @@ __device__ __forceinline__ void multiply_piece_promoted(WarpgroupAccumulators<Co
     using Accumulators = WarpgroupAccumulators<Config::kMBlocks, Config::kColumns>;
     using OfBlock = typename PromotionScales<Config, kScaling>::OfBlock;
     constexpr int kStages = Config::kStages, kMBlocks = Config::kMBlocks, kColumns = Config::kColumns;
+    // The consumer's first row through a shuffle, so that ptxas knows it warp-uniform (stage
+    // 26's): the wgmma descriptors that follow from it can live in uniform registers.
+    const int first_row = __shfl_sync(0xffffffff, consumer_row, 0);
     static_assert(Config::kConsumerRegisters >= 3 * kMBlocks * kColumns / 2 + 24,
                   "the sums and two K blocks' fit in a consumer's registers");
     // K block kb onto the tensor cores, into `block`; its scales and its stage to `factors`
