@@ -1,6 +1,7 @@
 // The FP8 track (sgemm fp8): D = alpha A B^T + beta C on e4m3 operands with their scales
 // (kernels/common/fp8_problem.hpp), the partial sums promoted into FP32: stage 29's kernel in
-// the tile its cost model chooses (the choice's variant names it). Hopper only (sm_90a).
+// the tile its cost model chooses (the choice's variant names it), any N and K (off N % 8 or
+// K % 16 on zero-padded copies, as the bf16 track pads for stage 20). Hopper only (sm_90a).
 #pragma once
 
 #include "common/fp8_problem.hpp"

@@ -95,6 +95,22 @@ VerificationReport check(const std::vector<double>& d, const std::vector<double>
     return check_against_reference(d_float, reference, magnitude, budget);
 }
 
+// A and B with graded blocks (graded_operand) in the scaling's blocks, C uniform in [-1, 1)
+// rounded to bf16, from `seed`.
+struct GradedProblem {
+    Fp8Operand a, b;
+    std::vector<float> c;
+};
+GradedProblem graded_problem(const GemmShape& shape, Fp8Scaling scaling, unsigned seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    Fp8Operand a = graded_operand(shape.m, shape.k, a_block(scaling), rng);
+    Fp8Operand b = graded_operand(shape.n, shape.k, b_block(scaling), rng);
+    std::vector<float> c(static_cast<std::size_t>(shape.m) * shape.n);
+    for (float& value : c) value = __bfloat162float(__float2bfloat16_rn(uniform(rng)));
+    return {std::move(a), std::move(b), std::move(c)};
+}
+
 // Small integers (-2..2), scales powers of two (2^-2 to 2^2): every partial sum is exact in
 // the MMA's accumulator (at most 4 x 1040 in stage 26's, which sums all of K) and in FP32, so
 // D is the float64 reference rounded to bf16, bit for bit. M, N and K off the tiles.
@@ -138,6 +154,28 @@ TEST(Fp8Stages, BlockScalesApplyToTheirBlocks) {
                                      << report.normwise_relative_budget << "), worst element "
                                      << report.worst_error_over_budget << " of its budget";
     }
+}
+
+// The fp8 track off the stages' multiples, N off 8 and K off 16 (and both, one token, K
+// shorter than a K block), on zero-padded copies: graded blocks, alpha and beta, in every
+// scaling (B's 1 x 128 scales laid out again where N rounded up to 4 is not N rounded up to 8).
+TEST(Fp8Stages, TheTrackTakesNOff8AndKOff16ThroughPaddedCopies) {
+    SGEMM_SKIP_WITHOUT_GPU();
+    SGEMM_SKIP_IF_REFUSED(fp8_stages_refusal());
+    const Stage& track = *find_track("fp8");
+    for (const GemmShape shape : {GemmShape{300, 201, 1040}, GemmShape{300, 264, 1000}, GemmShape{130, 203, 1000},
+                                  GemmShape{1, 13, 40}, GemmShape{77, 1001, 2040}})
+        for (const Fp8Scaling scaling : {Fp8Scaling::tensor, Fp8Scaling::rows_and_blocks, Fp8Scaling::rows_and_rows}) {
+            const auto [a, b, c] = graded_problem(shape, scaling, static_cast<unsigned>(scaling) + 11);
+            const double alpha = 0.75, beta = -1.5;
+            const VerificationReport report =
+                check(stage_d(track, a, b, scaling, alpha, beta, c), fp8_reference(a, b, alpha, beta, c),
+                      fp8_magnitude(a, b, alpha, beta, c), budget_of(track, shape.k));
+            EXPECT_TRUE(report.passed()) << shape.m << " x " << shape.n << " x " << shape.k << ", "
+                                         << to_string(scaling) << ": normwise " << report.normwise_relative_error
+                                         << " (budget " << report.normwise_relative_budget << "), worst element "
+                                         << report.worst_error_over_budget << " of its budget";
+        }
 }
 
 // 16384 products of one sign (values in [0, 1)): the promoted budget holds every stage that
@@ -227,12 +265,7 @@ TEST(Fp8AnyTiles, EveryTileAndPlanMeetsThePromotedBudget) {
             {shape_of(tile.rows + 8, tile.columns + 16, 48), recipe}};
         for (const auto& [shape, scalings] : cases)
             for (const Fp8Scaling scaling : scalings) {
-                std::mt19937 rng(31);
-                std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-                const Fp8Operand a = graded_operand(shape.m, shape.k, a_block(scaling), rng);
-                const Fp8Operand b = graded_operand(shape.n, shape.k, b_block(scaling), rng);
-                std::vector<float> c(static_cast<std::size_t>(shape.m) * shape.n);
-                for (float& value : c) value = __bfloat162float(__float2bfloat16_rn(uniform(rng)));
+                const auto [a, b, c] = graded_problem(shape, scaling, 31);
                 const double alpha = 0.75, beta = -1.5;
                 const std::vector<double> reference = fp8_reference(a, b, alpha, beta, c);
                 const std::vector<double> magnitude = fp8_magnitude(a, b, alpha, beta, c);

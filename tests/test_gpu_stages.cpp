@@ -111,6 +111,10 @@ void add_fp8_cases(const Stage& stage, std::mt19937& rng, std::vector<Case>& cas
         add("large", {1104, 1024, 3008}, scalar(rng), scalar(rng), InputData::uniform);
         for (const InputData hostile : {InputData::graded, InputData::outliers, InputData::special})
             add(fmt::format("large_{}", to_string(hostile)), {1104, 1024, 3008}, scalar(rng), scalar(rng), hostile);
+        if (stage.shape_rule.padded) {  // N off 8 and K off 16 (cuBLASLt on copies padded in K)
+            add("off_multiples", {304, 203, 1000}, scalar(rng), scalar(rng), InputData::uniform);
+            add("few_tokens_off_multiples", {16, 1001, 2040}, scalar(rng), 0.0f, InputData::uniform);
+        }
     }
 }
 

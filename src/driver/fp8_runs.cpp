@@ -7,6 +7,7 @@
 #include "dispatch/fp8.hpp"
 #include "driver/stage_runner.hpp"
 #include "gpu/cublaslt_fp8.hpp"
+#include "gpu/cuda_check.hpp"
 #include "verification/fp8_verification.hpp"
 
 namespace sgemm {
@@ -19,19 +20,42 @@ ErrorBudget fp8_budget_of(const Stage& stage, int k) {
 }
 
 // One operand set: the operands (the run's own, or a copy), and cuBLASLt planned for them.
+// cuBLASLt takes 8-bit rows of K a multiple of 16 values only: off it, it multiplies copies
+// of A and B padded with zero columns to K rounded up to 16 (made here, once, untimed: the
+// sums are the same, and the scales keep their blocks of 128).
 struct Fp8Set {
     Fp8Operands operands;
+    DeviceBuffer<std::uint8_t> cublaslt_a, cublaslt_b;  // the padded copies, where K is off 16
+    const std::uint8_t* b_for_cublaslt;
     std::unique_ptr<CublasLtFp8> cublaslt;
     DeviceBuffer<__nv_bfloat16> stage_d, cublaslt_d;
 };
 
+// `rows` rows of `k` bytes, each padded with zeros to `padded_k`.
+DeviceBuffer<std::uint8_t> rows_padded(const std::uint8_t* rows_of_k, int rows, int k, int padded_k) {
+    DeviceBuffer<std::uint8_t> padded(static_cast<std::size_t>(rows) * padded_k);
+    CUDA_CHECK(cudaDeviceSynchronize());  // the operands are written on the caller's stream
+    CUDA_CHECK(cudaMemset(padded.data(), 0, padded.bytes()));
+    CUDA_CHECK(cudaMemcpy2D(padded.data(), padded_k, rows_of_k, k, k, rows, cudaMemcpyDeviceToDevice));
+    return padded;
+}
+
 Fp8Set make_set(const GemmProblem& problem, const Stage& stage, Fp8Scaling scaling, const Fp8Operands& operands) {
     const GemmShape& s = problem.shape;
     const std::size_t count = static_cast<std::size_t>(s.m) * s.n, cublaslt_count = static_cast<std::size_t>(cublaslt_d_rows(s.m)) * s.n;
-    return Fp8Set{operands,
-                  std::make_unique<CublasLtFp8>(s.m, s.n, s.k, scaling, operands.a, operands.a_scales, operands.b_scales,
-                                                stage.fp8_accumulation == Fp8Accumulation::promoted),
-                  DeviceBuffer<__nv_bfloat16>(count), DeviceBuffer<__nv_bfloat16>(cublaslt_count)};
+    const int cublaslt_k = (s.k + 15) / 16 * 16;
+    Fp8Set set{operands, {}, {}, operands.b, nullptr, DeviceBuffer<__nv_bfloat16>(count),
+               DeviceBuffer<__nv_bfloat16>(cublaslt_count)};
+    const std::uint8_t* a = operands.a;
+    if (cublaslt_k != s.k) {
+        set.cublaslt_a = rows_padded(operands.a, s.m, s.k, cublaslt_k);
+        set.cublaslt_b = rows_padded(operands.b, s.n, s.k, cublaslt_k);
+        a = set.cublaslt_a.data();
+        set.b_for_cublaslt = set.cublaslt_b.data();
+    }
+    set.cublaslt = std::make_unique<CublasLtFp8>(s.m, s.n, cublaslt_k, scaling, a, operands.a_scales, operands.b_scales,
+                                                 stage.fp8_accumulation == Fp8Accumulation::promoted);
+    return set;
 }
 
 // Whose kernel runs the problem: the stage's, or the one the fp8 track chooses for the scaling.
@@ -65,7 +89,7 @@ StageResult StageRunner::run_fp8(const Stage& stage, const Fp8Gemm& gemm, const 
         else launch_fp8_stage(stage, problem, scaling, set.operands, d, stream);
     };
     const auto launch_cublaslt = [&](const Fp8Set& set, __nv_bfloat16* d) {
-        set.cublaslt->run(set.operands.b, d, problem.alpha, problem.beta, stream);
+        set.cublaslt->run(set.b_for_cublaslt, d, problem.alpha, problem.beta, stream);
     };
 
     if (settings.verify)
@@ -103,8 +127,8 @@ void StageRunner::profile_fp8_once(const Stage& stage, const RunSettings& settin
         },
         [&] {
             if (cublaslt)
-                set.cublaslt->run(set.operands.b, set.cublaslt_d.data(), settings.problem.alpha, settings.problem.beta,
-                                  stream);
+                set.cublaslt->run(set.b_for_cublaslt, set.cublaslt_d.data(), settings.problem.alpha,
+                                  settings.problem.beta, stream);
             else
                 launch_fp8_stage(stage, settings.problem, scaling, set.operands, set.stage_d.data(), stream);
         });

@@ -67,8 +67,10 @@ constexpr ShapeRule kTmaRows{1, 8, 8, true};
 constexpr ShapeRule kFp32TmaRows{1, 8, 1, true};
 constexpr ShapeRule kFp32TmaRowsOfA{1, 8, 4, true};
 // The FP8 stages' rows of K (A and B) and of N (D) start 16-byte aligned as they are;
-// cuBLASLt asks the same of 8-bit operands, and other shapes are refused.
+// cuBLASLt asks the same of 8-bit operands' K, and the stages refuse other shapes. The fp8
+// track takes them on zero-padded copies (kernels/common/padded_launch.cuh).
 constexpr ShapeRule kFp8Rows{1, 8, 16, false};
+constexpr ShapeRule kFp8RowsPadded{1, 8, 16, true};
 
 // The tracks' choices on the GPU at hand.
 KernelChoice fp32_here(const GemmShape& shape) { return choose_fp32_kernel(shape, sm_count_here()); }
@@ -166,7 +168,7 @@ constexpr Stage kTracks[] = {
     fp32_track("fp32-tc", kSm90a, kAnyShape, launch_fp32_tc_track, fp32_tc_here,
                "FP32 on tensor cores, SGEMM's accuracy: stage 24's, 23's or 22's kernels, "
                "or stage 10's where the split does not pay"),
-    fp8_track("fp8",      kSm90a, kFp8Rows,  launch_fp8_track,
+    fp8_track("fp8",      kSm90a, kFp8RowsPadded, launch_fp8_track,
               Fp8Accumulation::promoted, kTensorScale | kBlockScales, fp8_here,
               "FP8 with FP32 promotion, any of cuBLASLt's Hopper scalings: "
               "stage 29's kernel in the tile its model chooses"),
