@@ -20,40 +20,54 @@ ErrorBudget fp8_budget_of(const Stage& stage, int k) {
 }
 
 // One operand set: the operands (the run's own, or a copy), and cuBLASLt planned for them.
-// cuBLASLt takes 8-bit rows of K a multiple of 16 values only: off it, it multiplies copies
-// of A and B padded with zero columns to K rounded up to 16 (made here, once, untimed: the
-// sums are the same, and the scales keep their blocks of 128).
+// cuBLASLt takes 8-bit rows of K a multiple of 16 values only, and B's 1 x 128 scales at N a
+// multiple of 8 only (CublasLtFp8::columns_for): off them, it multiplies copies of A and B
+// padded with zeros to K rounded up to 16 and B's rows to its columns, B's scales laid out
+// for them (made here, once, untimed: the sums are the same, the scales keep their blocks).
 struct Fp8Set {
     Fp8Operands operands;
-    DeviceBuffer<std::uint8_t> cublaslt_a, cublaslt_b;  // the padded copies, where K is off 16
+    DeviceBuffer<std::uint8_t> cublaslt_a, cublaslt_b;  // the padded copies, where needed
+    DeviceBuffer<float> cublaslt_b_scales;
     const std::uint8_t* b_for_cublaslt;
     std::unique_ptr<CublasLtFp8> cublaslt;
     DeviceBuffer<__nv_bfloat16> stage_d, cublaslt_d;
 };
 
-// `rows` rows of `k` bytes, each padded with zeros to `padded_k`.
-DeviceBuffer<std::uint8_t> rows_padded(const std::uint8_t* rows_of_k, int rows, int k, int padded_k) {
-    DeviceBuffer<std::uint8_t> padded(static_cast<std::size_t>(rows) * padded_k);
+// `rows` rows of `row_bytes` (`source_pitch` apart) into zeroed rows `padded_pitch` apart,
+// `padded_rows` of them.
+template <class T>
+DeviceBuffer<T> rows_padded(const T* source, int rows, int row_values, int source_pitch, int padded_rows,
+                            int padded_pitch) {
+    DeviceBuffer<T> padded(static_cast<std::size_t>(padded_rows) * padded_pitch);
     CUDA_CHECK(cudaDeviceSynchronize());  // the operands are written on the caller's stream
     CUDA_CHECK(cudaMemset(padded.data(), 0, padded.bytes()));
-    CUDA_CHECK(cudaMemcpy2D(padded.data(), padded_k, rows_of_k, k, k, rows, cudaMemcpyDeviceToDevice));
+    CUDA_CHECK(cudaMemcpy2D(padded.data(), sizeof(T) * padded_pitch, source, sizeof(T) * source_pitch,
+                            sizeof(T) * row_values, rows, cudaMemcpyDeviceToDevice));
     return padded;
 }
 
 Fp8Set make_set(const GemmProblem& problem, const Stage& stage, Fp8Scaling scaling, const Fp8Operands& operands) {
     const GemmShape& s = problem.shape;
     const std::size_t count = static_cast<std::size_t>(s.m) * s.n, cublaslt_count = static_cast<std::size_t>(cublaslt_d_rows(s.m)) * s.n;
-    const int cublaslt_k = (s.k + 15) / 16 * 16;
-    Fp8Set set{operands, {}, {}, operands.b, nullptr, DeviceBuffer<__nv_bfloat16>(count),
+    const int cublaslt_k = (s.k + 15) / 16 * 16, cublaslt_n = CublasLtFp8::columns_for(s.n, scaling);
+    Fp8Set set{operands, {}, {}, {}, operands.b, nullptr, DeviceBuffer<__nv_bfloat16>(count),
                DeviceBuffer<__nv_bfloat16>(cublaslt_count)};
     const std::uint8_t* a = operands.a;
+    const float* b_scales = operands.b_scales;
     if (cublaslt_k != s.k) {
-        set.cublaslt_a = rows_padded(operands.a, s.m, s.k, cublaslt_k);
-        set.cublaslt_b = rows_padded(operands.b, s.n, s.k, cublaslt_k);
+        set.cublaslt_a = rows_padded(operands.a, s.m, s.k, s.k, s.m, cublaslt_k);
         a = set.cublaslt_a.data();
+    }
+    if (cublaslt_k != s.k || cublaslt_n != s.n) {
+        set.cublaslt_b = rows_padded(operands.b, s.n, s.k, s.k, cublaslt_n, cublaslt_k);
         set.b_for_cublaslt = set.cublaslt_b.data();
     }
-    set.cublaslt = std::make_unique<CublasLtFp8>(s.m, s.n, cublaslt_k, scaling, a, operands.a_scales, operands.b_scales,
+    if (cublaslt_n != s.n) {  // B's 1 x 128 scales: [K block][rows rounded up to 4], to cublaslt_n rows
+        const int k_blocks = (s.k + kFp8ScaleBlock - 1) / kFp8ScaleBlock, stride = cublaslt_scales_stride(s.n);
+        set.cublaslt_b_scales = rows_padded(operands.b_scales, k_blocks, stride, stride, k_blocks, cublaslt_n);
+        b_scales = set.cublaslt_b_scales.data();
+    }
+    set.cublaslt = std::make_unique<CublasLtFp8>(s.m, s.n, cublaslt_k, scaling, a, operands.a_scales, b_scales,
                                                  stage.fp8_accumulation == Fp8Accumulation::promoted);
     return set;
 }

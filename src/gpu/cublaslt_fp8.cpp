@@ -32,7 +32,9 @@ constexpr std::size_t kWorkspaceBytes = 32u << 20;
 CublasLtFp8::CublasLtFp8(int m, int n, int k, Fp8Scaling scaling, const std::uint8_t* a, const float* a_scales,
                          const float* b_scales, bool promote)
     : workspace_(kWorkspaceBytes), a_(a) {
-    const int rows = cublaslt_d_rows(m);
+    const int rows = cublaslt_d_rows(m), columns = columns_for(n, scaling);
+    d_values_ = static_cast<std::size_t>(rows) * n;
+    if (columns != n) padded_d_ = DeviceBuffer<__nv_bfloat16>(static_cast<std::size_t>(rows) * columns);
     if (rows != m) {
         // A's rows, then zeros; 1 x 128 scales keep their blocks of K, each `rows` long.
         CUDA_CHECK(cudaDeviceSynchronize());  // the operands are written on the caller's stream
@@ -59,8 +61,8 @@ CublasLtFp8::CublasLtFp8(int m, int n, int k, Fp8Scaling scaling, const std::uin
     set_attribute(operation_, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, a_scales);
     set_attribute(operation_, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, b_scales);
     CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&a_layout_, CUDA_R_8F_E4M3, k, rows, k));
-    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&b_layout_, CUDA_R_8F_E4M3, k, n, k));
-    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&d_layout_, CUDA_R_16BF, rows, n, rows));
+    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&b_layout_, CUDA_R_8F_E4M3, k, columns, k));
+    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&d_layout_, CUDA_R_16BF, rows, columns, rows));
     cublasLtMatmulPreference_t preference = nullptr;
     CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&preference));
     const std::size_t workspace_bytes = workspace_.bytes();
@@ -86,8 +88,14 @@ CublasLtFp8::~CublasLtFp8() {
 }
 
 void CublasLtFp8::run(const std::uint8_t* b, __nv_bfloat16* d, float alpha, float beta, cudaStream_t stream) const {
-    CUBLAS_CHECK(cublasLtMatmul(handle_, operation_, &alpha, a_, a_layout_, b, b_layout_, &beta, d, d_layout_, d,
+    // Column-major, D's N columns are the first of the padded buffer's: one copy each way.
+    __nv_bfloat16* const out = padded_d_.size() > 0 ? padded_d_.data() : d;
+    if (out != d && beta != 0.0f)
+        CUDA_CHECK(cudaMemcpyAsync(out, d, d_values_ * sizeof(__nv_bfloat16), cudaMemcpyDeviceToDevice, stream));
+    CUBLAS_CHECK(cublasLtMatmul(handle_, operation_, &alpha, a_, a_layout_, b, b_layout_, &beta, out, d_layout_, out,
                                 d_layout_, &heuristic_.algo, workspace_.data(), workspace_.bytes(), stream));
+    if (out != d)
+        CUDA_CHECK(cudaMemcpyAsync(d, out, d_values_ * sizeof(__nv_bfloat16), cudaMemcpyDeviceToDevice, stream));
 }
 
 }  // namespace sgemm

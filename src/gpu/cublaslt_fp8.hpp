@@ -29,8 +29,14 @@ public:
     // cublaslt_scales()): cuBLASLt chooses its kernel for block scales only once it has them.
     // Where M is not a multiple of 16, A and its scales are copied here once, padded with
     // zero rows to cublaslt_d_rows(M).
+    // With B's 1 x 128 scales and N off 8 cuBLASLt offers no kernel (seen on an H200, cuBLASLt
+    // 13.1): there it multiplies columns_for(N) columns, B's rows and scales padded by the
+    // caller (zero rows, the scales' rows that many long), D through a buffer of its own.
     CublasLtFp8(int m, int n, int k, Fp8Scaling scaling, const std::uint8_t* a, const float* a_scales,
                 const float* b_scales, bool promote = true);
+    static int columns_for(int n, Fp8Scaling scaling) {
+        return scaling == Fp8Scaling::rows_and_rows ? (n + 7) / 8 * 8 : n;
+    }
     ~CublasLtFp8();
     CublasLtFp8(const CublasLtFp8&) = delete;
     CublasLtFp8& operator=(const CublasLtFp8&) = delete;
@@ -47,6 +53,8 @@ private:
     DeviceBuffer<std::byte> workspace_;
     DeviceBuffer<std::uint8_t> padded_a_;  // where M is not a multiple of 16
     DeviceBuffer<float> padded_a_scales_;
+    DeviceBuffer<__nv_bfloat16> padded_d_;  // where columns_for(N) is not N
+    std::size_t d_values_ = 0;              // D's: cublaslt_d_rows(M) x N
     const std::uint8_t* a_;
 };
 
