@@ -124,43 +124,70 @@ struct PromotionScales {
           weight_blocks_stride(ceil_div(ceil_div(shape.k, kFp8ScaleBlock), 4) * 4),
           tensor_scale(kScaling == Fp8Scaling::tensor ? operands.a_scales[0] * operands.b_scales[0] : 1.0f) {}
 
+    // Where this thread's scales of a tile lie, worked out once a tile (stage 28's Factors):
+    // worked out every K block, they took about 90 integer instructions a two K blocks that
+    // stage 29's loop has not.
+    struct OfTile {
+        int row_in_stage[kMBlocks];  // rows: the thread's first row of m64 block i among the stage's scales
+        const float* row_block[kMBlocks];  // blocks: B's block of m64 block i's rows, at K block 0
+        const float* column_block[2];  // blocks: B's blocks the tile's columns lie in, at K block 0
+        int first_in_second;  // blocks: the tile's first column in the second of them, from its corner
+        int column_in_stage;  // rows: the thread's first column among the stage's scales
+    };
+    __device__ OfTile of_tile(TileOrigin tile, int first_row) const {
+        OfTile t{};
+        const int thread = threadIdx.x % 128;
+#pragma unroll
+        for (int i = 0; i < kMBlocks; ++i) {
+            const int block_row = first_row + 64 * i;
+            if constexpr (kRowKind == Kind::rows)
+                t.row_in_stage[i] = block_row + wgmma_accumulator_position(thread, 0, 0).row;
+            if constexpr (kRowKind == Kind::blocks) t.row_block[i] = weight_block((tile.row + block_row) / kFp8ScaleBlock);
+        }
+        if constexpr (kColumnKind == Kind::blocks) {
+            const int first = tile.col / kFp8ScaleBlock;
+            t.column_block[0] = weight_block(first);
+            t.column_block[1] = weight_block(first + 1);
+            t.first_in_second = kFp8ScaleBlock - tile.col % kFp8ScaleBlock;
+        }
+        if constexpr (kColumnKind == Kind::rows) t.column_in_stage = wgmma_accumulator_position(thread, 0, 0).column;
+        return t;
+    }
+
     struct OfBlock {
         float row[kMBlocks][2];
         float column_block[2];  // the blocks of B the tile's columns lie in (blocks)
     };
-    // K block kb's scales of this thread's rows (and columns' blocks) in the tile at `tile`,
-    // from the consumer's first row `first_row` of it; `stage_scales`: the stage's tokens'.
-    __device__ OfBlock load(int kb, TileOrigin tile, int first_row, const float* stage_scales) const {
+    // K block kb's scales of this thread's rows (and columns' blocks) in the tile `t` says;
+    // `stage_scales`: the stage's tokens'. (A thread's second row of an m64 block is 8 below
+    // its first: wgmma's layout.)
+    __device__ static OfBlock load(int kb, const OfTile& t, const float* stage_scales) {
         OfBlock f;
-        const int thread = threadIdx.x % 128;
 #pragma unroll
         for (int i = 0; i < kMBlocks; ++i)
 #pragma unroll
             for (int half = 0; half < 2; ++half) {
-                const int block_row = first_row + 64 * i;
                 if constexpr (kRowKind == Kind::tensor) {
                     f.row[i][half] = 1.0f;
                 } else if constexpr (kRowKind == Kind::rows) {
-                    f.row[i][half] = stage_scales[block_row + wgmma_accumulator_position(thread, 0, half).row];
+                    f.row[i][half] = stage_scales[t.row_in_stage[i] + 8 * half];
                 } else {
-                    f.row[i][half] = weight_block(kb, (tile.row + block_row) / kFp8ScaleBlock);
+                    f.row[i][half] = __ldg(t.row_block[i] + kb);
                 }
             }
         if constexpr (kColumnKind == Kind::blocks) {
-            const int first = tile.col / kFp8ScaleBlock;
-            f.column_block[0] = weight_block(kb, first);
-            f.column_block[1] = weight_block(kb, first + 1);
+            f.column_block[0] = __ldg(t.column_block[0] + kb);
+            f.column_block[1] = __ldg(t.column_block[1] + kb);
         }
         return f;
     }
     // sums += block x its scales.
-    __device__ void promote(WarpgroupAccumulators<kMBlocks, kColumns>& sums,
-                            const WarpgroupAccumulators<kMBlocks, kColumns>& block, const OfBlock& f,
-                            TileOrigin tile, const float* stage_scales) const {
+    __device__ static void promote(WarpgroupAccumulators<kMBlocks, kColumns>& sums,
+                                   const WarpgroupAccumulators<kMBlocks, kColumns>& block, const OfBlock& f,
+                                   const OfTile& t, const float* stage_scales) {
         if constexpr (kColumnKind == Kind::rows) {
             // The columns' scales, pair j's of every 8 columns from the stage.
-            const float2* const pairs = reinterpret_cast<const float2*>(
-                stage_scales + wgmma_accumulator_position(threadIdx.x % 128, 0, 0).column);
+            const float2* const pairs = reinterpret_cast<const float2*>(stage_scales + t.column_in_stage);
             promote_with(sums, block, f, [&](int j) { return pairs[4 * j]; });
         } else if constexpr (kColumnKind == Kind::blocks) {
             // Each 8-column group lies in the first or the second block: the four products of
@@ -175,10 +202,9 @@ struct PromotionScales {
                     first[i][half] = f.row[i][half] * f.column_block[0];
                     second[i][half] = f.row[i][half] * f.column_block[1];
                 }
-            const int into_block = tile.col % kFp8ScaleBlock;
 #pragma unroll
             for (int j = 0; j < kColumns / 8; ++j) {
-                const bool in_second = into_block + 8 * j >= kFp8ScaleBlock;
+                const bool in_second = 8 * j >= t.first_in_second;
 #pragma unroll
                 for (int i = 0; i < kMBlocks; ++i)
 #pragma unroll
@@ -224,10 +250,9 @@ private:
                 }
         }
     }
-    // Block `block` of B's rows (the last where past the end) for K block kb.
-    __device__ float weight_block(int kb, int block) const {
-        block = min(block, weight_block_rows_end);
-        return __ldg(weight_blocks + static_cast<std::size_t>(block) * weight_blocks_stride + kb);
+    // Block `block` of B's rows (the last where past the end), at K block 0.
+    __device__ const float* weight_block(int block) const {
+        return weight_blocks + static_cast<std::size_t>(min(block, weight_block_rows_end)) * weight_blocks_stride;
     }
 };
 
@@ -248,6 +273,7 @@ __device__ __forceinline__ void multiply_piece_promoted(WarpgroupAccumulators<Co
     using ColumnTile = typename Config::ColumnTile;
     using Accumulators = WarpgroupAccumulators<Config::kMBlocks, Config::kColumns>;
     using OfBlock = typename PromotionScales<Config, kScaling>::OfBlock;
+    using OfTile = typename PromotionScales<Config, kScaling>::OfTile;
     constexpr int kStages = Config::kStages, kMBlocks = Config::kMBlocks, kColumns = Config::kColumns;
     // The consumer's first row through a shuffle, so that ptxas knows it warp-uniform (stage
     // 26's): the wgmma descriptors that follow from it can live in uniform registers.
@@ -257,6 +283,7 @@ __device__ __forceinline__ void multiply_piece_promoted(WarpgroupAccumulators<Co
     // K block kb onto the tensor cores, into `block`; its scales and its stage to `factors`
     // and `stage`. The ring's place is stepped (stage 26's RingSlot), not divided out of
     // `passed` every K block (kStages is rarely a power of two).
+    const OfTile of_tile = scales.of_tile(tile, first_row);
     RingSlot<kStages> slot{passed % kStages, static_cast<unsigned>(passed / kStages % 2)};
     const auto stage_scales = [&](int stage) {
         return reinterpret_cast<const float*>(Config::stage_extras(extras, stage));
@@ -266,16 +293,22 @@ __device__ __forceinline__ void multiply_piece_promoted(WarpgroupAccumulators<Co
         mbarrier_wait(&full[stage], slot.phase);
         slot = slot.next();
         ++passed;
-        factors = scales.load(kb, tile, first_row, stage_scales(stage));
+        factors = scales.load(kb, of_tile, stage_scales(stage));
+        // A k32 step starts 32 bytes further into the rows: 2 in the descriptors' address
+        // field, added to the K block's first descriptors (stage 26's) rather than each made
+        // again (the shifts and masks took about 40 uniform instructions a two K blocks).
         const std::uint8_t* rows = Config::row_tile(ring, stage);
-        const std::uint8_t* columns = Config::column_tile(ring, stage);
+        std::uint64_t row_descriptors[kMBlocks];
+#pragma unroll
+        for (int i = 0; i < kMBlocks; ++i) row_descriptors[i] = RowTile::descriptor(rows, first_row + 64 * i, 0);
+        const std::uint64_t column_descriptor = ColumnTile::descriptor(Config::column_tile(ring, stage), 0, 0);
         wgmma_fence();
 #pragma unroll
         for (int step = 0; step < kFp8ScaleBlock / 32; ++step)
 #pragma unroll
             for (int i = 0; i < kMBlocks; ++i)
-                wgmma_m64k32_e4m3<kColumns>(block[i], RowTile::descriptor(rows, first_row + 64 * i, step),
-                                            ColumnTile::descriptor(columns, 0, step), step > 0);
+                wgmma_m64k32_e4m3<kColumns>(block[i], row_descriptors[i] + 2 * step, column_descriptor + 2 * step,
+                                            step > 0);
         wgmma_commit_group();
     };
     // Its sums, once wgmma_wait_group has seen them done: its stage is free, and they go into
@@ -304,7 +337,7 @@ __device__ __forceinline__ void multiply_piece_promoted(WarpgroupAccumulators<Co
         } else {
             release(stage);
         }
-        scales.promote(sums, block, factors, tile, stage_scales(stage));
+        scales.promote(sums, block, factors, of_tile, stage_scales(stage));
     };
     zero_accumulators<kMBlocks, kColumns>(sums);
     // Every wait leaves the block just issued running (stage 27's shape: ptxas keeps the
