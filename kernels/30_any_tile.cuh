@@ -130,21 +130,19 @@ struct WeightsAsRows {
 // A kernel's configuration: the tile (Consumers warpgroups of MBlocks m64 blocks each, by
 // Columns), its orientation and cluster; the ring as deep as shared memory holds. A stage
 // holds the operands' K tiles and StageExtraBytes beside them, for what a mainloop's producer
-// part loads with them (none for bf16; stage 31's scales). Unswapped, a consumer's C chunks
-// take turns in CBuffers buffers (stage 31 takes one where that leaves room for one more stage).
+// part loads with them (none for bf16; stage 31's scales).
 template <template <int, int, int> class Orientation_, int Consumers, int MBlocks, int Columns, int ClusterM,
-          int StageExtraBytes = 0, int CBuffers = 2>
+          int StageExtraBytes = 0>
 struct AnyTileConfig {
     static constexpr int kRows = 64 * MBlocks * Consumers, kColumns = Columns, kConsumers = Consumers;
     using Orientation = Orientation_<kRows, Columns, ClusterM>;
     using RowTile = typename Orientation::RowTile;
     using ColumnTile = typename Orientation::ColumnTile;
     static constexpr int kStageBytes = RowTile::kBytes + ColumnTile::kBytes;
-    // Unswapped, C leaves through shared memory and TMA stores (stage 19's chunks, CBuffers
+    // Unswapped, C leaves through shared memory and TMA stores (stage 19's chunks, two
     // buffers a consumer); swapped, straight from registers (DirectStores).
     static constexpr bool kTmaStores = !Orientation::kSwapped;
-    static constexpr int kCBuffers = CBuffers;
-    static constexpr int kCBufferBytes = kTmaStores ? kCBuffers * kCChunkBytes : 1024;
+    static constexpr int kCBufferBytes = kTmaStores ? 2 * kCChunkBytes : 1024;
     static constexpr int kStageExtraBytes = (StageExtraBytes + 127) / 128 * 128;
     static constexpr int kExtraSlotBytes = kStageExtraBytes > 0 ? kStageExtraBytes : 16;
     static constexpr int kStages =
@@ -338,7 +336,7 @@ struct DirectStores {
 // store_c_chunk_through_tma): the consumer is free for its next tile once a chunk is in
 // shared memory. `chunks` counts the consumer's chunks (its buffers take turns).
 struct TmaChunkStores {
-    template <int kMBlocks, int kColumns, int kBuffers, class COut>
+    template <int kMBlocks, int kColumns, class COut>
     __device__ static void store(WarpgroupAccumulators<kMBlocks, kColumns>& acc, const GemmProblem& problem,
                                  COut* c, const CUtensorMap* c_map, std::uint8_t* buffers, int& chunks,
                                  int first_row, int first_column, int barrier_id) {
@@ -347,9 +345,9 @@ struct TmaChunkStores {
         for (int i = 0; i < kMBlocks; ++i)
 #pragma unroll
             for (int chunk = 0; chunk < kColumns / kCChunkColumnsOf<COut>; ++chunk)
-                store_c_chunk_through_tma<kBuffers>(acc[i] + chunk * kCChunkValuesOf<COut>, problem, c, c_map,
-                                                    buffers, chunks++, first_row + 64 * i,
-                                                    first_column + chunk * kCChunkColumnsOf<COut>, barrier_id);
+                store_c_chunk_through_tma<2>(acc[i] + chunk * kCChunkValuesOf<COut>, problem, c, c_map, buffers,
+                                             chunks++, first_row + 64 * i,
+                                             first_column + chunk * kCChunkColumnsOf<COut>, barrier_id);
     }
 };
 
@@ -525,7 +523,7 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
                 continue;
             if constexpr (Config::kTmaStores)
                 // Named barriers 2, 3, ...: each consumer's own (its C chunks).
-                TmaChunkStores::store<Config::kMBlocks, Config::kColumns, Config::kCBuffers>(
+                TmaChunkStores::store<Config::kMBlocks, Config::kColumns>(
                     acc, problem, c, &c_map, shared.c_buffers[warpgroup - 1], chunks, tile.row + first_row, tile.col,
                     1 + warpgroup);
             else

@@ -70,20 +70,16 @@ struct Fp8WeightsAsRows {
 // 26's (40): a consumer holds three tiles of values here, and 8 registers more a thread
 // keep the 128-wide tiles from spilling. A stage holds, beside the operands, a K block's
 // scales of the tokens' side of the tile (A's 1 x 128: wgmma's rows, or its columns swapped).
-// A consumer's C chunks take turns in one buffer, not two, where that leaves room for one
-// more stage (stage 29's ChunkedDStores<1>: 128 x 128 tiles hold six stages, not five).
 template <template <int, int, int> class Orientation_, int Consumers, int MBlocks, int Columns, int ClusterM>
-struct Fp8TileBytes {
-    static constexpr int kScales =
-        4 * (Orientation_<64 * MBlocks * Consumers, Columns, ClusterM>::kSwapped ? Columns : 64 * MBlocks * Consumers);
-    template <int CBuffers>
-    using Config = any_tile::AnyTileConfig<Orientation_, Consumers, MBlocks, Columns, ClusterM, kScales, CBuffers>;
-    static constexpr int kCBuffers = Config<1>::kStages > Config<2>::kStages ? 1 : 2;
-};
-template <template <int, int, int> class Orientation_, int Consumers, int MBlocks, int Columns, int ClusterM,
-          class Bytes = Fp8TileBytes<Orientation_, Consumers, MBlocks, Columns, ClusterM>>
-struct Fp8AnyTileConfig : Bytes::template Config<Bytes::kCBuffers> {
-    using Base = typename Bytes::template Config<Bytes::kCBuffers>;
+struct Fp8AnyTileConfig
+    : any_tile::AnyTileConfig<Orientation_, Consumers, MBlocks, Columns, ClusterM,
+                              4 * (Orientation_<64 * MBlocks * Consumers, Columns, ClusterM>::kSwapped
+                                       ? Columns
+                                       : 64 * MBlocks * Consumers)> {
+    using Base = any_tile::AnyTileConfig<Orientation_, Consumers, MBlocks, Columns, ClusterM,
+                                         4 * (Orientation_<64 * MBlocks * Consumers, Columns, ClusterM>::kSwapped
+                                                  ? Columns
+                                                  : 64 * MBlocks * Consumers)>;
     static constexpr int kProducerRegisters = 40;
     static constexpr int kConsumerRegisters =
         std::min(232, (Base::kLaunchRegisters * (1 + Consumers) - kProducerRegisters) / Consumers / 8 * 8);
