@@ -35,13 +35,14 @@
 // over stage 20 there (it has the tile that makes one wave). Missed in stage 29's own tile:
 // its first versions read the tokens' scales from global memory as each K block was issued,
 // and took 1.4 times the time of the same loop with the scales left out (8192^3 on an H200,
-// docs/notes/31_fp8_any_tile.md); in the stage, 0.1 behind stage 29 still.
+// docs/notes/31_fp8_any_tile.md); in the stage, 0.1 behind stage 29 still; with each
+// tile's scale addresses and K block's descriptors worked out once, 0.06.
 //
 // Measured by make results on the H100 80GB HBM3: no result at N = 4096 or 8192 yet.
-// On DeepGEMM's 18 shapes with the recipe's scales, against cuBLASLt in the same process
-// (an H200, launch by launch; the notes): M = 4096 0.87 of it (geomean), M = 128 0.99, M = 64
-// 1.01 (by CUDA graphs 0.99 and 1.01); stage 29 in the same runs 0.98, 1.04, 1.09. Above
-// stage 29 at 640 x 4096 x 7168 (0.92 against 0.61) and at 64 x 2112 x 7168 (1.25 against 1.19).
+// On DeepGEMM's shapes with the recipe's scales, against cuBLASLt in the same process (an
+// H200, launch by launch; the notes): M = 4096 0.92 of it (geomean of six), M = 128 1.06,
+// M = 64 1.10 (four and three of the six); stage 29 in the same runs 0.97, 1.04, 1.14. 8192^3
+// 0.91 (stage 29 0.96). Above stage 29 at 640 x 4096 x 7168 (0.92 against 0.59).
 //
 // Shapes: stage 26's (K a multiple of 16, N of 8: TMA's rows; others refused). One scale a
 // tensor or the recipe's, promoted (A's and B's 1 x 128 spill: PromotionScales). sm_90a.
