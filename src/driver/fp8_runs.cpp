@@ -2,6 +2,8 @@
 // float64 and cuBLASLt, and its timing against cuBLASLt at the same scaling, as run_with
 // does for the other precisions.
 #include <memory>
+#include <optional>
+#include <stdexcept>
 #include <vector>
 
 #include "dispatch/fp8.hpp"
@@ -80,11 +82,16 @@ KernelChoice fp8_kernel_choice(const Stage& stage, const GemmShape& shape, Fp8Sc
 
 }  // namespace
 
-StageResult StageRunner::run_fp8(const Stage& stage, const Fp8Gemm& gemm, const RunSettings& settings) const {
+StageResult StageRunner::run_fp8(const Stage& stage, const Fp8Gemm& gemm, const RunSettings& settings,
+                                 const Fp8Inputs* given) const {
     const GemmProblem& problem = settings.problem;
     const cudaStream_t stream = stream_.get();
     const Fp8Scaling scaling = settings.fp8_scaling.value_or(stage.default_fp8_scaling());
-    const Fp8Inputs inputs(problem, scaling, settings.seed, settings.data, stream);
+    if (given && !given->made_for(problem, scaling, settings.seed, settings.data))
+        throw std::invalid_argument("FP8 inputs made for another problem, scaling, seed or data");
+    std::optional<Fp8Inputs> made;
+    if (!given) made.emplace(problem, scaling, settings.seed, settings.data, stream);
+    const Fp8Inputs& inputs = given ? *given : *made;
 
     StageResult result{&stage, problem, settings.seed, settings.data, std::nullopt, {}, ceiling(stage, problem.shape),
                        COutput::bf16, fp8_kernel_choice(stage, problem.shape, scaling), scaling};

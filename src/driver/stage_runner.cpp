@@ -144,7 +144,7 @@ void StageRunner::profile_launch(const std::function<void()>& prepare, const std
 }
 
 StageResult StageRunner::run(const Stage& stage, const RunSettings& settings) const {
-    if (stage.precision == Precision::fp8) return run_fp8(stage, Fp8Gemm{}, settings);
+    if (stage.precision == Precision::fp8) return run_fp8(stage, Fp8Gemm{}, settings, nullptr);
     return run_with(stage, Bf16Gemm{}, Fp32Gemm{}, settings);
 }
 
@@ -163,7 +163,14 @@ StageResult StageRunner::run(const Stage& stage, const Fp32Gemm& gemm, const Run
 StageResult StageRunner::run(const Stage& stage, const Fp8Gemm& gemm, const RunSettings& settings) const {
     if (stage.precision != Precision::fp8)
         throw std::invalid_argument("an FP8 GEMM needs an FP8 stage to stand in for");
-    return run_fp8(stage, gemm, settings);
+    return run_fp8(stage, gemm, settings, nullptr);
+}
+
+StageResult StageRunner::run(const Stage& stage, const Fp8Gemm& gemm, const RunSettings& settings,
+                             const Fp8Inputs& inputs) const {
+    if (stage.precision != Precision::fp8)
+        throw std::invalid_argument("an FP8 GEMM needs an FP8 stage to stand in for");
+    return run_fp8(stage, gemm, settings, &inputs);
 }
 
 StageResult StageRunner::run_with(const Stage& stage, const Bf16Gemm& bf16_gemm, const Fp32Gemm& fp32_gemm,

@@ -80,6 +80,8 @@ using Fp32Gemm = std::function<void(const GemmProblem& problem, const float* a, 
 using Fp8Gemm = std::function<void(const GemmProblem& problem, Fp8Scaling scaling, const Fp8Operands& operands,
                                    __nv_bfloat16* d, cudaStream_t stream)>;
 
+class Fp8Inputs;  // verification/fp8_inputs.hpp
+
 class StageRunner {
 public:
     explicit StageRunner(const DeviceInfo& device);
@@ -92,6 +94,10 @@ public:
     StageResult run(const Stage& stage, const Fp32Gemm& gemm, const RunSettings& settings) const;
     // `gemm` in place of an FP8 stage's launcher, checked and timed against cuBLASLt as it is.
     StageResult run(const Stage& stage, const Fp8Gemm& gemm, const RunSettings& settings) const;
+    // The same on inputs made before for the settings' problem, scaling, seed and data, so that
+    // many runs of one shape share them (they are quantized on the host: seconds at layer sizes).
+    StageResult run(const Stage& stage, const Fp8Gemm& gemm, const RunSettings& settings,
+                    const Fp8Inputs& inputs) const;
 
     // Launches the stage (or, with `cublas`, the cuBLAS call it is timed against) once to
     // warm up, then once between cudaProfilerStart and cudaProfilerStop, so that a profiler
@@ -112,7 +118,9 @@ private:
                       const GemmProblem& problem, const GemmInputs& inputs) const;
     StageResult run_with(const Stage& stage, const Bf16Gemm& bf16_gemm, const Fp32Gemm& fp32_gemm,
                          const RunSettings& settings) const;
-    StageResult run_fp8(const Stage& stage, const Fp8Gemm& gemm, const RunSettings& settings) const;
+    // On `inputs` where given, else on inputs made for the run.
+    StageResult run_fp8(const Stage& stage, const Fp8Gemm& gemm, const RunSettings& settings,
+                        const Fp8Inputs* inputs) const;
     void profile_fp8_once(const Stage& stage, const RunSettings& settings, bool cublaslt) const;
     // `launch` once to warm up, then once between cudaProfilerStart and cudaProfilerStop;
     // `prepare` (resetting C) before each, outside that window.

@@ -27,7 +27,7 @@ DeviceBuffer<T> on_device(const std::vector<T>& host, cudaStream_t stream) {
 
 Fp8Inputs::Fp8Inputs(const GemmProblem& problem, Fp8Scaling scaling, std::uint64_t seed, InputData data,
                      cudaStream_t stream)
-    : shape_(problem.shape), scaling_(scaling) {
+    : shape_(problem.shape), scaling_(scaling), seed_(seed), data_(data) {
     const GemmShape& s = problem.shape;
     // Distinct streams of random numbers for A, B and C from one seed, as GemmInputs draws them.
     a_fp32_ = drawn(Operand::a, s.m, s.k, seed * 3 + 0, data, stream);
@@ -57,6 +57,12 @@ Fp8Inputs::Fp8Inputs(const GemmProblem& problem, Fp8Scaling scaling, std::uint64
         c_rows_ = on_device(rows, stream);
         c_columns_ = on_device(columns, stream);
     }
+}
+
+bool Fp8Inputs::made_for(const GemmProblem& problem, Fp8Scaling scaling, std::uint64_t seed, InputData data) const {
+    const GemmShape& s = problem.shape;
+    return s.m == shape_.m && s.n == shape_.n && s.k == shape_.k && (problem.beta != 0.0f) == !c_initial_.empty() &&
+           scaling == scaling_ && seed == seed_ && data == data_;
 }
 
 Fp8Operands Fp8Inputs::operands() const {

@@ -34,6 +34,9 @@ public:
               cudaStream_t stream);
 
     Fp8Scaling scaling() const { return scaling_; }
+    // Whether these are the inputs of `problem` (its shape, and C drawn or not) in `scaling`
+    // from `seed` and `data`.
+    bool made_for(const GemmProblem& problem, Fp8Scaling scaling, std::uint64_t seed, InputData data) const;
     const Fp8Operand& a() const { return a_; }
     const Fp8Operand& b() const { return b_; }
     Fp8Operands operands() const;
@@ -55,6 +58,8 @@ public:
 private:
     GemmShape shape_;
     Fp8Scaling scaling_;
+    std::uint64_t seed_;
+    InputData data_;
     std::vector<float> a_fp32_, b_fp32_;
     Fp8Operand a_, b_;
     std::vector<float> c_initial_;
