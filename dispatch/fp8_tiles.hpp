@@ -2,9 +2,8 @@
 // (bf16_tiles.hpp) asked for the FP8 shape counted in stage 30's K tiles (one a K block of
 // 128 e4m3 values: the same bytes into an SM, the same tensor-core time at FP8's twice bf16's
 // rate, and the same DRAM bytes of A and B), over the tiles stage 31 is compiled for, with
-// their own occupancy, and its own constants (fp8_tiles_fit.hpp): stage 30's until they are
-// fitted on FP8 plans, so that what the terms leave out (the promotion, D's two bytes a
-// value against C's four) is in their error until then.
+// their own occupancy, and its own constants (fp8_tiles_fit.hpp), fitted on timed FP8 plans:
+// what the terms leave out (the promotion, D's two bytes a value against C's four) is in them.
 #pragma once
 
 #include <optional>

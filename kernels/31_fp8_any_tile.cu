@@ -22,7 +22,8 @@
 // cluster), the epilogues (D as stage 30's bf16 C) and the tensor maps' prefetch are stage
 // 30's, taken as they are. So are the plans: dispatch/fp8_tiles.cpp asks stage 30's model
 // for the shape counted in its K tiles (a K block of 128 e4m3 values moves the bytes and takes
-// the tensor-core time of 64 bf16 values), among the tiles compiled here.
+// the tensor-core time of 64 bf16 values), among the tiles compiled here, with constants
+// fitted on FP8 plans (seed 16's, on an H200: dispatch/fp8_tiles_fit.hpp).
 //
 // What changed since stage 30: e4m3 operand tiles and both orientations K-major, the
 // promoted mainloop and its scales in the ring, D in bf16 with the FP8 problem's alpha and
