@@ -9,6 +9,7 @@
 
 #include "verification/error_budget.hpp"
 #include "verification/fp8_operands.hpp"
+#include "verification/host_parallel.hpp"
 
 namespace sgemm {
 namespace {
@@ -79,6 +80,75 @@ TEST(Fp8Quantize, EachBlockHasItsOwnScale) {
             for (int column = 0; column < 128; ++column)
                 amax = std::max(amax, std::fabs(static_cast<double>(x[static_cast<std::size_t>(row) * k + column])));
         EXPECT_FLOAT_EQ(operand.scale(0, 0), static_cast<float>(amax / kE4m3Max));
+    }
+}
+
+// The quantization runs over the host's threads (host_parallel.hpp): its scales and values are
+// the serial definition's, in every blocking, on more rows than one thread takes and with a
+// row count off the 128-row bands.
+TEST(Fp8Quantize, OverTheHostsThreadsAsTheSerialDefinition) {
+    const int rows = 128 * static_cast<int>(host_threads()) + 77, k = 260;
+    for (const Fp8Block block : {Fp8Block::tensor, Fp8Block::row_128, Fp8Block::block_128x128}) {
+        const std::vector<float> x =
+            graded_blocks(rows, k, block == Fp8Block::tensor ? Fp8Block::block_128x128 : block, 11);
+        const Fp8Operand operand = quantize_e4m3(x, rows, k, block);
+        std::vector<float> amax(operand.scales.size(), 0.0f);
+        for (int row = 0; row < rows; ++row)
+            for (int column = 0; column < k; ++column) {
+                const int scale_row = block == Fp8Block::row_128 ? row : row / 128;
+                const std::size_t at = block == Fp8Block::tensor
+                                           ? 0
+                                           : static_cast<std::size_t>(scale_row) * operand.scale_columns() + column / 128;
+                amax[at] = std::max(amax[at], std::fabs(x[static_cast<std::size_t>(row) * k + column]));
+            }
+        for (std::size_t i = 0; i < amax.size(); ++i)
+            ASSERT_EQ(operand.scales[i], amax[i] / static_cast<float>(kE4m3Max)) << i;
+        for (int row = 0; row < rows; ++row)
+            for (int column = 0; column < k; ++column) {
+                const std::size_t at = static_cast<std::size_t>(row) * k + column;
+                ASSERT_EQ(operand.values[at], double_to_e4m3(static_cast<double>(x[at]) / operand.scale(row, column)))
+                    << row << ", " << column;
+            }
+    }
+}
+
+TEST(Fp8Reference, Float64OperandsInBothLayouts) {
+    const int rows = 3 * static_cast<int>(host_threads()) + 5, k = 131;
+    const std::vector<float> x = graded_blocks(rows, k, Fp8Block::row_128, 13);
+    const Fp8Operand operand = quantize_e4m3(x, rows, k, Fp8Block::row_128);
+    for (const bool absolute : {false, true}) {
+        const std::vector<double> as_is = as_float64(operand, absolute, false);
+        const std::vector<double> transposed = as_float64(operand, absolute, true);
+        const std::vector<double> fp32 = as_float64(x, rows, k, absolute, false);
+        const std::vector<double> fp32_transposed = as_float64(x, rows, k, absolute, true);
+        for (int row = 0; row < rows; ++row)
+            for (int column = 0; column < k; ++column) {
+                const double value = operand.value(row, column);
+                const double original = x[static_cast<std::size_t>(row) * k + column];
+                const std::size_t at = static_cast<std::size_t>(row) * k + column;
+                const std::size_t at_transposed = static_cast<std::size_t>(column) * rows + row;
+                ASSERT_EQ(as_is[at], absolute ? std::fabs(value) : value);
+                ASSERT_EQ(transposed[at_transposed], absolute ? std::fabs(value) : value);
+                ASSERT_EQ(fp32[at], absolute ? std::fabs(original) : original);
+                ASSERT_EQ(fp32_transposed[at_transposed], absolute ? std::fabs(original) : original);
+            }
+    }
+}
+
+TEST(HostChunks, EveryItemOnceInChunksOfTheGrain) {
+    for (const std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{127}, std::size_t{1000},
+                                    std::size_t{128} * host_threads() + 3}) {
+        for (const std::size_t grain : {std::size_t{1}, std::size_t{128}}) {
+            std::vector<int> seen(count, 0);
+            std::vector<std::size_t> begins(host_threads() + 1, count + 1);
+            host_chunks(count, grain, [&](std::size_t chunk, std::size_t begin, std::size_t end) {
+                begins[chunk] = begin;
+                for (std::size_t i = begin; i < end; ++i) ++seen[i];
+            });
+            EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), static_cast<std::ptrdiff_t>(count)) << count;
+            for (const std::size_t begin : begins)
+                if (begin <= count) EXPECT_TRUE(begin % grain == 0 || begin == count) << count << " " << grain;
+        }
     }
 }
 

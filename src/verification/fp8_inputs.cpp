@@ -1,6 +1,7 @@
 #include "verification/fp8_inputs.hpp"
 
 #include "gpu/device_fill.hpp"
+#include "verification/host_parallel.hpp"
 
 namespace sgemm {
 namespace {
@@ -33,9 +34,11 @@ Fp8Inputs::Fp8Inputs(const GemmProblem& problem, Fp8Scaling scaling, std::uint64
     a_fp32_ = drawn(Operand::a, s.m, s.k, seed * 3 + 0, data, stream);
     const std::vector<float> b_k_by_n = drawn(Operand::b, s.k, s.n, seed * 3 + 1, data, stream);
     b_fp32_.resize(b_k_by_n.size());
-    for (std::size_t row = 0; row < static_cast<std::size_t>(s.k); ++row)
-        for (std::size_t column = 0; column < static_cast<std::size_t>(s.n); ++column)
-            b_fp32_[column * s.k + row] = b_k_by_n[row * s.n + column];
+    host_chunks(static_cast<std::size_t>(s.n), 1, [&](std::size_t, std::size_t begin, std::size_t end) {
+        for (std::size_t column = begin; column < end; ++column)
+            for (std::size_t row = 0; row < static_cast<std::size_t>(s.k); ++row)
+                b_fp32_[column * s.k + row] = b_k_by_n[row * s.n + column];
+    });
     a_ = quantize_e4m3(a_fp32_, s.m, s.k, a_block(scaling));
     b_ = quantize_e4m3(b_fp32_, s.n, s.k, b_block(scaling));
     a_values_ = on_device(a_.values, stream);

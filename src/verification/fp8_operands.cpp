@@ -1,8 +1,11 @@
 #include "verification/fp8_operands.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <stdexcept>
+
+#include "verification/host_parallel.hpp"
 
 namespace sgemm {
 
@@ -100,25 +103,70 @@ Fp8Operand quantize_e4m3(std::span<const float> x, int rows, int k, Fp8Block blo
     if (x.size() != static_cast<std::size_t>(rows) * k) throw std::invalid_argument("quantize_e4m3: size");
     Fp8Operand operand{rows, k, block, std::vector<std::uint8_t>(x.size()), {}};
     operand.scales.assign(static_cast<std::size_t>(operand.scale_rows()) * operand.scale_columns(), 0.0f);
-    // Each block's amax over its finite values, then its scale.
     const auto scale_index = [&](int row, int column) {
         const int scale_row = block == Fp8Block::tensor ? 0 : block == Fp8Block::row_128 ? row : row / 128;
         const int scale_column = block == Fp8Block::tensor ? 0 : column / 128;
         return static_cast<std::size_t>(scale_row) * operand.scale_columns() + scale_column;
     };
-    for (int row = 0; row < rows; ++row)
-        for (int column = 0; column < k; ++column) {
-            const float value = x[static_cast<std::size_t>(row) * k + column];
-            float& amax = operand.scales[scale_index(row, column)];
-            if (std::isfinite(value)) amax = std::max(amax, std::fabs(value));
-        }
+    // Each block's amax over its finite values, then its scale. Chunks of whole 128-row bands
+    // own their blocks' scales; one scale a tensor is the largest of the chunks' (a maximum is
+    // exact in any order).
+    std::vector<float> tensor_amax(host_threads(), 0.0f);
+    host_chunks(static_cast<std::size_t>(rows), 128, [&](std::size_t chunk, std::size_t begin, std::size_t end) {
+        for (std::size_t row = begin; row < end; ++row)
+            for (int column = 0; column < k; ++column) {
+                const float value = x[row * k + column];
+                float& amax = block == Fp8Block::tensor ? tensor_amax[chunk]
+                                                        : operand.scales[scale_index(static_cast<int>(row), column)];
+                if (std::isfinite(value)) amax = std::max(amax, std::fabs(value));
+            }
+    });
+    if (block == Fp8Block::tensor) operand.scales[0] = *std::max_element(tensor_amax.begin(), tensor_amax.end());
     for (float& scale : operand.scales) scale = scale > 0.0f ? scale / static_cast<float>(kE4m3Max) : 1.0f;
-    for (int row = 0; row < rows; ++row)
-        for (int column = 0; column < k; ++column) {
-            const std::size_t at = static_cast<std::size_t>(row) * k + column;
-            operand.values[at] = double_to_e4m3(static_cast<double>(x[at]) / operand.scales[scale_index(row, column)]);
-        }
+    host_chunks(static_cast<std::size_t>(rows), 1, [&](std::size_t, std::size_t begin, std::size_t end) {
+        for (std::size_t row = begin; row < end; ++row)
+            for (int column = 0; column < k; ++column) {
+                const std::size_t at = row * k + column;
+                const float scale = operand.scales[scale_index(static_cast<int>(row), column)];
+                operand.values[at] = double_to_e4m3(static_cast<double>(x[at]) / scale);
+            }
+    });
     return operand;
+}
+
+std::vector<double> as_float64(const Fp8Operand& operand, bool absolute, bool transposed) {
+    const std::size_t rows = operand.rows, k = operand.k;
+    // Fp8Operand::value's, with the 256 codes decoded once.
+    std::array<double, 256> decoded;
+    for (int bits = 0; bits < 256; ++bits) decoded[bits] = e4m3_to_double(static_cast<std::uint8_t>(bits));
+    const auto value = [&](std::size_t row, std::size_t column) {
+        return decoded[operand.values[row * k + column]] *
+               operand.scale(static_cast<int>(row), static_cast<int>(column));
+    };
+    std::vector<double> values(rows * k);
+    // Over the rows of what is written, so that each chunk writes its own.
+    host_chunks(transposed ? k : rows, 1, [&](std::size_t, std::size_t begin, std::size_t end) {
+        for (std::size_t out = begin; out < end; ++out)
+            for (std::size_t in = 0; in < (transposed ? rows : k); ++in) {
+                const double v = transposed ? value(in, out) : value(out, in);
+                values[out * (transposed ? rows : k) + in] = absolute ? std::abs(v) : v;
+            }
+    });
+    return values;
+}
+
+std::vector<double> as_float64(std::span<const float> x, int rows, int k, bool absolute, bool transposed) {
+    if (x.size() != static_cast<std::size_t>(rows) * k) throw std::invalid_argument("as_float64: size");
+    const std::size_t row_count = rows, k_count = k;
+    std::vector<double> values(x.size());
+    host_chunks(transposed ? k_count : row_count, 1, [&](std::size_t, std::size_t begin, std::size_t end) {
+        for (std::size_t out = begin; out < end; ++out)
+            for (std::size_t in = 0; in < (transposed ? row_count : k_count); ++in) {
+                const double value = transposed ? x[in * k_count + out] : x[out * k_count + in];
+                values[out * (transposed ? row_count : k_count) + in] = absolute ? std::abs(value) : value;
+            }
+    });
+    return values;
 }
 
 namespace {

@@ -57,6 +57,11 @@ struct Fp8Operand {
 // rows x k FP32 values (row-major) quantized in blocks of `block`.
 Fp8Operand quantize_e4m3(std::span<const float> x, int rows, int k, Fp8Block block);
 
+// The float64 references' operands: the dequantized values (or, `absolute`, their magnitudes)
+// as rows x k, or transposed to k x rows; and the same of rows x k FP32 values.
+std::vector<double> as_float64(const Fp8Operand& operand, bool absolute, bool transposed);
+std::vector<double> as_float64(std::span<const float> x, int rows, int k, bool absolute, bool transposed);
+
 // D = alpha * A * B^T + beta * C in float64 of the dequantized operands (C, M x N row-major,
 // not read where beta = 0; empty then).
 std::vector<double> fp8_reference(const Fp8Operand& a, const Fp8Operand& b, double alpha, double beta,

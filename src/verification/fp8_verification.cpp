@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "gpu/device_fill.hpp"
+#include "verification/host_parallel.hpp"
 
 namespace sgemm {
 namespace {
@@ -22,23 +23,17 @@ std::vector<float> run_once(const GemmShape& shape, const Fp8Launch& launch, boo
     CUDA_CHECK(cudaMemcpyAsync(host.data(), d.data(), d.bytes(), cudaMemcpyDeviceToHost, stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
     std::vector<float> values(static_cast<std::size_t>(shape.m) * shape.n);
-    for (std::size_t row = 0; row < static_cast<std::size_t>(shape.m); ++row)
-        for (std::size_t column = 0; column < static_cast<std::size_t>(shape.n); ++column)
-            values[row * shape.n + column] =
-                __bfloat162float(host[column_major ? column * column_rows + row : row * shape.n + column]);
+    host_chunks(static_cast<std::size_t>(shape.m), 1, [&](std::size_t, std::size_t begin, std::size_t end) {
+        for (std::size_t row = begin; row < end; ++row)
+            for (std::size_t column = 0; column < static_cast<std::size_t>(shape.n); ++column)
+                values[row * shape.n + column] =
+                    __bfloat162float(host[column_major ? column * column_rows + row : row * shape.n + column]);
+    });
     return values;
 }
 
-// The operand's dequantized values (or their magnitudes) in float64, as rows x k, or
-// transposed to k x rows.
-DeviceBuffer<double> dequantized(const Fp8Operand& operand, bool absolute, bool transposed, cudaStream_t stream) {
-    std::vector<double> values(static_cast<std::size_t>(operand.rows) * operand.k);
-    for (int row = 0; row < operand.rows; ++row)
-        for (int column = 0; column < operand.k; ++column) {
-            const double value = operand.value(row, column);
-            values[transposed ? static_cast<std::size_t>(column) * operand.rows + row
-                              : static_cast<std::size_t>(row) * operand.k + column] = absolute ? std::abs(value) : value;
-        }
+// Float64 values on the device.
+DeviceBuffer<double> on_device(const std::vector<double>& values, cudaStream_t stream) {
     DeviceBuffer<double> device(values.size());
     CUDA_CHECK(cudaMemcpyAsync(device.data(), values.data(), device.bytes(), cudaMemcpyHostToDevice, stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -61,8 +56,8 @@ std::vector<double> float64_d(const GemmProblem& problem, const Fp8Inputs& input
     }
     DeviceBuffer<double> d(c.size());
     CUDA_CHECK(cudaMemcpyAsync(d.data(), c.data(), d.bytes(), cudaMemcpyHostToDevice, stream));
-    const DeviceBuffer<double> a = dequantized(inputs.a(), absolute, false, stream);
-    const DeviceBuffer<double> b = dequantized(inputs.b(), absolute, true, stream);  // K x N
+    const DeviceBuffer<double> a = on_device(as_float64(inputs.a(), absolute, false), stream);
+    const DeviceBuffer<double> b = on_device(as_float64(inputs.b(), absolute, true), stream);  // K x N
     cublas.dgemm(shape, alpha, a.data(), b.data(), beta, d.data());
     CUDA_CHECK(cudaMemcpyAsync(c.data(), d.data(), d.bytes(), cudaMemcpyDeviceToHost, stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -73,18 +68,6 @@ std::vector<double> float64_d(const GemmProblem& problem, const Fp8Inputs& input
 std::vector<double> float64_d_of_fp32(const GemmProblem& problem, const Fp8Inputs& inputs, bool absolute,
                                       const Cublas& cublas, cudaStream_t stream) {
     const GemmShape& shape = problem.shape;
-    const auto widened = [&](const std::vector<float>& values, int rows, int k, bool transposed) {
-        std::vector<double> out(values.size());
-        for (std::size_t row = 0; row < static_cast<std::size_t>(rows); ++row)
-            for (std::size_t column = 0; column < static_cast<std::size_t>(k); ++column) {
-                const double value = values[row * k + column];
-                out[transposed ? column * rows + row : row * k + column] = absolute ? std::abs(value) : value;
-            }
-        DeviceBuffer<double> device(out.size());
-        CUDA_CHECK(cudaMemcpyAsync(device.data(), out.data(), device.bytes(), cudaMemcpyHostToDevice, stream));
-        CUDA_CHECK(cudaStreamSynchronize(stream));
-        return device;
-    };
     const double alpha = absolute ? std::abs(double{problem.alpha}) : problem.alpha;
     const double beta = inputs.c_initial().empty() ? 0.0 : absolute ? std::abs(double{problem.beta}) : problem.beta;
     std::vector<double> c(static_cast<std::size_t>(shape.m) * shape.n, 0.0);
@@ -92,8 +75,9 @@ std::vector<double> float64_d_of_fp32(const GemmProblem& problem, const Fp8Input
         c[i] = absolute ? std::abs(double{inputs.c_initial()[i]}) : inputs.c_initial()[i];
     DeviceBuffer<double> d(c.size());
     CUDA_CHECK(cudaMemcpyAsync(d.data(), c.data(), d.bytes(), cudaMemcpyHostToDevice, stream));
-    const DeviceBuffer<double> a = widened(inputs.a_fp32(), shape.m, shape.k, false);
-    const DeviceBuffer<double> b = widened(inputs.b_fp32(), shape.n, shape.k, true);  // K x N
+    const DeviceBuffer<double> a = on_device(as_float64(inputs.a_fp32(), shape.m, shape.k, absolute, false), stream);
+    const DeviceBuffer<double> b =
+        on_device(as_float64(inputs.b_fp32(), shape.n, shape.k, absolute, true), stream);  // K x N
     cublas.dgemm(shape, alpha, a.data(), b.data(), beta, d.data());
     CUDA_CHECK(cudaMemcpyAsync(c.data(), d.data(), d.bytes(), cudaMemcpyDeviceToHost, stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
