@@ -35,20 +35,31 @@ GemmShape fp8_shape_in_bf16_k_tiles(const GemmShape& shape) {
     return GemmShape{shape.m, shape.n, 64 * ((shape.k + kFp8ScaleBlock - 1) / kFp8ScaleBlock)};
 }
 
-std::vector<AnyTileCandidate> fp8_any_tile_candidates(const GemmShape& shape, const Fp8TilesGpu& gpu) {
-    std::vector<AnyTileCandidate> candidates;
+namespace {
+
+// Each compiled tile's plans for `shape`, predicted with stage 31's constants, handed to
+// visit(candidate) in a fixed order (a launch asks for the fastest: no list, no sort).
+template <class Visit>
+void visit_fp8_any_tile_plans(const GemmShape& shape, const Fp8TilesGpu& gpu, Visit visit) {
+    const GemmShape in_k_tiles = fp8_shape_in_bf16_k_tiles(shape);
     for (std::size_t j = 0; j < gpu.fp8_tile_of.size(); ++j) {
         if (gpu.fp8_tile_of[j] < 0) continue;
         const bool swapped = any_tiles()[j].weights_as_rows;
-        for (AnyTileCandidate candidate :
-             any_tile_plans(fp8_shape_in_bf16_k_tiles(shape), gpu.as_stage30, static_cast<int>(j))) {
+        for (AnyTileCandidate candidate : any_tile_plans(in_k_tiles, gpu.as_stage30, static_cast<int>(j))) {
             candidate.plan.tile = gpu.fp8_tile_of[j];
             // From registers where swapped or split, as stage 30's model has it.
             candidate.predicted_seconds =
                 predicted_seconds(candidate.terms, kFp8AnyTileCost, swapped || candidate.plan.splits > 1);
-            candidates.push_back(candidate);
+            visit(candidate);
         }
     }
+}
+
+}  // namespace
+
+std::vector<AnyTileCandidate> fp8_any_tile_candidates(const GemmShape& shape, const Fp8TilesGpu& gpu) {
+    std::vector<AnyTileCandidate> candidates;
+    visit_fp8_any_tile_plans(shape, gpu, [&](const AnyTileCandidate& candidate) { candidates.push_back(candidate); });
     std::stable_sort(candidates.begin(), candidates.end(), [](const AnyTileCandidate& x, const AnyTileCandidate& y) {
         return x.predicted_seconds < y.predicted_seconds;
     });
@@ -56,9 +67,12 @@ std::vector<AnyTileCandidate> fp8_any_tile_candidates(const GemmShape& shape, co
 }
 
 std::optional<AnyTileCandidate> fastest_fp8_any_tile_plan(const GemmShape& shape, const Fp8TilesGpu& gpu) {
-    const std::vector<AnyTileCandidate> candidates = fp8_any_tile_candidates(shape, gpu);
-    if (candidates.empty()) return std::nullopt;
-    return candidates.front();
+    // The first of the fastest, as the sorted list has it.
+    std::optional<AnyTileCandidate> fastest;
+    visit_fp8_any_tile_plans(shape, gpu, [&](const AnyTileCandidate& candidate) {
+        if (!fastest || candidate.predicted_seconds < fastest->predicted_seconds) fastest = candidate;
+    });
+    return fastest;
 }
 
 void launch_fp8_any_tile(const GemmProblem& problem, Fp8Scaling scaling, const Fp8Operands& operands,

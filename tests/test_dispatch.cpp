@@ -361,6 +361,12 @@ TEST(Fp8AnyTilePlan, StageThirtysModelInKBlocksOverStageThirtyOnesTiles) {
         ASSERT_LT(chosen->plan.tile, static_cast<int>(fp8_any_tiles().size()));
         const AnyTile& tile = fp8_any_tiles()[chosen->plan.tile];
         const std::vector<AnyTileCandidate> candidates = fp8_any_tile_candidates(shape, gpu);
+        // The launch's fastest (found without the list) is the sorted list's first.
+        ASSERT_FALSE(candidates.empty());
+        EXPECT_EQ(chosen->plan.tile, candidates.front().plan.tile);
+        EXPECT_EQ(chosen->plan.ctas, candidates.front().plan.ctas);
+        EXPECT_EQ(chosen->plan.split_tail, candidates.front().plan.split_tail);
+        EXPECT_EQ(chosen->plan.splits, candidates.front().plan.splits);
         for (const AnyTileCandidate& other : candidates) {
             EXPECT_LE(chosen->predicted_seconds, other.predicted_seconds) << shape.m << " x " << shape.n << " x " << shape.k;
             EXPECT_GE(other.plan.tile, 0);
