@@ -142,7 +142,8 @@ struct PromotionScales {
             const int block_row = first_row + 64 * i;
             if constexpr (kRowKind == Kind::rows)
                 t.row_in_stage[i] = block_row + wgmma_accumulator_position(thread, 0, 0).row;
-            if constexpr (kRowKind == Kind::blocks) t.row_block[i] = weight_block((tile.row + block_row) / kFp8ScaleBlock);
+            if constexpr (kRowKind == Kind::blocks)
+                t.row_block[i] = weight_block((tile.row + block_row) / kFp8ScaleBlock);
         }
         if constexpr (kColumnKind == Kind::blocks) {
             const int first = tile.col / kFp8ScaleBlock;
