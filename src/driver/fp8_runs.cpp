@@ -35,7 +35,7 @@ struct Fp8Set {
     DeviceBuffer<__nv_bfloat16> stage_d, cublaslt_d;
 };
 
-// `rows` rows of `row_bytes` (`source_pitch` apart) into zeroed rows `padded_pitch` apart,
+// `rows` rows of `row_values` values (`source_pitch` apart) into zeroed rows `padded_pitch` apart,
 // `padded_rows` of them.
 template <class T>
 DeviceBuffer<T> rows_padded(const T* source, int rows, int row_values, int source_pitch, int padded_rows,
