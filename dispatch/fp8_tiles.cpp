@@ -1,6 +1,7 @@
 #include "dispatch/fp8_tiles.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "dispatch/fp8_tiles_fit.hpp"
@@ -31,6 +32,23 @@ const Fp8TilesGpu& fp8_tiles_gpu_here() {
     return gpu;
 }
 
+Fp8Terms fp8_terms(const AnyTile& tile, const AnyTileTerms& terms, const GemmShape& shape) {
+    const double k_blocks = std::ceil(static_cast<double>(shape.k) / kFp8ScaleBlock);
+    return Fp8Terms{static_cast<double>(tile.consumers), static_cast<double>(tile.rows) * tile.columns / tile.consumers,
+                    std::ceil(terms.sm_k_tiles / k_blocks - 1e-9)};
+}
+
+double fp8_predicted_seconds(const AnyTileTerms& terms, const Fp8Terms& fp8, const Fp8TileConstants& constants,
+                             bool direct_stores) {
+    const double consumer_step = terms.step_macs / fp8.consumers / constants.any_tile.macs_per_second +
+                                 fp8.promoted_values * constants.promoted_value_seconds;
+    // Stage 30's prediction with the K block's loads taking at least the consumer's path:
+    // the step is then the longest of the three bounds.
+    AnyTileTerms bounded = terms;
+    bounded.step_bytes = std::max(terms.step_bytes, consumer_step * constants.any_tile.load_bytes_per_second);
+    return predicted_seconds(bounded, constants.any_tile, direct_stores) + fp8.sm_tiles * constants.tile_seconds;
+}
+
 GemmShape fp8_shape_in_bf16_k_tiles(const GemmShape& shape) {
     return GemmShape{shape.m, shape.n, 64 * ((shape.k + kFp8ScaleBlock - 1) / kFp8ScaleBlock)};
 }
@@ -49,7 +67,8 @@ void visit_fp8_any_tile_plans(const GemmShape& shape, const Fp8TilesGpu& gpu, Vi
             candidate.plan.tile = gpu.fp8_tile_of[j];
             // From registers where swapped or split, as stage 30's model has it.
             candidate.predicted_seconds =
-                predicted_seconds(candidate.terms, kFp8AnyTileCost, swapped || candidate.plan.splits > 1);
+                fp8_predicted_seconds(candidate.terms, fp8_terms(any_tiles()[j], candidate.terms, shape),
+                                      kFp8AnyTileCost, swapped || candidate.plan.splits > 1);
             visit(candidate);
         }
     }

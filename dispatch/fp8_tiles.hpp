@@ -3,7 +3,14 @@
 // 128 e4m3 values: the same bytes into an SM, the same tensor-core time at FP8's twice bf16's
 // rate, and the same DRAM bytes of A and B), over the tiles stage 31 is compiled for, with
 // their own occupancy, and its own constants (fp8_tiles_fit.hpp), fitted on timed FP8 plans:
-// what the terms leave out (the promotion, D's two bytes a value against C's four) is in them.
+// what the terms leave out (D's two bytes a value against C's four) is in them. Two terms
+// are FP8's own: a K block takes no less than one consumer's path through it, its share of
+// the multiply-adds and then the promotion of its share of the sums on its CUDA cores,
+//   step_seconds = max(stage 30's step_seconds,
+//                      step_macs / consumers / mma_rate + promoted_values * promoted_value_seconds)
+// (another consumer's wgmmas run meanwhile: three consumers of 64 rows hide more of it than
+// two); and each tile an SM starts costs tile_seconds (the first K block's wait, the last
+// one's drain, the scales' loads), which matters where K is a few blocks.
 #pragma once
 
 #include <optional>
@@ -14,6 +21,25 @@
 #include "dispatch/bf16_tiles.hpp"
 
 namespace sgemm {
+
+// What stage 31's model adds to stage 30's terms.
+struct Fp8Terms {
+    double consumers = 1;        // consumer warpgroups a CTA
+    double promoted_values = 0;  // sums one consumer promotes a K block
+    double sm_tiles = 0;         // tiles (or parts of one) the busiest SM starts
+};
+// Stage 31's, for a plan of `tile` with stage 30's `terms` on the FP8 `shape`: each consumer
+// promotes its share of the tile's sums every K block.
+Fp8Terms fp8_terms(const AnyTile& tile, const AnyTileTerms& terms, const GemmShape& shape);
+
+struct Fp8TileConstants {
+    AnyTileConstants any_tile;
+    double promoted_value_seconds;  // one consumer's, a sum
+    double tile_seconds;            // a tile's start and end on an SM, beyond its K blocks and stores
+};
+
+double fp8_predicted_seconds(const AnyTileTerms& terms, const Fp8Terms& fp8, const Fp8TileConstants& constants,
+                             bool direct_stores);
 
 // Stage 30's model's view of stage 31's tiles: stage 30's tiles, those stage 31 compiles
 // with its kernels' occupancy and the rest with none; and each stage-30 tile's index in

@@ -1,9 +1,8 @@
 // The dispatch layer: for a problem's shape, which stage's kernel runs it, the way cuBLAS's
 // heuristics choose among its kernels. Each track is the entry point a user calls: sgemm
-// fp32, bf16, fp32-tc or fp8. fp32.cpp, bf16.cpp and fp32_tc.cpp choose among the stages'
-// kernels of their precision by the measured costs they state; fp8.cpp runs stage 29's
-// kernel in the tile its cycle model picks. The chapters in kernels/ stay each their own
-// kernel; only this layer hands a shape from one to another.
+// fp32, bf16, fp32-tc or fp8. Each chooses among the stages' kernels of its precision (and
+// their tiles and plans) by the measured costs it states. The chapters in kernels/ stay each
+// their own kernel; only this layer hands a shape from one to another.
 #pragma once
 
 #include <string_view>

@@ -32,11 +32,12 @@
 // (docs/notes/29_fp8_tiles.md).
 //
 // Shapes: stage 26's. Every scaling, promoted (stage 27's TensorScales, stage 28's blocks).
-// sm_90a. The fp8 track (dispatch/fp8.cpp) runs this stage.
+// sm_90a. The fp8 track (dispatch/fp8.cpp) weighs this stage's tiles beside stage 31's plans.
 #include "29_fp8_tiles.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <stdexcept>
 #include <type_traits>
 
@@ -129,9 +130,10 @@ const Fp8Tile& fp8_tile_for(const GemmShape& shape, int sms) {
     });
 }
 
-void launch_fp8_tiles(const GemmProblem& problem, Fp8Scaling scaling, const Fp8Operands& operands, __nv_bfloat16* d,
-                      cudaStream_t stream) {
-    const Fp8Tile& tile = fp8_tile_for(problem.shape, current_sm_count());
+Fp8TileList fp8_tiles() { return Fp8TileList{kTiles, static_cast<int>(std::size(kTiles))}; }
+
+void launch_fp8_tile(const Fp8Tile& tile, const GemmProblem& problem, Fp8Scaling scaling, const Fp8Operands& operands,
+                     __nv_bfloat16* d, cudaStream_t stream) {
     switch (scaling) {
         case Fp8Scaling::tensor:
             return launch_in<TensorScales>(tile, problem, operands, d, stream);
@@ -140,6 +142,11 @@ void launch_fp8_tiles(const GemmProblem& problem, Fp8Scaling scaling, const Fp8O
         case Fp8Scaling::rows_and_rows:
             return launch_in<RowAndRowScales>(tile, problem, operands, d, stream);
     }
+}
+
+void launch_fp8_tiles(const GemmProblem& problem, Fp8Scaling scaling, const Fp8Operands& operands, __nv_bfloat16* d,
+                      cudaStream_t stream) {
+    launch_fp8_tile(fp8_tile_for(problem.shape, current_sm_count()), problem, scaling, operands, d, stream);
 }
 
 }  // namespace sgemm

@@ -19,7 +19,19 @@ const Fp8Tile& fp8_tile_for(const GemmShape& shape, int sms);
 // The model's cycles for `shape` in `tile`: what fp8_tile_for compares.
 double fp8_tile_cycles(const GemmShape& shape, const Fp8Tile& tile, int sms);
 
-// Every scaling, promoted; the tile fp8_tile_for chooses.
+// The stage's tiles, the larger first (its launcher tells them apart by address).
+struct Fp8TileList {
+    const Fp8Tile* first;
+    int count;
+    const Fp8Tile* begin() const { return first; }
+    const Fp8Tile* end() const { return first + count; }
+};
+Fp8TileList fp8_tiles();
+
+// Every scaling, promoted, in `tile` (one of fp8_tiles()).
+void launch_fp8_tile(const Fp8Tile& tile, const GemmProblem& problem, Fp8Scaling scaling, const Fp8Operands& operands,
+                     __nv_bfloat16* d, cudaStream_t stream);
+// The same in the tile fp8_tile_for chooses.
 void launch_fp8_tiles(const GemmProblem& problem, Fp8Scaling scaling, const Fp8Operands& operands, __nv_bfloat16* d,
                       cudaStream_t stream);
 

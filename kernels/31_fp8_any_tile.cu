@@ -22,14 +22,18 @@
 // cluster), the epilogues (D as stage 30's bf16 C) and the tensor maps' prefetch are stage
 // 30's, taken as they are. So are the plans: dispatch/fp8_tiles.cpp asks stage 30's model
 // for the shape counted in its K tiles (a K block of 128 e4m3 values moves the bytes and takes
-// the tensor-core time of 64 bf16 values), among the tiles compiled here, with constants
-// fitted on FP8 plans (seed 16's, on an H200: dispatch/fp8_tiles_fit.hpp).
+// the tensor-core time of 64 bf16 values), among the tiles compiled here, with two terms of
+// FP8's own (a consumer's path through a K block: its wgmmas, then promoting its share of the
+// sums; a cost each tile an SM starts) and constants fitted on FP8 plans (seed 18's, on an
+// H200: dispatch/fp8_tiles_fit.hpp).
 //
 // What changed since stage 30: e4m3 operand tiles and both orientations K-major, the
 // promoted mainloop and its scales in the ring, D in bf16 with the FP8 problem's alpha and
-// beta. Left out: the tiles whose sums and two K blocks' spill a consumer's registers (a
-// thread holds three tiles of values: stage 30's one), A's and B's 1 x 128 scales (they spill
-// the 128-wide tiles), and widths wgmma_fp8.cuh does not compile (48, 80, 112, ...).
+// beta. Where the sums and two K blocks do not fit a consumer's registers (three tiles of
+// values: 128 x 192, and three consumers of 192 x 128), one K block in flight: the consumer
+// waits for its block, and the other consumers' wgmmas keep the tensor cores busy while it
+// adds its block in (kBlocksInFlight, DeepGEMM's way). Left out: A's and B's 1 x 128 scales
+// (they spill the 128-wide tiles), and widths wgmma_fp8.cuh does not compile (48, 80, ...).
 //
 // Prediction: where stage 29's eight tiles fill the SMs (the large squares), its figure;
 // at medium M (160-640 tokens) and a few tokens on wide N, above it by stage 30's margin
@@ -37,13 +41,15 @@
 // its first versions read the tokens' scales from global memory as each K block was issued,
 // and took 1.4 times the time of the same loop with the scales left out (8192^3 on an H200,
 // docs/notes/31_fp8_any_tile.md); in the stage, 0.1 behind stage 29 still; with each
-// tile's scale addresses and K block's descriptors worked out once, 0.06.
+// tile's scale addresses and K block's descriptors worked out once, 0.06. Beaten: three
+// consumers of 64 rows hide the promotion better than two, and ran above stage 29's tiles.
 //
 // Measured by make results on the H100 80GB HBM3: no result at N = 4096 or 8192 yet.
 // On DeepGEMM's shapes with the recipe's scales, against cuBLASLt in the same process (an
-// H200, launch by launch; the notes): M = 4096 0.92 of it (geomean of six), M = 128 1.06,
-// M = 64 1.10 (four and three of the six); stage 29 in the same runs 0.97, 1.04, 1.14. 8192^3
-// 0.91 (stage 29 0.96). Above stage 29 at 640 x 4096 x 7168 (0.92 against 0.59).
+// H200, launch by launch; the notes): the three-consumer 192 x 128 tile at M = 4096 1.05-1.13
+// of it where 192 rows make the waves (N = 2112, 24576, 32768), 8192^3 1.04; the best plan of
+// each of the six shapes at M = 4096 1.04 in geomean (stage 29 0.98); 640 x 4096 x 7168 in
+// 128 x 192 1.12 (stage 29 0.59). The fp8 track runs it where its model predicts it faster.
 //
 // Shapes: stage 26's (K a multiple of 16, N of 8: TMA's rows; others refused). One scale a
 // tensor or the recipe's, promoted (A's and B's 1 x 128 spill: PromotionScales). sm_90a.
@@ -80,11 +86,11 @@ using Unswapped = Fp8AnyTileConfig<Fp8TokensAsRows, Consumers, MBlocks, Weights,
 // in widths wgmma_fp8.cuh compiles: weights as rows by tokens 16-96, and two m64 blocks of
 // 64 (128 tokens spill 56-76 bytes a thread with the recipe's scales: the 16 pairs of the
 // tokens' scales a thread loads from L1 as it promotes); tokens as rows, 128 rows by 64 or
-// 128 weights (stage 29's largest).
+// 128 weights (stage 29's largest), and by 192 with one K block in flight a consumer.
 using Compiled = any_tile::TileList<Fp8Mainloop<Fp8Scaling::rows_and_blocks>,
     Swapped<1, 1, 16>, Swapped<1, 1, 32>, Swapped<1, 1, 64>,
     Swapped<2, 1, 32>, Swapped<2, 1, 64>, Swapped<2, 1, 96>, Swapped<3, 1, 64>, Swapped<2, 2, 64>,
-    Unswapped<2, 1, 64>, Unswapped<2, 1, 128>, Unswapped<2, 1, 128, 2>>;
+    Unswapped<2, 1, 64>, Unswapped<2, 1, 128>, Unswapped<2, 1, 128, 2>, Unswapped<2, 1, 192>, Unswapped<3, 1, 128>>;
 
 }  // namespace fp8_any_tile
 

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 
@@ -83,6 +84,12 @@ struct Fp8AnyTileConfig
     static constexpr int kProducerRegisters = 40;
     static constexpr int kConsumerRegisters =
         std::min(232, (Base::kLaunchRegisters * (1 + Consumers) - kProducerRegisters) / Consumers / 8 * 8);
+    // K blocks a consumer keeps on the tensor cores (the mainloop's): two where the sums and
+    // two blocks fit its registers; else one, and the other consumers' blocks keep the tensor
+    // cores busy while it adds its own in (DeepGEMM's way: its 128 x 160 and wider tiles).
+    static constexpr int kValues = MBlocks * Columns / 2;
+    static constexpr int kBlocksInFlight = 3 * kValues + 24 <= kConsumerRegisters ? 2 : 1;
+    static_assert(2 * kValues + 24 <= kConsumerRegisters, "the sums and a K block fit a consumer's registers");
 };
 
 // ---- The scales of a K block, as a consumer's thread applies them when it promotes (the
@@ -109,7 +116,10 @@ struct PromotionScales {
     static constexpr bool kSwapped = Config::Orientation::kSwapped;
     static constexpr Kind kRowKind = kSwapped ? kWeights : kTokens, kColumnKind = kSwapped ? kTokens : kWeights;
     static constexpr int kMBlocks = Config::kMBlocks, kColumns = Config::kColumns;
-    static_assert(kColumnKind != Kind::blocks || kColumns <= kFp8ScaleBlock, "a tile's columns lie in two blocks of B");
+    // Tiles start at multiples of their width, so 128 - gcd(width, 128) into a block at most.
+    static_assert(kColumnKind != Kind::blocks || kFp8ScaleBlock - std::gcd(kColumns, kFp8ScaleBlock) + kColumns <=
+                                                     2 * kFp8ScaleBlock,
+                  "a tile's columns lie in two blocks of B");
     // The tokens' scales a stage holds (their count; 0 for tensor).
     static constexpr int kStageScales = kTokens == Kind::rows ? (kSwapped ? Config::kColumns : Config::kRows) : 0;
     static_assert(4 * kStageScales <= Config::kStageExtraBytes, "a stage holds the tokens' scales");
@@ -130,7 +140,8 @@ struct PromotionScales {
     struct OfTile {
         int row_in_stage[kMBlocks];  // rows: the thread's first row of m64 block i among the stage's scales
         const float* row_block[kMBlocks];  // blocks: B's block of m64 block i's rows, at K block 0
-        const float* column_block[2];  // blocks: B's blocks the tile's columns lie in, at K block 0
+        const float* column_block;  // blocks: B's first block the tile's columns lie in, at K block 0
+        int second_block;  // blocks: the second's place from the first (0 past B's last block)
         int first_in_second;  // blocks: the tile's first column in the second of them, from its corner
         int column_in_stage;  // rows: the thread's first column among the stage's scales
     };
@@ -147,8 +158,8 @@ struct PromotionScales {
         }
         if constexpr (kColumnKind == Kind::blocks) {
             const int first = tile.col / kFp8ScaleBlock;
-            t.column_block[0] = weight_block(first);
-            t.column_block[1] = weight_block(first + 1);
+            t.column_block = weight_block(first);
+            t.second_block = static_cast<int>(weight_block(first + 1) - t.column_block);
             t.first_in_second = kFp8ScaleBlock - tile.col % kFp8ScaleBlock;
         }
         if constexpr (kColumnKind == Kind::rows) t.column_in_stage = wgmma_accumulator_position(thread, 0, 0).column;
@@ -177,8 +188,8 @@ struct PromotionScales {
                 }
             }
         if constexpr (kColumnKind == Kind::blocks) {
-            f.column_block[0] = __ldg(t.column_block[0] + kb);
-            f.column_block[1] = __ldg(t.column_block[1] + kb);
+            f.column_block[0] = __ldg(t.column_block + kb);
+            f.column_block[1] = __ldg(t.column_block + t.second_block + kb);
         }
         return f;
     }
@@ -262,7 +273,9 @@ private:
 // they are done the stage goes back to the producer and the block is added into `sums`, in
 // FP32, times its scales. Two blocks take turns (even and odd K blocks, stage 27's), so that
 // the next K block is on the tensor cores while the last is added in: a thread holds three
-// tiles of values.
+// tiles of values. Where three do not fit (Config::kBlocksInFlight 1), a consumer waits for
+// each block before it issues the next, and its tile's other consumers keep the tensor cores
+// busy meanwhile.
 template <class Config, Fp8Scaling kScaling>
 __device__ __forceinline__ void multiply_piece_promoted(WarpgroupAccumulators<Config::kMBlocks, Config::kColumns>& sums,
                                                         const PromotionScales<Config, kScaling>& scales,
@@ -279,8 +292,6 @@ __device__ __forceinline__ void multiply_piece_promoted(WarpgroupAccumulators<Co
     // The consumer's first row through a shuffle, so that ptxas knows it warp-uniform (stage
     // 26's): the wgmma descriptors that follow from it can live in uniform registers.
     const int first_row = __shfl_sync(0xffffffff, consumer_row, 0);
-    static_assert(Config::kConsumerRegisters >= 3 * kMBlocks * kColumns / 2 + 24,
-                  "the sums and two K blocks' fit in a consumer's registers");
     // K block kb onto the tensor cores, into `block`; its scales and its stage to `factors`
     // and `stage`. The ring's place is stepped (stage 26's RingSlot), not divided out of
     // `passed` every K block (kStages is rarely a power of two).
@@ -319,6 +330,7 @@ __device__ __forceinline__ void multiply_piece_promoted(WarpgroupAccumulators<Co
     constexpr bool kPromotesFromStage = PromotionScales<Config, kScaling>::kColumnKind ==
                                         PromotionScales<Config, kScaling>::Kind::rows;
     static_assert(!kPromotesFromStage || kStages >= 3, "two blocks in flight and one to free");
+    static_assert(!kPromotesFromStage || Config::kBlocksInFlight == 2, "the swapped tiles keep two in flight");
     int unreleased = -1;
     const auto release = [&](int stage) {
         if (signals) {
@@ -341,9 +353,18 @@ __device__ __forceinline__ void multiply_piece_promoted(WarpgroupAccumulators<Co
         scales.promote(sums, block, factors, of_tile, stage_scales(stage));
     };
     zero_accumulators<kMBlocks, kColumns>(sums);
-    // Every wait leaves the block just issued running (stage 27's shape: ptxas keeps the
-    // wgmmas asynchronous in it).
-    if (piece.k_end > piece.k_begin) {
+    if constexpr (Config::kBlocksInFlight == 1) {
+        Accumulators block;
+        OfBlock factors;
+        int stage = 0;
+        for (int kb = piece.k_begin; kb < piece.k_end; ++kb) {
+            issue(block, kb, factors, stage);
+            wgmma_wait_group<0>();
+            add(block, factors, stage);
+        }
+    } else if (piece.k_end > piece.k_begin) {
+        // Every wait leaves the block just issued running (stage 27's shape: ptxas keeps the
+        // wgmmas asynchronous in it).
         Accumulators even, odd;
         OfBlock factors_even, factors_odd;
         int stage_even = 0, stage_odd = 0;

@@ -8,11 +8,20 @@ say how well the fitted model chooses among the plans of other problems.
 
 --plans: what `sgemm_model --track bf16-tiles --time` wrote (each timed plan's terms and
 time); with --stage 31, what `--track fp8-tiles --time` wrote, and the constants are stage
-31's own (dispatch/fp8_tiles_fit.hpp: the same model on FP8 shapes counted in its K tiles). The eight constants are fitted by least squares on the logarithm of the time (so a
-5 us plan weighs as much as a 5 ms one), by Levenberg-Marquardt in plain Python. The report
+31's own (dispatch/fp8_tiles_fit.hpp: the same model on FP8 shapes counted in its K tiles);
+with --stage 29, what `--track fp8 --time` wrote: stage 29's tiles in stage 31's model, with
+their own constants (dispatch/fp8_fit.hpp). Stage 31's model adds to stage 30's a consumer's
+path through a K block and a cost a tile an SM starts (dispatch/fp8_tiles.hpp): two more
+constants, the promotion's and the tile's. The
+constants are fitted by least squares on the logarithm of the time (so a 5 us plan weighs
+as much as a 5 ms one), by Levenberg-Marquardt in plain Python. The report
 gives the model's error, and per problem the plan it chooses among those timed against the
 fastest timed: the time its choice loses. --evaluate fits nothing: it reads the constants
 from the header and reports on the plans given (a draw the model was not fitted on).
+--track-with (with --evaluate --stage 31): stage 29's timed tiles of the same problems; the
+report is the fp8 track's choice (dispatch/fp8.cpp: the faster predicted of stage 31's plans
+and stage 29's tiles, each with its constants) against the best timed of both and against
+stage 29 in its own model's tile, each run against cuBLASLt in its own process.
 """
 import argparse
 import csv
@@ -24,11 +33,13 @@ from collections import defaultdict
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-HEADERS = {30: REPO / "dispatch" / "bf16_tiles_fit.hpp", 31: REPO / "dispatch" / "fp8_tiles_fit.hpp"}
-NAMES = {30: "kAnyTileCost", 31: "kFp8AnyTileCost"}
+HEADERS = {29: REPO / "dispatch" / "fp8_fit.hpp", 30: REPO / "dispatch" / "bf16_tiles_fit.hpp",
+           31: REPO / "dispatch" / "fp8_tiles_fit.hpp"}
+NAMES = {29: "kStage29Cost", 30: "kAnyTileCost", 31: "kFp8AnyTileCost"}
 CONSTANTS = ("fixed_seconds", "dram_bytes_per_second", "load_bytes_per_second", "macs_per_second",
              "wgmma_seconds", "store_bytes_per_second", "direct_store_bytes_per_second", "split_bytes_per_second",
              "cluster_split_bytes_per_second")
+FP8_CONSTANTS = CONSTANTS + ("promoted_value_seconds", "tile_seconds")
 TERMS = ("sm_k_tiles", "step_bytes", "step_macs", "step_wgmmas", "dram_bytes", "sm_store_bytes", "sm_split_bytes",
          "sm_cluster_split_bytes")
 # The wgmma term starts from a small time, not zero: the fit works on logarithms.
@@ -38,11 +49,17 @@ BANDS = (("M ≤ 256", lambda m: m <= 256), ("256 < M < 1024", lambda m: 256 < m
 
 
 def predicted(terms, direct_stores, c):
-    """bf16_tiles.cpp's predicted_seconds."""
+    """bf16_tiles.cpp's predicted_seconds; with FP8's constants, fp8_tiles.cpp's
+    fp8_predicted_seconds (the K block no shorter than a consumer's path through it, and a
+    cost each tile an SM starts)."""
+    fp8 = len(c) == len(FP8_CONSTANTS)
     step = max(terms["step_bytes"] / c[2], terms["step_macs"] / c[3] + terms["step_wgmmas"] * c[4])
+    if fp8:
+        step = max(step, terms["step_macs"] / terms["consumers"] / c[3] + terms["promoted_values"] * c[9])
     store_rate = c[6] if direct_stores else c[5]
     return (c[0] + max(terms["dram_bytes"] / c[1], terms["sm_k_tiles"] * step) + terms["sm_store_bytes"] / store_rate
-            + terms["sm_split_bytes"] / c[7] + terms["sm_cluster_split_bytes"] / c[8])
+            + terms["sm_split_bytes"] / c[7] + terms["sm_cluster_split_bytes"] / c[8]
+            + (terms["sm_tiles"] * c[10] if fp8 else 0.0))
 
 
 def read_plans(path):
@@ -58,9 +75,17 @@ def read_plans(path):
                     f"{' cluster ' + row['cluster'] if row['cluster'] != '1' else ''}"
                     f"{' stream-K' if row['split_tail'] == '1' else ''}"
                     f"{f' K split {splits} ways' if splits > 1 else ''}")
-            plans.append(((int(row["m"]), int(row["n"]), int(row["k"])), name,
-                          {term: float(row.get(term) or 0) for term in TERMS},
-                          row["weights_as_rows"] == "1" or splits > 1,
+            # D from registers: as the row says (stage 29's tiles), else where swapped or split.
+            direct = (row["direct_stores"] == "1" if row.get("direct_stores")
+                      else row["weights_as_rows"] == "1" or splits > 1)
+            terms = {term: float(row.get(term) or 0) for term in TERMS}
+            # Stage 31's model's FP8 terms (fp8_terms, stage29_fp8_terms: stage 29's rows say its
+            # two consumers): a consumer's share of the tile, promoted every K block; the tiles
+            # the busiest SM starts, from its K blocks (sm_k_tiles counts them) over K's.
+            terms["consumers"] = float(row.get("consumers") or 1)
+            terms["promoted_values"] = float(row.get("rows") or 0) * float(row.get("columns") or 0) / terms["consumers"]
+            terms["sm_tiles"] = math.ceil(terms["sm_k_tiles"] / math.ceil(int(row["k"]) / 128) - 1e-9)
+            plans.append(((int(row["m"]), int(row["n"]), int(row["k"])), name, terms, direct,
                           float(row["median_ms"]) * 1e-3, float(row["cublas_median_ms"]) * 1e-3))
     return plans
 
@@ -155,24 +180,69 @@ def report(plans, constants, title, command):
     return "\n".join(lines) + "\n"
 
 
+def track_report(plans31, plans29, title, command):
+    """The fp8 track's choice per problem (see the docstring's --track-with), by band of M."""
+    c31, c29 = read_header(HEADERS[31], NAMES[31]), read_header(HEADERS[29], NAMES[29])
+    own = {}
+    with open(plans29[1], newline="") as file:
+        for row in csv.DictReader(file):
+            if row["chosen"] == "1" and row["median_ms"]:
+                own[(int(row["m"]), int(row["n"]), int(row["k"]))] = (float(row["cublas_median_ms"])
+                                                                      / float(row["median_ms"]))
+    options = defaultdict(list)
+    for plans, constants, stage in ((plans31, c31, 31), (plans29[0], c29, 29)):
+        for problem, name, terms, direct, seconds, cublas in plans:
+            options[problem].append((predicted(terms, direct, constants), cublas / seconds, stage, name))
+    rows = []
+    for problem, weighed in sorted(options.items()):
+        if problem not in own or not any(option[2] == 31 for option in weighed):
+            continue
+        chosen = min(weighed, key=lambda option: option[0])
+        best = max(weighed, key=lambda option: option[1])
+        rows.append((problem, chosen, best, own[problem]))
+    lines = [f"# {title}", "", f"Generated by `{command}`.", "",
+             "Per problem, the kernel and plan the fp8 track chooses among those timed (stage 31's plans, stage "
+             "29's tiles), each timed against cuBLASLt in its own process: geomean of the ratio to cuBLASLt of "
+             "the track's choice, of the best timed, and of stage 29 in its own model's tile (the track before "
+             "it weighed stage 31).", "",
+             "| band | problems | the track's choice | stage 31 chosen | best timed | stage 29, its own tile |",
+             "|:--|--:|--:|--:|--:|--:|"]
+    for band, member in BANDS:
+        picked = [row for row in rows if member(row[0][0])]
+        if picked:
+            lines.append(f"| {band} | {len(picked)} | {100 * geomean([c[1] for _, c, _, _ in picked]):.1f} % | "
+                         f"{sum(c[2] == 31 for _, c, _, _ in picked)} | "
+                         f"{100 * geomean([b[1] for _, _, b, _ in picked]):.1f} % | "
+                         f"{100 * geomean([o for _, _, _, o in picked]):.1f} % |")
+    lines += ["", "| problem | chosen | of cuBLASLt | best timed | of cuBLASLt | stage 29, its own tile |",
+              "|:--|:--|--:|:--|--:|--:|"]
+    for problem, chosen, best, own_ratio in rows:
+        lines.append(f"| {problem[0]} x {problem[1]} x {problem[2]} | {chosen[2]}: {chosen[3]} | "
+                     f"{100 * chosen[1]:.1f} % | {best[2]}: {best[3]} | {100 * best[1]:.1f} % | "
+                     f"{100 * own_ratio:.1f} % |")
+    return "\n".join(lines) + "\n"
+
+
 def read_header(path, name="kAnyTileCost"):
-    """The constants `name` in the header at path; where it is stage 30's (`= kAnyTileCost;`,
-    not fitted on its own plans yet), stage 30's."""
+    """The constants `name` in the header at path; where it is another stage's (`= kAnyTileCost;`,
+    not fitted on its own plans yet), that stage's."""
     text = Path(path).read_text()
     found = re.search(r"\b" + name + r"\{([^}]*)\}", text)
     if found:
         return [float(x) for x in found.group(1).split(",")]
-    if re.search(r"\b" + name + r" = kAnyTileCost;", text):
-        return read_header(HEADERS[30])
+    alias = re.search(r"\b" + name + r" = (\w+);", text)
+    if alias and alias.group(1) in NAMES.values():
+        stage = next(stage for stage, other in NAMES.items() if other == alias.group(1))
+        return read_header(HEADERS[stage], alias.group(1))
     sys.exit(f"fit_bf16_tiles: {path} defines no {name}")
 
 
 def write_header(path, constants, fitted_on, name="kAnyTileCost"):
     text = Path(path).read_text()
     values = ", ".join(f"{v:.6g}" for v in constants)
-    text, count = re.subn(r"// .*\nconstexpr AnyTileConstants " + name + r"(\{[^}]*\}| = kAnyTileCost);",
-                          f"// Fitted by scripts/fit_bf16_tiles.py on {fitted_on}.\n"
-                          f"constexpr AnyTileConstants {name}{{{values}}};", text, count=1)
+    text, count = re.subn(r"// .*\nconstexpr (\w+) " + name + r"(\{[^}]*\}| = \w+);",
+                          lambda found: f"// Fitted by scripts/fit_bf16_tiles.py on {fitted_on}.\n"
+                                        f"constexpr {found.group(1)} {name}{{{values}}};", text, count=1)
     if count != 1:
         sys.exit(f"fit_bf16_tiles: {path} defines no {name} to replace")
     Path(path).write_text(text)
@@ -182,12 +252,16 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--plans", required=True, nargs="+")
     parser.add_argument("--stage", type=int, choices=sorted(HEADERS), default=30,
-                        help="whose constants: stage 30's (bf16 plans, default) or stage 31's (FP8 plans)")
+                        help="whose constants: stage 30's (bf16 plans, default), stage 31's (FP8 plans) or "
+                             "stage 29's (its tiles, as stage 31's model sees them)")
     parser.add_argument("--header", help="the header of the constants (default: the stage's under dispatch/)")
     parser.add_argument("--fitted-on", default="the plans given")
     parser.add_argument("--evaluate", action="store_true")
+    parser.add_argument("--track-with", help="with --evaluate --stage 31: stage 29's timed tiles (the fp8 track)")
     parser.add_argument("--report")
     args = parser.parse_args(argv)
+    if args.track_with and not (args.evaluate and args.stage == 31):
+        sys.exit("fit_bf16_tiles: --track-with goes with --evaluate --stage 31")
     plans = [plan for path in args.plans for plan in read_plans(path)]
     if not plans:
         sys.exit("fit_bf16_tiles: no timed plans")
@@ -197,15 +271,19 @@ def main(argv=None):
     if not args.evaluate:
         constants = fit(plans, constants)
         write_header(header, constants, args.fitted_on, name)
-        print("fitted:", ", ".join(f"{name} {value:.4g}" for name, value in zip(CONSTANTS, constants)))
+        print("fitted:", ", ".join(f"{name} {value:.4g}" for name, value in zip(FP8_CONSTANTS, constants)))
     title = (f"Stage {args.stage}'s plan model "
              f"{'on plans it was not fitted on' if args.evaluate else 'fitted on ' + args.fitted_on}")
     text = report(plans, constants, title, command)
+    if args.track_with:
+        text = track_report(plans, (read_plans(args.track_with), args.track_with),
+                            "The fp8 track's choice between stages 29 and 31", command)
     if args.report:
         Path(args.report).parent.mkdir(parents=True, exist_ok=True)
         Path(args.report).write_text(text)
     print(text.split("\n\n")[2])
-    print("\n".join(line for line in text.splitlines() if line.startswith("| M") or line.startswith("| all")))
+    print("\n".join(line for line in text.splitlines()
+                    if line.startswith("| M") or line.startswith("| 256") or line.startswith("| all")))
     return 0
 
 

@@ -17,6 +17,7 @@
 #include "dispatch/fp32.hpp"
 #include "dispatch/fp32_tc.hpp"
 #include "dispatch/fp8.hpp"
+#include "dispatch/fp8_fit.hpp"
 #include "dispatch/fp8_tiles.hpp"
 #include "dispatch/padding_cost.hpp"
 #include "driver/stage_registry.hpp"
@@ -314,6 +315,116 @@ TEST(Tracks, Fp8ChoosesAPromotingStageThatTakesTheScaling) {
 //   M = 64: 64 x 16, max(32, 160) = 160 a block; 132 tiles, one round: 56 x 160 + 2000 = 10960.
 //   M = 128: 64 x 32, max(64, 192) = 192; 2 x 66 tiles, one round: 12752 (64 x 16 would take
 //     two rounds, 21920; 64 x 64, 16336; 128 x 64 in clusters of two, 19920).
+TEST(Fp8Tiles, TheChosenTileIsOneOfTheListTheLauncherTakes) {
+    const Fp8TileList tiles = fp8_tiles();
+    ASSERT_EQ(tiles.count, 8);
+    for (const GemmShape shape : {GemmShape{8192, 8192, 8192}, GemmShape{64, 2112, 7168}, GemmShape{640, 4096, 7168}}) {
+        const Fp8Tile& chosen = fp8_tile_for(shape, 132);
+        EXPECT_TRUE(&chosen >= tiles.begin() && &chosen < tiles.end()) << chosen.name;
+        for (const Fp8Tile& tile : tiles) EXPECT_LE(fp8_tile_cycles(shape, chosen, 132), fp8_tile_cycles(shape, tile, 132));
+    }
+}
+
+// Stage 29's tiles as stage 31's model sees them: the terms of stage 31's whole-tile plan of
+// the same tile, where stage 31 compiles it.
+TEST(Fp8Tiles, StageTwentyNinesTilesInStageThirtyOnesModel) {
+    std::vector<ResidentByCluster> resident(fp8_any_tiles().size());
+    for (std::size_t i = 0; i < resident.size(); ++i)
+        for (int size = 1; size <= kMaxClusterSplits; ++size)
+            if (size == fp8_any_tiles()[i].cluster || (fp8_any_tiles()[i].splits_k && size > 1)) resident[i][size] = 132;
+    const Fp8TilesGpu gpu = fp8_tiles_gpu(132, resident);
+    int compared = 0;
+    for (const GemmShape shape : {GemmShape{8192, 8192, 8192}, GemmShape{4096, 2112, 7168}, GemmShape{640, 4096, 1000}}) {
+        for (const Fp8Tile& tile : fp8_tiles()) {
+            const AnyTileTerms t = stage29_tile_terms(shape, tile, 132);
+            for (const AnyTileCandidate& plan : fp8_any_tile_candidates(shape, gpu)) {
+                const AnyTile& other = fp8_any_tiles()[plan.plan.tile];
+                if (other.weights_as_rows || other.rows != tile.block_m || other.columns != tile.block_n ||
+                    other.cluster != tile.cluster_m || plan.plan.split_tail || plan.plan.splits > 1)
+                    continue;
+                ++compared;
+                EXPECT_EQ(t.sm_k_tiles, plan.terms.sm_k_tiles) << tile.name;
+                EXPECT_EQ(t.step_bytes, plan.terms.step_bytes) << tile.name;
+                EXPECT_EQ(t.step_macs, plan.terms.step_macs) << tile.name;
+                EXPECT_EQ(t.step_wgmmas, plan.terms.step_wgmmas) << tile.name;
+                EXPECT_EQ(t.dram_bytes, plan.terms.dram_bytes) << tile.name;
+                EXPECT_EQ(t.sm_store_bytes, plan.terms.sm_store_bytes) << tile.name;
+            }
+        }
+    }
+    EXPECT_GE(compared, 6);  // 128 x 64, 128 x 128 and 128 x 128 in clusters of 2 at each shape
+    const AnyTileTerms square = stage29_tile_terms(GemmShape{8192, 8192, 8192}, *fp8_tiles().begin(), 132);
+    EXPECT_EQ(square.sm_k_tiles, 32 * 64);  // 2048 tiles in clusters of 2 over 66 clusters: 32 rounds of 64 K blocks
+    for (const Fp8Tile& tile : fp8_tiles())
+        EXPECT_EQ(stage29_stores_from_registers(tile), tile.block_m == 64 && tile.block_n < 128) << tile.name;
+}
+
+// Stage 31's model (fp8_tiles.hpp): a K block bound by one consumer's path, never faster than
+// stage 30's prediction of the same terms, equal to it where promotion costs nothing, by hand
+// where the path is the longest bound; and a cost for each tile an SM starts.
+TEST(Fp8AnyTilePlan, AKBlockTakesNoLessThanAConsumersPathAndATileCostsItsStart) {
+    AnyTileTerms terms;
+    terms.sm_k_tiles = 10;
+    terms.step_bytes = 1000;
+    terms.step_macs = 1 << 20;
+    terms.step_wgmmas = 8;
+    const AnyTileConstants stage30{3e-6, 3e12, 5e10, 3e12, 5e-9, 1.5e11, 2.5e10, 3e10, 1e11};
+    const Fp8TileConstants free_promotion{stage30, 0, 0};
+    EXPECT_DOUBLE_EQ(fp8_predicted_seconds(terms, Fp8Terms{2, 8192, 2}, free_promotion, false),
+                     predicted_seconds(terms, stage30, false));
+    const Fp8TileConstants fp8{stage30, 4e-11, 5e-7};
+    // Half the multiply-adds (174.8 ns) and 8192 sums at 40 ps, against stage 30's 389.5 ns;
+    // two tiles started.
+    EXPECT_NEAR(fp8_predicted_seconds(terms, Fp8Terms{2, 8192, 2}, fp8, false),
+                3e-6 + 10 * ((1 << 20) / 3e12 / 2 + 8192 * 4e-11) + 1e-6, 1e-15);
+    EXPECT_DOUBLE_EQ(fp8_predicted_seconds(terms, Fp8Terms{3, 1000, 2}, fp8, false),
+                     predicted_seconds(terms, stage30, false) + 1e-6);
+    // K = 1000: 8 blocks of 128; three rounds of them, stream-K's share of 2.5 tiles, a third of K.
+    for (const AnyTile& tile : fp8_any_tiles())
+        for (const auto& [k_blocks, tiles] : {std::pair{24.0, 3.0}, std::pair{20.0, 3.0}, std::pair{3.0, 1.0}}) {
+            terms.sm_k_tiles = k_blocks;
+            const Fp8Terms t = fp8_terms(tile, terms, GemmShape{4096, 4096, 1000});
+            EXPECT_EQ(t.consumers, tile.consumers);
+            EXPECT_EQ(t.promoted_values * tile.consumers, tile.rows * tile.columns);
+            EXPECT_EQ(t.sm_tiles, tiles);
+        }
+}
+
+// The fp8 track runs the faster predicted of stage 29's best tile (stage 31's model with
+// stage 29's constants) and stage 31's best plan; stage 29's where stage 31 does not take the
+// scaling or the GPU holds none of its kernels.
+TEST(Tracks, Fp8RunsTheFasterPredictedOfStagesTwentyNineAndThirtyOne) {
+    std::vector<ResidentByCluster> resident(fp8_any_tiles().size());
+    for (std::size_t i = 0; i < resident.size(); ++i)
+        for (int size = 1; size <= kMaxClusterSplits; ++size)
+            if (size == fp8_any_tiles()[i].cluster || (fp8_any_tiles()[i].splits_k && size > 1))
+                resident[i][size] = size <= 2 ? 132 : 128;
+    const Fp8TilesGpu hopper = fp8_tiles_gpu(132, resident), none = fp8_tiles_gpu(132, {});
+    int chose31 = 0;
+    for (const GemmShape shape : {GemmShape{4096, 2112, 7168}, GemmShape{8192, 8192, 8192}, GemmShape{64, 2112, 7168},
+                                  GemmShape{640, 4096, 7168}, GemmShape{1, 4096, 512}, GemmShape{3000, 96, 256}}) {
+        double stage29 = 0;
+        for (const Fp8Tile& tile : fp8_tiles()) {
+            const AnyTileTerms terms = stage29_tile_terms(shape, tile, 132);
+            const double seconds = fp8_predicted_seconds(terms, stage29_fp8_terms(shape, tile, terms), kStage29Cost,
+                                                         stage29_stores_from_registers(tile));
+            if (stage29 == 0 || seconds < stage29) stage29 = seconds;
+        }
+        const double stage31 = fastest_fp8_any_tile_plan(shape, hopper)->predicted_seconds;
+        const Fp8TrackPlan plan = fp8_track_plan(shape, Fp8Scaling::rows_and_blocks, hopper, 132);
+        EXPECT_EQ(plan.predicted_seconds, std::min(stage29, stage31));
+        EXPECT_EQ(plan.stage, stage31 < stage29 ? 31 : 29);
+        EXPECT_EQ(plan.tile != nullptr, plan.stage == 29);
+        chose31 += plan.stage == 31;
+        for (const Fp8TrackPlan other : {fp8_track_plan(shape, Fp8Scaling::rows_and_rows, hopper, 132),
+                                         fp8_track_plan(shape, Fp8Scaling::rows_and_blocks, none, 132)}) {
+            EXPECT_EQ(other.stage, 29);
+            EXPECT_EQ(other.predicted_seconds, stage29);
+        }
+    }
+    EXPECT_GT(chose31, 0);
+}
+
 TEST(Fp8Tiles, ModelFillsTheSms) {
     constexpr int kSms = 132;
     const Fp8Tile& square = fp8_tile_for(GemmShape{8192, 8192, 8192}, kSms);

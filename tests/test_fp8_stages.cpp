@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "29_fp8_tiles.hpp"
 #include "31_fp8_any_tile.hpp"
 #include "dispatch/bf16_tiles.hpp"
 #include "dispatch/fp8_tiles.hpp"
@@ -158,13 +159,14 @@ TEST(Fp8Stages, BlockScalesApplyToTheirBlocks) {
 
 // The fp8 track off the stages' multiples, N off 8 and K off 16 (and both, one token, K
 // shorter than a K block), on zero-padded copies: graded blocks, alpha and beta, in every
-// scaling (B's 1 x 128 scales laid out again where N rounded up to 4 is not N rounded up to 8).
+// scaling (B's 1 x 128 scales laid out again where N rounded up to 4 is not N rounded up to 8);
+// D's rows copied back two bytes at a time (N odd) and four (N even).
 TEST(Fp8Stages, TheTrackTakesNOff8AndKOff16ThroughPaddedCopies) {
     SGEMM_SKIP_WITHOUT_GPU();
     SGEMM_SKIP_IF_REFUSED(fp8_stages_refusal());
     const Stage& track = *find_track("fp8");
     for (const GemmShape shape : {GemmShape{300, 201, 1040}, GemmShape{300, 264, 1000}, GemmShape{130, 203, 1000},
-                                  GemmShape{1, 13, 40}, GemmShape{77, 1001, 2040}})
+                                  GemmShape{1, 13, 40}, GemmShape{77, 1001, 2040}, GemmShape{65, 202, 1000}})
         for (const Fp8Scaling scaling : {Fp8Scaling::tensor, Fp8Scaling::rows_and_blocks, Fp8Scaling::rows_and_rows}) {
             const auto [a, b, c] = graded_problem(shape, scaling, static_cast<unsigned>(scaling) + 11);
             const double alpha = 0.75, beta = -1.5;
@@ -234,6 +236,38 @@ TEST(Fp8Stages, UnpromotedStageDropsNoMoreThanItsTruncation) {
         EXPECT_LE(report.worst_error_over_magnitude, bound)
             << name(run) << ": an element off by " << report.worst_error_over_magnitude << " of |A||B| (bound "
             << bound << ", normwise " << report.normwise_relative_error << ")";
+    }
+}
+
+// Stage 29's kernel in each of its tiles, chosen or not (the fp8 track weighs them all): more
+// tiles than the GPU holds with the last row and column partly outside D and a short last K
+// block; one token; K shorter than a K block. Graded blocks, alpha and beta, every scaling.
+TEST(Fp8Tiles, EveryTileMeetsThePromotedBudget) {
+    SGEMM_SKIP_WITHOUT_GPU();
+    SGEMM_SKIP_IF_REFUSED(fp8_stages_refusal());
+    for (const Fp8Tile& tile : fp8_tiles()) {
+        const std::vector<GemmShape> shapes{
+            GemmShape{tile.block_m * tile.cluster_m * 12 + 8, tile.block_n * 12 - 8, 272},
+            GemmShape{1, 264, 144}, GemmShape{tile.block_m + 8, tile.block_n + 16, 48}};
+        for (const GemmShape& shape : shapes)
+            for (const Fp8Scaling scaling :
+                 {Fp8Scaling::tensor, Fp8Scaling::rows_and_blocks, Fp8Scaling::rows_and_rows}) {
+                const auto [a, b, c] = graded_problem(shape, scaling, 29);
+                const double alpha = 0.75, beta = -1.5;
+                const VerificationReport report = check(
+                    launched_d(
+                        [&](const GemmProblem& problem, Fp8Scaling s, const Fp8Operands& operands, __nv_bfloat16* d) {
+                            launch_fp8_tile(tile, problem, s, operands, d, nullptr);
+                        },
+                        a, b, scaling, alpha, beta, c),
+                    fp8_reference(a, b, alpha, beta, c), fp8_magnitude(a, b, alpha, beta, c),
+                    fp8_error_budget(shape.k));
+                EXPECT_TRUE(report.passed())
+                    << tile.name << ", " << shape.m << " x " << shape.n << " x " << shape.k << ", "
+                    << to_string(scaling) << ": normwise " << report.normwise_relative_error << " (budget "
+                    << report.normwise_relative_budget << "), worst element " << report.worst_error_over_budget
+                    << " of its budget";
+            }
     }
 }
 

@@ -171,7 +171,7 @@ constexpr Stage kTracks[] = {
     fp8_track("fp8",      kSm90a, kFp8RowsPadded, launch_fp8_track,
               Fp8Accumulation::promoted, kTensorScale | kBlockScales, fp8_here,
               "FP8 with FP32 promotion, any of cuBLASLt's Hopper scalings: "
-              "stage 29's kernel in the tile its model chooses"),
+              "stage 29's kernel in one of its tiles or stage 31's in a plan, whichever a model predicts faster"),
 };
 // clang-format on
 

@@ -16,6 +16,10 @@
 // cuBLAS by --timing (each tile is verified by the GPU tests), for scripts/fit_bf16_tiles.py.
 // --track fp8-tiles (dispatch/fp8_tiles.hpp): the same of stage 31's plans, timed against
 // cuBLASLt in the recipe's scales.
+// --track fp8 (stage 29's tiles, which the fp8 track weighs beside stage 31's plans): for each
+// shape, each of stage 29's tiles as stage 31's model sees it and whether stage 29's own model
+// chooses it; with --time, each timed against cuBLASLt in the recipe's scales, for
+// scripts/fit_bf16_tiles.py --stage 29.
 // --track fp32-tc (dispatch/fp32_tc.hpp): for each shape, each kernel the track weighs that
 // takes it as it is (stage 10's plan, stages 22, 23 and 24), its terms, predicted time and
 // whether the track chooses it; with --time, each timed against cuBLAS SGEMM by CUDA graphs,
@@ -25,6 +29,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <functional>
 #include <optional>
@@ -39,7 +44,10 @@
 #include "22_split_fp16.hpp"
 #include "23_split_in_registers.hpp"
 #include "24_a_in_registers.hpp"
+#include "29_fp8_tiles.hpp"
 #include "dispatch/fp32.hpp"
+#include "dispatch/fp8.hpp"
+#include "dispatch/fp8_fit.hpp"
 #include "dispatch/fp32_tc.hpp"
 #include "dispatch/kernel_choice.hpp"
 #include "driver/stage_registry.hpp"
@@ -233,6 +241,59 @@ void model_bf16_tiles(const std::vector<GemmShape>& shapes, bool time, double ti
     }
 }
 
+// Stage 29's tiles on each shape (the fp8 track weighs them): each tile as stage 31's model sees
+// it (dispatch/fp8.hpp's stage29_tile_terms, predicted with kStage29Cost) and whether stage
+// 29's own model chooses it; each timed (where `time`) against cuBLASLt in the recipe's
+// scales, a shape's tiles on one set of inputs: the rows of --track fp8-tiles, with whether
+// D leaves from registers, for scripts/fit_bf16_tiles.py --stage 29.
+void model_fp8(const std::vector<GemmShape>& shapes, bool time, double time_budget, TimingMethod timing,
+               std::ostream& csv) {
+    csv << "m,n,k,tile,weights_as_rows,rows,columns,consumers,cluster,ctas,split_tail,splits,sm_k_tiles,step_bytes,"
+           "step_macs,step_wgmmas,dram_bytes,sm_store_bytes,sm_split_bytes,sm_cluster_split_bytes,predicted_us,chosen,"
+           "median_ms,cublas_median_ms,timing,direct_stores\n";
+    std::optional<StageRunner> runner;
+    if (time) runner.emplace(query_device());
+    const Stage& stage = *find_stage(29);
+    const int sms = runner ? query_device().sm_count : 132;
+    for (const GemmShape& shape : shapes) {
+        RunSettings settings = plan_timing_settings(shape, time_budget, timing);
+        settings.fp8_scaling = Fp8Scaling::rows_and_blocks;
+        std::optional<Fp8Inputs> inputs;
+        if (runner)
+            inputs.emplace(settings.problem, *settings.fp8_scaling, settings.seed, settings.data, runner->stream());
+        const Fp8Tile& chosen = fp8_tile_for(shape, sms);
+        for (const Fp8Tile& tile : fp8_tiles()) {
+            const AnyTileTerms t = stage29_tile_terms(shape, tile, sms);
+            const bool direct = stage29_stores_from_registers(tile);
+            const double predicted = fp8_predicted_seconds(t, stage29_fp8_terms(shape, tile, t), kStage29Cost, direct);
+            std::string measured = ",,";
+            if (runner) {
+                const StageResult result = runner->run(
+                    stage,
+                    Fp8Gemm{[&tile](const GemmProblem& problem, Fp8Scaling scaling, const Fp8Operands& operands,
+                                    __nv_bfloat16* d, cudaStream_t stream) {
+                        launch_fp8_tile(tile, problem, scaling, operands, d, stream);
+                    }},
+                    settings, *inputs);
+                measured = fmt::format("{:.6g},{:.6g},{}", result.timing.stage_median_ms,
+                                       result.timing.cublas_median_ms, to_string(result.timing.method));
+                fmt::print("{}x{}x{} tile {}: {:.1f} us predicted, {:.1f} us measured, its library {:.1f} us\n",
+                           shape.m, shape.n, shape.k, tile.name, predicted * 1e6, result.timing.stage_median_ms * 1e3,
+                           result.timing.cublas_median_ms * 1e3);
+                std::fflush(stdout);
+            }
+            const double stacks = std::ceil(static_cast<double>(shape.m) / (tile.block_m * tile.cluster_m)) *
+                                  std::ceil(static_cast<double>(shape.n) / tile.block_n);
+            const double ctas = std::min(stacks, std::floor(static_cast<double>(sms) / tile.cluster_m)) * tile.cluster_m;
+            csv << fmt::format("{},{},{},{},0,{},{},2,{},{},0,1,{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},0,0,{:.9g},{},{},{}\n",
+                               shape.m, shape.n, shape.k, tile.name, tile.block_m, tile.block_n, tile.cluster_m, ctas,
+                               t.sm_k_tiles, t.step_bytes, t.step_macs, t.step_wgmmas, t.dram_bytes, t.sm_store_bytes,
+                               predicted * 1e6, &tile == &chosen ? 1 : 0, measured, direct ? 1 : 0);
+            csv.flush();
+        }
+    }
+}
+
 // Stage 31's plans on each shape: stage 30's model on the shape with K in blocks of 128, with
 // stage 31's constants (dispatch/fp8_tiles.hpp), over stage 31's tiles; the terms are the
 // model's (K counted in its K tiles), plan.tile stage 31's index. Each timed (where `time`)
@@ -280,9 +341,9 @@ int run(int argc, char** argv) {
     double within = 1.3;
     int most = 12;
     app.add_option("--track", track,
-                   "the track whose model to run: bf16 (default), bf16-tiles, fp8-tiles, fp32 or fp32-tc")
-        ->check(CLI::IsMember({"bf16", "bf16-tiles", "fp8-tiles", "fp32", "fp32-tc"}));
-    app.add_option("--timing", timing, "bf16-tiles, fp8-tiles --time: 'graph' (default) or 'launches'")
+                   "the track whose model to run: bf16 (default), bf16-tiles, fp8, fp8-tiles, fp32 or fp32-tc")
+        ->check(CLI::IsMember({"bf16", "bf16-tiles", "fp8", "fp8-tiles", "fp32", "fp32-tc"}));
+    app.add_option("--timing", timing, "bf16-tiles, fp8, fp8-tiles --time: 'graph' (default) or 'launches'")
         ->check(CLI::IsMember({"graph", "launches"}));
     app.add_option("--within", within,
                    "bf16-tiles, fp8-tiles: the plans predicted within this factor of the best (default 1.3)");
@@ -307,6 +368,13 @@ int run(int argc, char** argv) {
             if (!line.empty()) shape_texts.push_back(line);
     }
     std::ofstream csv(csv_path);
+    if (track == "fp8") {
+        std::vector<GemmShape> shapes;
+        for (const std::string& text : shape_texts) shapes.push_back(parse_shape(text));
+        model_fp8(shapes, time, time_budget, timing_method_named(timing), csv);
+        fmt::print("sgemm_model: stage 29's tiles, {} shapes -> {}\n", shapes.size(), csv_path);
+        return 0;
+    }
     if (track == "bf16-tiles" || track == "fp8-tiles") {
         std::vector<GemmShape> shapes;
         for (const std::string& text : shape_texts) shapes.push_back(parse_shape(text));
