@@ -14,14 +14,14 @@ namespace sgemm {
 
 // Stages 29 and 31 promote; 27 and 28 run stage 29's kernel in one tile; 26 does not promote.
 // N off 8 or K off 16 on zero-padded copies, the plan chosen for the padded shape.
-KernelChoice choose_fp8_kernel(const GemmShape& shape, Fp8Scaling scaling) {
+KernelChoice choose_fp8_kernel(const GemmShape& shape, Fp8Scaling) {
     const bool as_is = takes_as_is(shape, kFp8TmaMultiples);
     const Fp8TrackPlan plan =
-        fp8_track_plan(padded_shape(shape, kFp8TmaMultiples), scaling, fp8_tiles_gpu_here(), sm_count_here());
+        fp8_track_plan(padded_shape(shape, kFp8TmaMultiples), fp8_tiles_gpu_here(), sm_count_here());
     return KernelChoice{plan.stage, !as_is, plan.tile ? plan.tile->name : std::string_view{}};
 }
 
-Fp8TrackPlan fp8_track_plan(const GemmShape& shape, Fp8Scaling scaling, const Fp8TilesGpu& gpu, int sms) {
+Fp8TrackPlan fp8_track_plan(const GemmShape& shape, const Fp8TilesGpu& gpu, int sms) {
     Fp8TrackPlan fastest;
     for (const Fp8Tile& tile : fp8_tiles()) {
         const AnyTileTerms terms = stage29_tile_terms(shape, tile, sms);
@@ -29,7 +29,6 @@ Fp8TrackPlan fp8_track_plan(const GemmShape& shape, Fp8Scaling scaling, const Fp
                                                      stage29_stores_from_registers(tile));
         if (!fastest.tile || seconds < fastest.predicted_seconds) fastest = Fp8TrackPlan{29, &tile, {}, seconds};
     }
-    if (scaling == Fp8Scaling::rows_and_rows) return fastest;
     const std::optional<AnyTileCandidate> stage31 = fastest_fp8_any_tile_plan(shape, gpu);
     if (stage31 && stage31->predicted_seconds < fastest.predicted_seconds)
         fastest = Fp8TrackPlan{31, nullptr, stage31->plan, stage31->predicted_seconds};
@@ -72,7 +71,7 @@ namespace {
 // On a shape the kernels take as it is.
 void launch_fp8_track_plan(const GemmProblem& problem, Fp8Scaling scaling, const Fp8Operands& operands,
                            __nv_bfloat16* d, cudaStream_t stream) {
-    const Fp8TrackPlan plan = fp8_track_plan(problem.shape, scaling, fp8_tiles_gpu_here(), sm_count_here());
+    const Fp8TrackPlan plan = fp8_track_plan(problem.shape, fp8_tiles_gpu_here(), sm_count_here());
     if (plan.stage == 31) return launch_fp8_any_tile_plan(plan.plan, problem, scaling, operands, d, stream);
     launch_fp8_tile(*plan.tile, problem, scaling, operands, d, stream);
 }

@@ -1,10 +1,9 @@
 // The FP8 track (sgemm fp8): D = alpha A B^T + beta C on e4m3 operands with their scales
 // (kernels/common/fp8_problem.hpp), the partial sums promoted into FP32: stage 31's kernel in
 // its plan or stage 29's in one of its tiles (the choice's variant names it), whichever stage
-// 31's model predicts faster, each with its own constants (fp8_tiles_fit.hpp, fp8_fit.hpp);
-// stage 29's alone in the scaling stage 31 does not take (A's and B's 1 x 128 blocks). Any N
-// and K: off N % 8 or K % 16 on zero-padded copies, as the bf16 track pads for stage 20.
-// Hopper only (sm_90a).
+// 31's model predicts faster, each with its own constants (fp8_tiles_fit.hpp, fp8_fit.hpp;
+// fitted in the recipe's scales, used for all three). Any N and K: off N % 8 or K % 16 on
+// zero-padded copies, as the bf16 track pads for stage 20. Hopper only (sm_90a).
 #pragma once
 
 #include "29_fp8_tiles.hpp"
@@ -34,9 +33,9 @@ struct Fp8TrackPlan {
     AnyTilePlan plan{};             // stage 31's
     double predicted_seconds = 0;
 };
-// The faster predicted of stage 29's best tile and (where it takes the scaling) stage 31's
-// best plan, on a GPU of `sms` SMs that holds `gpu` of stage 31's kernels.
-Fp8TrackPlan fp8_track_plan(const GemmShape& shape, Fp8Scaling scaling, const Fp8TilesGpu& gpu, int sms);
+// The faster predicted of stage 29's best tile and stage 31's best plan (both take every
+// scaling), on a GPU of `sms` SMs that holds `gpu` of stage 31's kernels.
+Fp8TrackPlan fp8_track_plan(const GemmShape& shape, const Fp8TilesGpu& gpu, int sms);
 
 void launch_fp8_track(const GemmProblem& problem, Fp8Scaling scaling, const Fp8Operands& operands, __nv_bfloat16* d,
                       cudaStream_t stream);

@@ -32,8 +32,8 @@
 // beta. Where the sums and two K blocks do not fit a consumer's registers (three tiles of
 // values: 128 x 192, and three consumers of 192 x 128), one K block in flight: the consumer
 // waits for its block, and the other consumers' wgmmas keep the tensor cores busy while it
-// adds its block in (kBlocksInFlight, DeepGEMM's way). Left out: A's and B's 1 x 128 scales
-// (they spill the 128-wide tiles), and widths wgmma_fp8.cuh does not compile (48, 80, ...).
+// adds its block in (kBlocksInFlight, DeepGEMM's way). A's and B's 1 x 128 scales: both sides'
+// scales in the stage (WithWeightScales). Left out: widths wgmma_fp8.cuh does not compile.
 //
 // Prediction: where stage 29's eight tiles fill the SMs (the large squares), its figure;
 // at medium M (160-640 tokens) and a few tokens on wide N, above it by stage 30's margin
@@ -49,10 +49,11 @@
 // H200, launch by launch; the notes): the three-consumer 192 x 128 tile at M = 4096 1.05-1.13
 // of it where 192 rows make the waves (N = 2112, 24576, 32768), 8192^3 1.04; the best plan of
 // each of the six shapes at M = 4096 1.04 in geomean (stage 29 0.98); 640 x 4096 x 7168 in
-// 128 x 192 1.12 (stage 29 0.59). The fp8 track runs it where its model predicts it faster.
+// 128 x 192 1.12 (stage 29 0.59). In A's and B's 1 x 128 scales 8192^3 0.96-0.98 (stage 29
+// 0.90). The fp8 track runs it where its model predicts it faster.
 //
-// Shapes: stage 26's (K a multiple of 16, N of 8: TMA's rows; others refused). One scale a
-// tensor or the recipe's, promoted (A's and B's 1 x 128 spill: PromotionScales). sm_90a.
+// Shapes: stage 26's (K a multiple of 16, N of 8: TMA's rows; others refused). Every
+// scaling, promoted. sm_90a.
 #include "31_fp8_any_tile.hpp"
 
 #include <stdexcept>
@@ -72,9 +73,10 @@ void launch_in(const AnyTilePlan& plan, const GemmProblem& problem, Fp8Scaling s
         case Fp8Scaling::rows_and_blocks:
             return launch_config<Config, Fp8Scaling::rows_and_blocks>(plan, problem, operands, d, stream);
         case Fp8Scaling::rows_and_rows:
-            break;
+            return launch_config<typename Config::WithWeightScales, Fp8Scaling::rows_and_rows>(plan, problem, operands,
+                                                                                               d, stream);
     }
-    throw std::invalid_argument("stage 31 takes one scale a tensor or the recipe's (1x128-128x128)");
+    throw std::invalid_argument("stage 31: no such scaling");
 }
 
 template <int Consumers, int MBlocks, int Tokens, int ClusterM = 1>

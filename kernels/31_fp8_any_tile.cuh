@@ -70,17 +70,23 @@ struct Fp8WeightsAsRows {
 // ---- The configuration: stage 30's (AnyTileConfig), with the producer's registers of stage
 // 26's (40): a consumer holds three tiles of values here, and 8 registers more a thread
 // keep the 128-wide tiles from spilling. A stage holds, beside the operands, a K block's
-// scales of the tokens' side of the tile (A's 1 x 128: wgmma's rows, or its columns swapped).
-template <template <int, int, int> class Orientation_, int Consumers, int MBlocks, int Columns, int ClusterM>
+// scales of the tokens' side of the tile (A's 1 x 128: wgmma's rows, or its columns swapped),
+// and with WeightScales those of the weights' side too (B's 1 x 128), after them at the next
+// 128 bytes (where TMA writes to shared memory).
+template <int Tokens, int Weights, bool WeightScales>
+inline constexpr int kFp8StageScaleBytes = WeightScales ? (4 * Tokens + 127) / 128 * 128 + 4 * Weights : 4 * Tokens;
+template <template <int, int, int> class Orientation_, int Consumers, int MBlocks, int Columns, int ClusterM,
+          bool WeightScales = false, bool Swapped = Orientation_<64 * MBlocks * Consumers, Columns, ClusterM>::kSwapped>
 struct Fp8AnyTileConfig
     : any_tile::AnyTileConfig<Orientation_, Consumers, MBlocks, Columns, ClusterM,
-                              4 * (Orientation_<64 * MBlocks * Consumers, Columns, ClusterM>::kSwapped
-                                       ? Columns
-                                       : 64 * MBlocks * Consumers)> {
+                              kFp8StageScaleBytes<Swapped ? Columns : 64 * MBlocks * Consumers,
+                                                  Swapped ? 64 * MBlocks * Consumers : Columns, WeightScales>> {
     using Base = any_tile::AnyTileConfig<Orientation_, Consumers, MBlocks, Columns, ClusterM,
-                                         4 * (Orientation_<64 * MBlocks * Consumers, Columns, ClusterM>::kSwapped
-                                                  ? Columns
-                                                  : 64 * MBlocks * Consumers)>;
+                                         kFp8StageScaleBytes<Swapped ? Columns : 64 * MBlocks * Consumers,
+                                                             Swapped ? 64 * MBlocks * Consumers : Columns,
+                                                             WeightScales>>;
+    // The same tile with room in a stage for B's 1 x 128 scales (rows_and_rows).
+    using WithWeightScales = Fp8AnyTileConfig<Orientation_, Consumers, MBlocks, Columns, ClusterM, true>;
     static constexpr int kProducerRegisters = 40;
     static constexpr int kConsumerRegisters =
         std::min(232, (Base::kLaunchRegisters * (1 + Consumers) - kProducerRegisters) / Consumers / 8 * 8);
@@ -101,7 +107,8 @@ struct Fp8AnyTileConfig
 //     end, zeros), and the consumer reads them there;
 //   - a 128 x 128 block (B in the recipe): at [row / 128][kb] in global memory. An m64 block
 //     of rows lies in one block of B, a tile's columns in at most two (128 at most).
-// (rows_and_rows, B's rows a row too, is not compiled: it spills.) A thread's sums are two
+// With B's 1 x 128 (rows_and_rows) both sides are a row per 128 of K, both in the stage (the
+// weights' after the tokens': Config::WithWeightScales). A thread's sums are two
 // rows an m64 block (i, half) by two adjacent columns of every 8 (j, p). Its rows' scales,
 // and the one or two blocks of its columns, are read as it issues the K block and used once
 // its wgmmas are done; its columns' scales of the stage (swapped: up to 64 values a thread)
@@ -110,9 +117,10 @@ struct Fp8AnyTileConfig
 template <class Config, Fp8Scaling kScaling>
 struct PromotionScales {
     enum class Kind { tensor, rows, blocks };
-    static_assert(kScaling != Fp8Scaling::rows_and_rows, "B's 1 x 128 scales: not compiled (the tiles spill)");
     static constexpr Kind kTokens = kScaling == Fp8Scaling::tensor ? Kind::tensor : Kind::rows;
-    static constexpr Kind kWeights = kScaling == Fp8Scaling::tensor ? Kind::tensor : Kind::blocks;
+    static constexpr Kind kWeights = kScaling == Fp8Scaling::tensor          ? Kind::tensor
+                                     : kScaling == Fp8Scaling::rows_and_rows ? Kind::rows
+                                                                             : Kind::blocks;
     static constexpr bool kSwapped = Config::Orientation::kSwapped;
     static constexpr Kind kRowKind = kSwapped ? kWeights : kTokens, kColumnKind = kSwapped ? kTokens : kWeights;
     static constexpr int kMBlocks = Config::kMBlocks, kColumns = Config::kColumns;
@@ -120,9 +128,16 @@ struct PromotionScales {
     static_assert(kColumnKind != Kind::blocks || kFp8ScaleBlock - std::gcd(kColumns, kFp8ScaleBlock) + kColumns <=
                                                      2 * kFp8ScaleBlock,
                   "a tile's columns lie in two blocks of B");
-    // The tokens' scales a stage holds (their count; 0 for tensor).
-    static constexpr int kStageScales = kTokens == Kind::rows ? (kSwapped ? Config::kColumns : Config::kRows) : 0;
-    static_assert(4 * kStageScales <= Config::kStageExtraBytes, "a stage holds the tokens' scales");
+    // The scales a stage holds (their count): the tokens' (0 for tensor), then the weights'
+    // (rows_and_rows); the wgmma rows' and columns' among them.
+    static constexpr int kTokenScales = kTokens == Kind::rows ? (kSwapped ? Config::kColumns : Config::kRows) : 0;
+    static constexpr int kWeightScales = kWeights == Kind::rows ? (kSwapped ? Config::kRows : Config::kColumns) : 0;
+    // The weights' first, in floats: the tokens' rounded up to 128 bytes (TMA's destination).
+    static constexpr int kWeightsInStage = kWeightScales > 0 ? (kTokenScales + 31) / 32 * 32 : 0;
+    static constexpr int kRowsInStage = kSwapped ? kWeightsInStage : 0;
+    static constexpr int kColumnsInStage = kSwapped ? 0 : kWeightsInStage;
+    static_assert(4 * (kWeightsInStage + kWeightScales) <= Config::kStageExtraBytes,
+                  "a stage holds the scales (WithWeightScales)");
 
     const float* weight_blocks;  // B's 128 x 128 scales (blocks)
     int weight_block_rows_end, weight_blocks_stride;  // B's last block row; the padded K blocks of one
@@ -152,7 +167,7 @@ struct PromotionScales {
         for (int i = 0; i < kMBlocks; ++i) {
             const int block_row = first_row + 64 * i;
             if constexpr (kRowKind == Kind::rows)
-                t.row_in_stage[i] = block_row + wgmma_accumulator_position(thread, 0, 0).row;
+                t.row_in_stage[i] = kRowsInStage + block_row + wgmma_accumulator_position(thread, 0, 0).row;
             if constexpr (kRowKind == Kind::blocks)
                 t.row_block[i] = weight_block((tile.row + block_row) / kFp8ScaleBlock);
         }
@@ -162,7 +177,8 @@ struct PromotionScales {
             t.second_block = static_cast<int>(weight_block(first + 1) - t.column_block);
             t.first_in_second = kFp8ScaleBlock - tile.col % kFp8ScaleBlock;
         }
-        if constexpr (kColumnKind == Kind::rows) t.column_in_stage = wgmma_accumulator_position(thread, 0, 0).column;
+        if constexpr (kColumnKind == Kind::rows)
+            t.column_in_stage = kColumnsInStage + wgmma_accumulator_position(thread, 0, 0).column;
         return t;
     }
 
@@ -330,7 +346,6 @@ __device__ __forceinline__ void multiply_piece_promoted(WarpgroupAccumulators<Co
     constexpr bool kPromotesFromStage = PromotionScales<Config, kScaling>::kColumnKind ==
                                         PromotionScales<Config, kScaling>::Kind::rows;
     static_assert(!kPromotesFromStage || kStages >= 3, "two blocks in flight and one to free");
-    static_assert(!kPromotesFromStage || Config::kBlocksInFlight == 2, "the swapped tiles keep two in flight");
     int unreleased = -1;
     const auto release = [&](int stage) {
         if (signals) {
@@ -362,6 +377,7 @@ __device__ __forceinline__ void multiply_piece_promoted(WarpgroupAccumulators<Co
             wgmma_wait_group<0>();
             add(block, factors, stage);
         }
+        if (kPromotesFromStage && unreleased >= 0) release(unreleased);
     } else if (piece.k_end > piece.k_begin) {
         // Every wait leaves the block just issued running (stage 27's shape: ptxas keeps the
         // wgmmas asynchronous in it).
@@ -395,7 +411,8 @@ __device__ __forceinline__ void multiply_piece_promoted(WarpgroupAccumulators<Co
 
 // ---- The mainloop as stage 30's kernel takes it (any_tile::Bf16Mainloop says what that is):
 // K blocks of 128 e4m3 values, the scales of kScaling, the operands (their scales) as its
-// arguments; beside each K block the producer loads the tokens' scales of it (stage 28's map:
+// arguments; beside each K block the producer loads the tokens' scales of it (and, in
+// rows_and_rows, the weights'; stage 28's map:
 // a K block's scales of the tile's tokens are one box row; read as they were from global
 // memory, by the consumer as it issued the block, the scales took 1.4 times the time at 8192).
 template <Fp8Scaling kScaling>
@@ -403,23 +420,31 @@ struct Fp8Mainloop {
     static constexpr int kValuesPerKTile = kFp8ScaleBlock;
     using Arguments = Fp8Operands;
     struct StageMaps {
-        CUtensorMap tokens_scales;  // A's 1 x 128 (unused for tensor)
+        CUtensorMap tokens_scales;   // A's 1 x 128 (unused for tensor)
+        CUtensorMap weights_scales;  // B's 1 x 128 (rows_and_rows only)
     };
     template <class Config>
     struct StageLoads {
-        static constexpr int kScales = PromotionScales<Config, kScaling>::kStageScales;
-        static constexpr int kBytes = 4 * kScales;
+        static constexpr int kTokenScales = PromotionScales<Config, kScaling>::kTokenScales;
+        static constexpr int kWeightScales = PromotionScales<Config, kScaling>::kWeightScales;
+        static constexpr int kWeightsInStage = PromotionScales<Config, kScaling>::kWeightsInStage;
+        static constexpr int kBytes = 4 * (kTokenScales + kWeightScales);
+        static constexpr bool kSwapped = Config::Orientation::kSwapped;
         const StageMaps* maps;
         __device__ explicit StageLoads(const StageMaps* stage_maps) : maps(stage_maps) {}
         __device__ void load(std::uint8_t* to, TileOrigin tile, int kb, std::uint64_t* full) const {
-            if constexpr (kScales > 0)
-                tma_load_2d(to, &maps->tokens_scales, Config::Orientation::kSwapped ? tile.col : tile.row, kb, full);
+            if constexpr (kTokenScales > 0)
+                tma_load_2d(to, &maps->tokens_scales, kSwapped ? tile.col : tile.row, kb, full);
+            if constexpr (kWeightScales > 0)
+                tma_load_2d(to + 4 * kWeightsInStage, &maps->weights_scales, kSwapped ? tile.row : tile.col, kb, full);
         }
-        // The map launch_config makes of A's scales.
+        // The maps launch_config makes of A's scales (and B's).
         static StageMaps make(const GemmShape& shape, const Fp8Operands& operands) {
             StageMaps stage_maps{};
-            if constexpr (kScales > 0)
-                stage_maps.tokens_scales = row_scales_map<kScales>(operands.a_scales, shape.k, shape.m);
+            if constexpr (kTokenScales > 0)
+                stage_maps.tokens_scales = row_scales_map<kTokenScales>(operands.a_scales, shape.k, shape.m);
+            if constexpr (kWeightScales > 0)
+                stage_maps.weights_scales = row_scales_map<kWeightScales>(operands.b_scales, shape.k, shape.n);
             return stage_maps;
         }
     };

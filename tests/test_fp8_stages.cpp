@@ -277,8 +277,7 @@ TEST(Fp8Tiles, EveryTileMeetsThePromotedBudget) {
 // 30's: more tiles than the GPU holds, the last row and column of tiles partly outside D,
 // with a short last K block; four tiles partly outside D on a deep K (the splits); one token;
 // K shorter than a K block. Graded blocks (a scale applied to another block is off by up to
-// 2^16), alpha and beta; the recipe's scales everywhere, one a tensor on the deep K (the
-// two stage 31 takes).
+// 2^16), alpha and beta; the recipe's scales everywhere, every scaling on the deep K.
 TEST(Fp8AnyTiles, EveryTileAndPlanMeetsThePromotedBudget) {
     SGEMM_SKIP_WITHOUT_GPU();
     SGEMM_SKIP_IF_REFUSED(fp8_stages_refusal());
@@ -291,7 +290,8 @@ TEST(Fp8AnyTiles, EveryTileAndPlanMeetsThePromotedBudget) {
             return tile.weights_as_rows ? GemmShape{column_extent, row_extent, k} : GemmShape{row_extent, column_extent, k};
         };
         const std::vector<Fp8Scaling> recipe{Fp8Scaling::rows_and_blocks};
-        const std::vector<Fp8Scaling> every{Fp8Scaling::rows_and_blocks, Fp8Scaling::tensor};
+        const std::vector<Fp8Scaling> every{Fp8Scaling::rows_and_blocks, Fp8Scaling::tensor,
+                                            Fp8Scaling::rows_and_rows};
         const std::vector<std::pair<GemmShape, std::vector<Fp8Scaling>>> cases{
             {shape_of(tile.rows * tile.cluster * 11 + 8, tile.columns * 13 - 8, 272), recipe},
             {shape_of(tile.rows * 2 - 8, tile.columns * 2 - 16, 1040), every},

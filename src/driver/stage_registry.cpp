@@ -154,8 +154,8 @@ constexpr Stage kStages[] = {
                "one kernel composed of parts (operands, producer, mainloop, epilogue, scheduler) "
                "in any tile: tokens in wgmma's N or M, a plan chosen by a model"),
     fp8_stage(31,  "fp8_any_tile",         kSm90a,  kFp8Rows,        launch_fp8_any_tile,
-              Fp8Accumulation::promoted, kTensorScale | fp8_scaling_bit(Fp8Scaling::rows_and_blocks),
-              "FP8 on stage 30's parts: one scale a tensor or the recipe's, promoted, in its tiles, "
+              Fp8Accumulation::promoted, kTensorScale | kBlockScales,
+              "FP8 on stage 30's parts, every scaling, promoted, in its tiles, "
               "the plan by stage 30's model in K blocks"),
 };
 
