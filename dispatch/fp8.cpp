@@ -63,7 +63,7 @@ bool stage29_stores_from_registers(const Fp8Tile& tile) {
 Fp8Terms stage29_fp8_terms(const GemmShape& shape, const Fp8Tile& tile, const AnyTileTerms& terms) {
     const double k_blocks = std::ceil(static_cast<double>(shape.k) / kFp8ScaleBlock);
     return Fp8Terms{2, static_cast<double>(tile.block_m) * tile.block_n / 2,
-                    std::ceil(terms.sm_k_tiles / k_blocks - 1e-9)};
+                    std::ceil(terms.sm_k_tiles / k_blocks - 1e-9), static_cast<double>(shape.m) * shape.n};
 }
 
 namespace {

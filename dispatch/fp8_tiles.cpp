@@ -35,7 +35,7 @@ const Fp8TilesGpu& fp8_tiles_gpu_here() {
 Fp8Terms fp8_terms(const AnyTile& tile, const AnyTileTerms& terms, const GemmShape& shape) {
     const double k_blocks = std::ceil(static_cast<double>(shape.k) / kFp8ScaleBlock);
     return Fp8Terms{static_cast<double>(tile.consumers), static_cast<double>(tile.rows) * tile.columns / tile.consumers,
-                    std::ceil(terms.sm_k_tiles / k_blocks - 1e-9)};
+                    std::ceil(terms.sm_k_tiles / k_blocks - 1e-9), static_cast<double>(shape.m) * shape.n};
 }
 
 double fp8_predicted_seconds(const AnyTileTerms& terms, const Fp8Terms& fp8, const Fp8TileConstants& constants,
@@ -46,6 +46,7 @@ double fp8_predicted_seconds(const AnyTileTerms& terms, const Fp8Terms& fp8, con
     // the step is then the longest of the three bounds.
     AnyTileTerms bounded = terms;
     bounded.step_bytes = std::max(terms.step_bytes, consumer_step * constants.any_tile.load_bytes_per_second);
+    bounded.dram_bytes = terms.dram_bytes - 2 * fp8.d_values;
     return predicted_seconds(bounded, constants.any_tile, direct_stores) + fp8.sm_tiles * constants.tile_seconds;
 }
 

@@ -9,6 +9,6 @@
 namespace sgemm {
 
 // Fitted by scripts/fit_bf16_tiles.py on the plans of the draw of seed 18 (59 problems, N and K rounded up to multiples of 8 and 16), timed on an H200 (results/h200/experiments/fits/fp8_tiles/fit_seed18.md).
-constexpr Fp8TileConstants kFp8AnyTileCost{2.93562e-06, 3.48007e+12, 6.11457e+10, 1.14829e+13, 3.58e-08, 8.62651e+21, 3.37562e+10, 1.92455e+10, 1.49383e+10, 5.22578e-11, 6.81516e-07};
+constexpr Fp8TileConstants kFp8AnyTileCost{2.83075e-06, 3.27862e+12, 6.34823e+10, 1.10375e+13, 3.73574e-08, 8.62651e+21, 3.25388e+10, 1.97773e+10, 1.5924e+10, 5.14507e-11, 8.78726e-07};
 
 }  // namespace sgemm

@@ -56,8 +56,10 @@ def predicted(terms, direct_stores, c):
     step = max(terms["step_bytes"] / c[2], terms["step_macs"] / c[3] + terms["step_wgmmas"] * c[4])
     if fp8:
         step = max(step, terms["step_macs"] / terms["consumers"] / c[3] + terms["promoted_values"] * c[9])
+    # FP8's D is bf16: two bytes a value where stage 30's terms count C's four.
+    dram = terms["dram_bytes"] - (2 * terms["d_values"] if fp8 else 0.0)
     store_rate = c[6] if direct_stores else c[5]
-    return (c[0] + max(terms["dram_bytes"] / c[1], terms["sm_k_tiles"] * step) + terms["sm_store_bytes"] / store_rate
+    return (c[0] + max(dram / c[1], terms["sm_k_tiles"] * step) + terms["sm_store_bytes"] / store_rate
             + terms["sm_split_bytes"] / c[7] + terms["sm_cluster_split_bytes"] / c[8]
             + (terms["sm_tiles"] * c[10] if fp8 else 0.0))
 
@@ -81,10 +83,11 @@ def read_plans(path):
             terms = {term: float(row.get(term) or 0) for term in TERMS}
             # Stage 31's model's FP8 terms (fp8_terms, stage29_fp8_terms: stage 29's rows say its
             # two consumers): a consumer's share of the tile, promoted every K block; the tiles
-            # the busiest SM starts, from its K blocks (sm_k_tiles counts them) over K's.
+            # the busiest SM starts, from its K blocks (sm_k_tiles counts them) over K's; D's values.
             terms["consumers"] = float(row.get("consumers") or 1)
             terms["promoted_values"] = float(row.get("rows") or 0) * float(row.get("columns") or 0) / terms["consumers"]
             terms["sm_tiles"] = math.ceil(terms["sm_k_tiles"] / math.ceil(int(row["k"]) / 128) - 1e-9)
+            terms["d_values"] = float(row["m"]) * float(row["n"])
             plans.append(((int(row["m"]), int(row["n"]), int(row["k"])), name, terms, direct,
                           float(row["median_ms"]) * 1e-3, float(row["cublas_median_ms"]) * 1e-3))
     return plans

@@ -370,15 +370,22 @@ TEST(Fp8AnyTilePlan, AKBlockTakesNoLessThanAConsumersPathAndATileCostsItsStart) 
     terms.step_wgmmas = 8;
     const AnyTileConstants stage30{3e-6, 3e12, 5e10, 3e12, 5e-9, 1.5e11, 2.5e10, 3e10, 1e11};
     const Fp8TileConstants free_promotion{stage30, 0, 0};
-    EXPECT_DOUBLE_EQ(fp8_predicted_seconds(terms, Fp8Terms{2, 8192, 2}, free_promotion, false),
+    EXPECT_DOUBLE_EQ(fp8_predicted_seconds(terms, Fp8Terms{2, 8192, 2, 0}, free_promotion, false),
                      predicted_seconds(terms, stage30, false));
     const Fp8TileConstants fp8{stage30, 4e-11, 5e-7};
     // Half the multiply-adds (174.8 ns) and 8192 sums at 40 ps, against stage 30's 389.5 ns;
     // two tiles started.
-    EXPECT_NEAR(fp8_predicted_seconds(terms, Fp8Terms{2, 8192, 2}, fp8, false),
+    EXPECT_NEAR(fp8_predicted_seconds(terms, Fp8Terms{2, 8192, 2, 0}, fp8, false),
                 3e-6 + 10 * ((1 << 20) / 3e12 / 2 + 8192 * 4e-11) + 1e-6, 1e-15);
-    EXPECT_DOUBLE_EQ(fp8_predicted_seconds(terms, Fp8Terms{3, 1000, 2}, fp8, false),
+    EXPECT_DOUBLE_EQ(fp8_predicted_seconds(terms, Fp8Terms{3, 1000, 2, 0}, fp8, false),
                      predicted_seconds(terms, stage30, false) + 1e-6);
+    // DRAM-bound: D's 1.5e8 values at two bytes where stage 30's C counts four, 3e8 bytes fewer.
+    AnyTileTerms dram_bound = terms;
+    dram_bound.dram_bytes = 9e8;
+    AnyTileTerms stage30_dram = dram_bound;
+    stage30_dram.dram_bytes = 6e8;
+    EXPECT_DOUBLE_EQ(fp8_predicted_seconds(dram_bound, Fp8Terms{3, 1000, 2, 1.5e8}, fp8, false),
+                     predicted_seconds(stage30_dram, stage30, false) + 1e-6);
     // K = 1000: 8 blocks of 128; three rounds of them, stream-K's share of 2.5 tiles, a third of K.
     for (const AnyTile& tile : fp8_any_tiles())
         for (const auto& [k_blocks, tiles] : {std::pair{24.0, 3.0}, std::pair{20.0, 3.0}, std::pair{3.0, 1.0}}) {
@@ -387,6 +394,7 @@ TEST(Fp8AnyTilePlan, AKBlockTakesNoLessThanAConsumersPathAndATileCostsItsStart) 
             EXPECT_EQ(t.consumers, tile.consumers);
             EXPECT_EQ(t.promoted_values * tile.consumers, tile.rows * tile.columns);
             EXPECT_EQ(t.sm_tiles, tiles);
+            EXPECT_EQ(t.d_values, 4096.0 * 4096);
         }
 }
 

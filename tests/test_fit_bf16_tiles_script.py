@@ -47,7 +47,8 @@ class Fp8ModelTest(unittest.TestCase):
         # Stage 30's step: 2^20 / 3e12 + 8 x 5 ns = 389.5 ns. One consumer of two: half the
         # multiply-adds (174.8 ns), then 8192 sums at 40 ps (327.7 ns): 502.5 ns a step; and
         # two tiles started at 0.5 us.
-        t = {**terms(step_bytes=1000, store=1.5e6), "consumers": 2.0, "promoted_values": 8192.0, "sm_tiles": 2.0}
+        t = {**terms(step_bytes=1000, store=1.5e6), "consumers": 2.0, "promoted_values": 8192.0, "sm_tiles": 2.0,
+             "d_values": 0.0}
         self.assertAlmostEqual(fit_bf16_tiles.predicted(t, False, TRUE + [4e-11, 5e-7]),
                                3e-6 + 10 * ((1 << 20) / 3e12 / 2 + 8192 * 4e-11) + 1e-5 + 1e-6, places=12)
         # Three consumers of fewer sums each: stage 30's step, longer, bounds it.
@@ -55,6 +56,10 @@ class Fp8ModelTest(unittest.TestCase):
         t["promoted_values"] = 1000.0
         self.assertAlmostEqual(fit_bf16_tiles.predicted(t, False, TRUE + [4e-11, 5e-7]),
                                fit_bf16_tiles.predicted(t, False, TRUE) + 1e-6, places=15)
+        # DRAM-bound: D's 1.5e8 values at two bytes where stage 30's terms count C's four.
+        t.update(dram_bytes=9e8, d_values=1.5e8)
+        self.assertAlmostEqual(fit_bf16_tiles.predicted(t, False, TRUE + [4e-11, 5e-7]),
+                               fit_bf16_tiles.predicted({**t, "dram_bytes": 6e8}, False, TRUE) + 1e-6, places=15)
 
     def test_the_tiles_an_sm_starts_from_its_k_blocks(self):
         with tempfile.TemporaryDirectory() as tmp:
