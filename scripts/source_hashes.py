@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """The hash of the sources a results row measured: what makes a committed figure checkable.
 
-A stage's sources are its chapter's files, kernels/NN_*, and every file under kernels/ and
-dispatch/ they include, followed through includes; a track's are dispatch/<track>.cpp
+A stage's sources are its chapter's files, kernels/NN_*, the file under dispatch/ that
+defines its launcher where the dispatch layer chooses its plan (void launch_<chapter's
+name>(, as dispatch/fp8_tiles.cpp defines stage 31's launch_fp8_any_tile), and every file
+under kernels/ and dispatch/ they include, followed through includes; a track's are dispatch/<track>.cpp
 (fp32-tc: fp32_tc.cpp) and what it includes. Where an included header has an
 implementation beside it (kernels/20_hopper_tuned.hpp and .cu, dispatch/bf16_cost.hpp and
 .cpp, kernels/common/padded_launch.cuh and .cu), that is followed too: a track's sources
@@ -154,8 +156,12 @@ def roots_of(label, tree):
     """The files a stage (label "20") or a track (label "bf16") starts from; [] for stage 0."""
     if label.isdigit():
         number = int(label)
-        return [path for path in tree.files()
-                if (match := CHAPTER_FILE.match(path)) and int(match.group(1)) == number]
+        chapter = [path for path in tree.files()
+                   if (match := CHAPTER_FILE.match(path)) and int(match.group(1)) == number]
+        names = {Path(path).stem[3:] for path in chapter}
+        launchers = [path for path in tree.files() if path.startswith("dispatch/") and path.endswith(".cpp")
+                     and any(re.search(rf"\bvoid\s+launch_{name}\s*\(", tree.read(path)) for name in names)]
+        return chapter + launchers
     return [f"dispatch/{label.replace('-', '_')}.cpp"]
 
 

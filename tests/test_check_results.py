@@ -70,6 +70,15 @@ class Closure(unittest.TestCase):
                                              "kernels/common/copy.cu", "kernels/common/copy.cuh",
                                              "kernels/common/tile.cuh"])
 
+    def test_a_stage_whose_plan_the_dispatch_layer_chooses_holds_the_file_that_does(self):
+        write(self.root, "dispatch/three_plans.cpp", '#include "small_cost.hpp"\nvoid launch_three(int x) {}\n')
+        write(self.root, "dispatch/small_cost.hpp", "int cost();\n")
+        write(self.root, "dispatch/other.cpp", "void launch_threefold() {}\n")
+        self.assertEqual(self.closure("3"), ["dispatch/small_cost.cpp", "dispatch/small_cost.hpp",
+                                             "dispatch/three_plans.cpp", "kernels/03_three.cu", "kernels/03_three.hpp",
+                                             "kernels/common/copy.cu", "kernels/common/copy.cuh",
+                                             "kernels/common/tile.cuh"])
+
     def test_labels_are_the_chapters_and_the_tracks(self):
         self.assertEqual(source_hashes.labels(self.tree), ["0", "3", "4", "small"])
         self.assertEqual(source_hashes.closure(source_hashes.roots_of("0", self.tree), self.tree), [])
