@@ -159,6 +159,11 @@ struct RowAndRowScales {
                     odd = fmaf(block[4 * j + 2 * half + 1], a_scale[half] * b.y, odd);
                 }
             }
+            // The stage is freed by the warpgroup's first thread once it has promoted: the
+            // other three warps must have read their columns' scales by then, or the producer's
+            // next K block may overwrite them (under compute-sanitizer, which spreads the warps
+            // apart, it did). Named barrier `warpgroup`: the consumer's own (its D stores').
+            named_barrier_sync(threadIdx.x / 128, 128);
         }
         __device__ void finish(float (&)[Config::kColumnsPerConsumer / 2]) const {}
     };

@@ -267,10 +267,14 @@ __device__ __forceinline__ void multiply_piece(WarpgroupAccumulators<Config::kMB
 // kernel parameter), StageLoads<Config>(&stage_maps) (the producer's loads of a K tile into the
 // stage's extras: kBytes and load(to, tile, kt, full)) and Consumer<Config>(arguments,
 // problem), made once a consumer, whose run(acc, piece, tile, first_row, ring, extras, full,
-// empty, passed, signals) multiplies a piece's K tiles into acc. This stage's: bf16 K tiles of
-// 64 values, summed in the MMA (multiply_piece), nothing beside them; stage 31 defines FP8's.
+// empty, passed, releases) multiplies a piece's K tiles into acc, and kReleasingWarps<Config>:
+// how many of a consumer's warps arrive to free a stage (`releases`: the thread that does; 1,
+// its first thread, where only its wgmmas read the stage). This stage's: bf16 K tiles of 64
+// values, summed in the MMA (multiply_piece), nothing beside them; stage 31 defines FP8's.
 struct Bf16Mainloop {
     static constexpr int kValuesPerKTile = 64;
+    template <class Config>
+    static constexpr int kReleasingWarps = 1;
     struct Arguments {};
     struct StageMaps {};
     template <class Config>
@@ -465,7 +469,8 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
     }
     auto& shared = shared_memory_as<typename Config::SharedMemory>();
     std::uint8_t* const ring = &shared.ring[0][0];
-    init_ring_barriers(shared.full, shared.empty, Config::kStages, Config::kConsumers * kClusterM);
+    constexpr int kReleasingWarps = Mainloop::template kReleasingWarps<Config>;
+    init_ring_barriers(shared.full, shared.empty, Config::kStages, Config::kConsumers * kClusterM * kReleasingWarps);
     Cluster::sync();  // the other CTAs' barriers are initialized before anyone arrives on them
 
     const unsigned rank = Cluster::rank();
@@ -499,6 +504,7 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
         if constexpr (Config::kConsumers > 1) warpgroup_claim_registers<Config::kConsumerRegisters>();
         const int first_row = (warpgroup - 1) * 64 * Config::kMBlocks;
         const bool signals = threadIdx.x % 128 == 0;
+        const bool releases = threadIdx.x % (128 / kReleasingWarps) == 0;  // frees stages for its warps
         // Named barrier 1: the consumers, who hand stream-K's partial sums over together.
         const HandOverThreads consumers{static_cast<int>(threadIdx.x) - 128, Config::kConsumers * 128, 1};
         const typename Mainloop::template Consumer<Config> mainloop(arguments, problem);
@@ -508,7 +514,7 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
         for (int index = 0; pieces(index, piece); ++index) {
             const TileOrigin tile = tile_of(piece.stack);
             mainloop.run(acc, piece, tile, first_row, ring, &shared.extras[0][0], shared.full, shared.empty, passed,
-                         signals);
+                         releases);
             if constexpr (Config::kSplitsK) {
                 if (splits > 1) {
                     // The ring is free once every consumer's wgmmas are done reading it.

@@ -348,6 +348,12 @@ __device__ __forceinline__ void multiply_piece_promoted(WarpgroupAccumulators<Co
     static_assert(!kPromotesFromStage || kStages >= 3, "two blocks in flight and one to free");
     int unreleased = -1;
     const auto release = [&](int stage) {
+        // Where the warps read the stage as they promote, each warp's first lane frees it for
+        // its warp (Fp8Mainloop::kReleasingWarps), a block later, once the warp has used what it
+        // read there (DeepGEMM's arrival by warp). The warpgroup's first thread alone freed it
+        // while another warp, a block behind, had still to read its columns' scales there: under
+        // compute-sanitizer the producer's next K block overwrote them. (A __syncwarp before
+        // the arrival spilled four more tiles.)
         if (signals) {
             if constexpr (Config::kClusterM > 1) {
                 for (int cta = 0; cta < Config::kClusterM; ++cta) mbarrier_arrive_in_cta(&empty[stage], cta);
@@ -418,6 +424,11 @@ __device__ __forceinline__ void multiply_piece_promoted(WarpgroupAccumulators<Co
 template <Fp8Scaling kScaling>
 struct Fp8Mainloop {
     static constexpr int kValuesPerKTile = kFp8ScaleBlock;
+    // Each warp frees a stage where it reads the columns' scales there as it promotes
+    // (multiply_piece_promoted).
+    template <class Config>
+    static constexpr int kReleasingWarps =
+        PromotionScales<Config, kScaling>::kColumnKind == PromotionScales<Config, kScaling>::Kind::rows ? 4 : 1;
     using Arguments = Fp8Operands;
     struct StageMaps {
         CUtensorMap tokens_scales;   // A's 1 x 128 (unused for tensor)
