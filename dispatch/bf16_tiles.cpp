@@ -37,13 +37,12 @@ double predicted_seconds(const AnyTileTerms& t, const AnyTileConstants& c, bool 
 
 namespace {
 
-// Each plan of tile `index` for a shape, handed to visit(candidate) in a fixed order, with no
-// allocation: the track weighs them every launch.
+// Each plan of `tile` (`index` in its stage's list; a GPU holds resident_by_cluster of its
+// CTAs) for a shape, handed to visit(candidate) in a fixed order, with no allocation: the track
+// weighs them every launch.
 template <class Visit>
-void visit_any_tile_plans(const GemmShape& shape, const Bf16TilesGpu& gpu, int index, Visit visit) {
-    const AnyTile& tile = any_tiles()[index];
-    const ResidentByCluster resident_by_cluster =
-        index < static_cast<int>(gpu.resident.size()) ? gpu.resident[index] : ResidentByCluster{};
+void visit_tile_plans(const GemmShape& shape, const AnyTile& tile, int index, const ResidentByCluster& resident_by_cluster,
+                      Visit visit) {
     const int resident = resident_by_cluster[tile.cluster];
     if (resident < tile.cluster || shape.n % 8 != 0 || shape.k % 8 != 0) return;
     const double most_clusters = resident / tile.cluster;
@@ -92,7 +91,21 @@ void visit_any_tile_plans(const GemmShape& shape, const Bf16TilesGpu& gpu, int i
         }
 }
 
+// Stage 30's tile `index` on `gpu`.
+template <class Visit>
+void visit_any_tile_plans(const GemmShape& shape, const Bf16TilesGpu& gpu, int index, Visit visit) {
+    visit_tile_plans(shape, any_tiles()[index], index,
+                     index < static_cast<int>(gpu.resident.size()) ? gpu.resident[index] : ResidentByCluster{}, visit);
+}
+
 }  // namespace
+
+std::vector<AnyTileCandidate> any_tile_plans(const GemmShape& shape, const AnyTile& tile, int index,
+                                             const ResidentByCluster& resident) {
+    std::vector<AnyTileCandidate> plans;
+    visit_tile_plans(shape, tile, index, resident, [&](const AnyTileCandidate& plan) { plans.push_back(plan); });
+    return plans;
+}
 
 std::vector<AnyTileCandidate> any_tile_plans(const GemmShape& shape, const Bf16TilesGpu& gpu, int index) {
     std::vector<AnyTileCandidate> plans;

@@ -67,6 +67,10 @@ struct AnyTileCandidate {
 // tiles to share out, K split 2 to 8 ways over a cluster where the tiles' CTAs fit in one
 // wave (none where the tile cannot take the shape).
 std::vector<AnyTileCandidate> any_tile_plans(const GemmShape& shape, const Bf16TilesGpu& gpu, int tile);
+// The same for a tile of another list (stage 31's): its geometry, its index there (the plans'
+// tile), and the CTAs a GPU holds of it by cluster size.
+std::vector<AnyTileCandidate> any_tile_plans(const GemmShape& shape, const AnyTile& tile, int index,
+                                             const ResidentByCluster& resident);
 
 // Every tile's plans, fastest predicted first.
 std::vector<AnyTileCandidate> any_tile_candidates(const GemmShape& shape, const Bf16TilesGpu& gpu);

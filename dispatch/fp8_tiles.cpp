@@ -10,19 +10,8 @@
 namespace sgemm {
 
 Fp8TilesGpu fp8_tiles_gpu(int sms, const std::vector<ResidentByCluster>& resident) {
-    const std::vector<AnyTile>& stage30 = any_tiles();
-    const std::vector<AnyTile>& fp8 = fp8_any_tiles();
-    Fp8TilesGpu gpu{Bf16TilesGpu{sms, std::vector<ResidentByCluster>(stage30.size())},
-                    std::vector<int>(stage30.size(), -1)};
-    for (std::size_t i = 0; i < fp8.size() && i < resident.size(); ++i)
-        for (std::size_t j = 0; j < stage30.size(); ++j) {
-            const AnyTile &x = fp8[i], &y = stage30[j];
-            if (x.weights_as_rows == y.weights_as_rows && x.rows == y.rows && x.columns == y.columns &&
-                x.consumers == y.consumers && x.cluster == y.cluster && x.splits_k == y.splits_k) {
-                gpu.fp8_tile_of[j] = static_cast<int>(i);
-                gpu.as_stage30.resident[j] = resident[i];
-            }
-        }
+    Fp8TilesGpu gpu{sms, resident};
+    gpu.resident.resize(fp8_any_tiles().size());  // none held of a tile past the list given
     return gpu;
 }
 
@@ -61,15 +50,14 @@ namespace {
 template <class Visit>
 void visit_fp8_any_tile_plans(const GemmShape& shape, const Fp8TilesGpu& gpu, Visit visit) {
     const GemmShape in_k_tiles = fp8_shape_in_bf16_k_tiles(shape);
-    for (std::size_t j = 0; j < gpu.fp8_tile_of.size(); ++j) {
-        if (gpu.fp8_tile_of[j] < 0) continue;
-        const bool swapped = any_tiles()[j].weights_as_rows;
-        for (AnyTileCandidate candidate : any_tile_plans(in_k_tiles, gpu.as_stage30, static_cast<int>(j))) {
-            candidate.plan.tile = gpu.fp8_tile_of[j];
-            // From registers where swapped or split, as stage 30's model has it.
+    const std::vector<AnyTile>& tiles = fp8_any_tiles();
+    for (std::size_t i = 0; i < tiles.size(); ++i) {
+        const AnyTile& tile = tiles[i];
+        for (AnyTileCandidate candidate : any_tile_plans(in_k_tiles, tile, static_cast<int>(i), gpu.resident[i])) {
+            // D from registers where swapped or split, as stage 30's model has it.
             candidate.predicted_seconds =
-                fp8_predicted_seconds(candidate.terms, fp8_terms(any_tiles()[j], candidate.terms, shape),
-                                      kFp8AnyTileCost, swapped || candidate.plan.splits > 1);
+                fp8_predicted_seconds(candidate.terms, fp8_terms(tile, candidate.terms, shape), kFp8AnyTileCost,
+                                      tile.weights_as_rows || candidate.plan.splits > 1);
             visit(candidate);
         }
     }

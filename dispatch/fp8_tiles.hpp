@@ -43,12 +43,11 @@ struct Fp8TileConstants {
 double fp8_predicted_seconds(const AnyTileTerms& terms, const Fp8Terms& fp8, const Fp8TileConstants& constants,
                              bool direct_stores);
 
-// Stage 30's model's view of stage 31's tiles: stage 30's tiles, those stage 31 compiles
-// with its kernels' occupancy and the rest with none; and each stage-30 tile's index in
-// fp8_any_tiles() (-1 where it is not compiled for FP8).
+// A GPU as stage 31's model sees it: its SMs, and the CTAs of each of stage 31's tiles it
+// holds by cluster size (fp8_any_tiles()'s order; none where stage 31 cannot run).
 struct Fp8TilesGpu {
-    Bf16TilesGpu as_stage30;
-    std::vector<int> fp8_tile_of;
+    int sms = 0;
+    std::vector<ResidentByCluster> resident;
 };
 // For a GPU of `sms` SMs that holds `resident` of stage 31's CTAs (fp8_any_tiles()'s order).
 Fp8TilesGpu fp8_tiles_gpu(int sms, const std::vector<ResidentByCluster>& resident);

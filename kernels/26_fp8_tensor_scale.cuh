@@ -106,14 +106,15 @@ struct Fp8Ring {
     std::uint8_t (*stage_scales)[Config::kScaleSlotBytes > 0 ? Config::kScaleSlotBytes : 16];
     std::uint64_t* full;
     std::uint64_t* empty;
-    bool signals;  // the warpgroup's first thread, which releases stages for it
+    bool signals;  // a thread that releases stages: the warpgroup's first (or each warp's: kReleasingWarps)
 
     __device__ const std::uint8_t* a(Slot slot) const { return stages[slot.stage]; }
     __device__ const std::uint8_t* b(Slot slot) const { return a(slot) + Config::kABytes; }
     __device__ const float* scales(Slot slot) const { return reinterpret_cast<const float*>(stage_scales[slot.stage]); }
     __device__ void wait(Slot slot) const { mbarrier_wait(&full[slot.stage], slot.phase); }
     // Every consumer of the cluster arrives on the stage's empty barrier in each of its CTAs
-    // (the stage holds B's rows from all of them), by its first thread.
+    // (the stage holds B's rows from all of them), by its first thread, or by each warp's
+    // first where the KLoop's warps read the stage themselves once its wgmmas are done.
     __device__ void release(Slot slot) const {
 #pragma unroll
         for (int cta = 0; cta < Config::kClusterM; ++cta) mbarrier_arrive_in_cta_if(&empty[slot.stage], cta, signals);
@@ -142,8 +143,11 @@ struct Fp8ScaleMaps {
 
 // What the producer loads into each stage beside A's and B's blocks: the tensor maps it
 // loads from (made on the host), the bytes a stage receives, and the loads of K block kb for
-// the tile at `tile`. Nothing, for one scale a tensor.
+// the tile at `tile`; and how many of a consumer's warps free a stage (kReleasingWarps): its
+// wgmmas' reads are the warpgroup's, so its first thread does, unless a KLoop's threads read
+// the stage after them (stage 28). Nothing, for one scale a tensor.
 struct NoStageScales {
+    static constexpr int kReleasingWarps = 1;
     template <class Config>
     static Fp8ScaleMaps scale_maps(const GemmShape&, const Fp8Operands&) { return {}; }
     template <class Config>
@@ -198,7 +202,7 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
     using Cluster = ClusterOf<Config::kClusterM>;
     constexpr int kStages = Config::kStages, kClusterM = Config::kClusterM;
     auto& shared = shared_memory_as<typename Config::SharedMemory>();
-    init_ring_barriers(shared.full, shared.empty, kStages, Config::kConsumers * kClusterM);
+    init_ring_barriers(shared.full, shared.empty, kStages, Config::kConsumers * kClusterM * KLoop::kReleasingWarps);
     Cluster::sync();  // the other CTAs' barriers are initialized before anyone arrives on them
 
     // Stacks of kClusterM tiles, one a CTA, dealt to the clusters in turn (stage 19).
@@ -240,7 +244,8 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
         warpgroup_claim_registers<Config::kConsumerRegisters>();
         const int consumer = warpgroup - 1;
         const TileOrigin part = Config::consumer_part(consumer);
-        const Fp8Ring<Config> ring{shared.ring, shared.scales, shared.full, shared.empty, threadIdx.x % 128 == 0};
+        const Fp8Ring<Config> ring{shared.ring, shared.scales, shared.full, shared.empty,
+                                   threadIdx.x % (128 / KLoop::kReleasingWarps) == 0};
         typename KLoop::template Consumer<Config> k_loop(operands, shape);
         RingSlot<kStages> slot;
         int d_chunks = 0;

@@ -9,7 +9,7 @@
 namespace sgemm {
 
 // A Scales policy says what the producer loads into each stage for it (scale_maps,
-// kStageScaleBytes, load_stage_scales: as a KLoop's) and gives, for a consumer's 64 rows of
+// kStageScaleBytes, load_stage_scales, kReleasingWarps: as a KLoop's) and gives, for a consumer's 64 rows of
 // a tile, each K block's factors:
 //   Factors<Config>(operands, shape, tile, part): where the scales of the consumer's part of
 //     the tile are (`part` from the tile's corner);
@@ -43,6 +43,7 @@ struct TensorScales : NoStageScales {
 // on the tensor cores while it adds the last one in.
 template <class Scales>
 struct PromotedAccumulation {
+    static constexpr int kReleasingWarps = Scales::kReleasingWarps;
     template <class Config>
     static Fp8ScaleMaps scale_maps(const GemmShape& shape, const Fp8Operands& operands) {
         return Scales::template scale_maps<Config>(shape, operands);

@@ -45,6 +45,7 @@ struct RowScalesOfA {
 // blocks' scales from global memory as it issues the K block (they are used once its wgmmas are
 // done), and takes, for each of its 8-column groups, the one of its side.
 struct RowAndBlockScales {
+    static constexpr int kReleasingWarps = 1;
     template <class Config>
     static Fp8ScaleMaps scale_maps(const GemmShape& shape, const Fp8Operands& operands) {
         return {RowScalesOfA<Config>::map(shape, operands), {}};
@@ -111,6 +112,11 @@ struct RowAndBlockScales {
 // of the tile's columns come with the stage too, after A's; each thread reads its columns' as
 // pairs when it promotes.
 struct RowAndRowScales {
+    // Each warp frees the stage once it has promoted: the warpgroup's first thread alone freed
+    // it while the other warps might still read their columns' scales there, and under
+    // compute-sanitizer, which spreads the warps apart, the next K block's overwrote them (a
+    // barrier of the warpgroup before its first thread frees it cost stage 29 up to 2 points).
+    static constexpr int kReleasingWarps = 4;
     template <class Config>
     static constexpr int kBytes = RowScalesOfA<Config>::kBytes + Config::kBlockN * 4;
     template <class Config>
@@ -159,11 +165,6 @@ struct RowAndRowScales {
                     odd = fmaf(block[4 * j + 2 * half + 1], a_scale[half] * b.y, odd);
                 }
             }
-            // The stage is freed by the warpgroup's first thread once it has promoted: the
-            // other three warps must have read their columns' scales by then, or the producer's
-            // next K block may overwrite them (under compute-sanitizer, which spreads the warps
-            // apart, it did). Named barrier `warpgroup`: the consumer's own (its D stores').
-            named_barrier_sync(threadIdx.x / 128, 128);
         }
         __device__ void finish(float (&)[Config::kColumnsPerConsumer / 2]) const {}
     };

@@ -282,9 +282,7 @@ TEST(Fp8AnyTiles, EveryTileAndPlanMeetsThePromotedBudget) {
     SGEMM_SKIP_WITHOUT_GPU();
     SGEMM_SKIP_IF_REFUSED(fp8_stages_refusal());
     const Fp8TilesGpu& gpu = fp8_tiles_gpu_here();
-    for (int stage30_index = 0; stage30_index < static_cast<int>(gpu.fp8_tile_of.size()); ++stage30_index) {
-        const int index = gpu.fp8_tile_of[stage30_index];
-        if (index < 0) continue;
+    for (int index = 0; index < static_cast<int>(fp8_any_tiles().size()); ++index) {
         const AnyTile& tile = fp8_any_tiles()[index];
         const auto shape_of = [&](int row_extent, int column_extent, int k) {
             return tile.weights_as_rows ? GemmShape{column_extent, row_extent, k} : GemmShape{row_extent, column_extent, k};
@@ -304,9 +302,8 @@ TEST(Fp8AnyTiles, EveryTileAndPlanMeetsThePromotedBudget) {
                 const std::vector<double> reference = fp8_reference(a, b, alpha, beta, c);
                 const std::vector<double> magnitude = fp8_magnitude(a, b, alpha, beta, c);
                 for (const AnyTileCandidate& candidate :
-                     any_tile_plans(fp8_shape_in_bf16_k_tiles(shape), gpu.as_stage30, stage30_index)) {
-                    AnyTilePlan plan = candidate.plan;
-                    plan.tile = index;
+                     any_tile_plans(fp8_shape_in_bf16_k_tiles(shape), tile, index, gpu.resident[index])) {
+                    const AnyTilePlan plan = candidate.plan;
                     const VerificationReport report = check(
                         launched_d(
                             [&](const GemmProblem& problem, Fp8Scaling s, const Fp8Operands& operands, __nv_bfloat16* d) {
