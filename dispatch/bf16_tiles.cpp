@@ -32,7 +32,7 @@ double predicted_seconds(const AnyTileTerms& t, const AnyTileConstants& c, bool 
     const double store_rate = direct_stores ? c.direct_store_bytes_per_second : c.store_bytes_per_second;
     return c.fixed_seconds + std::max(t.dram_bytes / c.dram_bytes_per_second, t.sm_k_tiles * step_seconds) +
            t.sm_store_bytes / store_rate + t.sm_split_bytes / c.split_bytes_per_second +
-           t.sm_cluster_split_bytes / c.cluster_split_bytes_per_second;
+           t.sm_cluster_split_bytes / c.cluster_split_bytes_per_second + t.sm_tiles * c.tile_seconds;
 }
 
 namespace {
@@ -64,6 +64,7 @@ void visit_tile_plans(const GemmShape& shape, const AnyTile& tile, int index, co
     AnyTileTerms terms = common;
     terms.sm_k_tiles = rounds * k_tiles;
     terms.sm_store_bytes = rounds * tile_bytes;
+    terms.sm_tiles = rounds;
     visit(AnyTileCandidate{AnyTilePlan{index, static_cast<int>(clusters) * tile.cluster, false}, terms,
                            predicted_seconds(terms, kAnyTileCost, tile.weights_as_rows)});
     // Stream-K: the stacks after the whole rounds shared out by K over every cluster.
@@ -72,6 +73,7 @@ void visit_tile_plans(const GemmShape& shape, const AnyTile& tile, int index, co
     if (tail > 0 && tail * k_tiles >= 2 * most_clusters && sharers <= kMaxSharers) {
         terms = common;
         terms.sm_k_tiles = whole(stacks * k_tiles / most_clusters);
+        terms.sm_tiles = whole(terms.sm_k_tiles / k_tiles);
         terms.sm_store_bytes = (std::floor(stacks / most_clusters) + 1) * tile_bytes;
         terms.sm_split_bytes = whole(sharers + 1) * tile_bytes;
         visit(AnyTileCandidate{AnyTilePlan{index, static_cast<int>(most_clusters) * tile.cluster, true}, terms,
@@ -84,6 +86,7 @@ void visit_tile_plans(const GemmShape& shape, const AnyTile& tile, int index, co
             if (stacks * splits > resident_by_cluster[splits]) continue;
             terms = common;
             terms.sm_k_tiles = whole(k_tiles / splits);
+            terms.sm_tiles = 1;
             terms.sm_store_bytes = tile_bytes / splits;
             terms.sm_cluster_split_bytes = tile_bytes;
             visit(AnyTileCandidate{AnyTilePlan{index, static_cast<int>(stacks) * splits, false, 8, splits}, terms,

@@ -3,13 +3,14 @@
 // time; the plan predicted fastest runs. The model:
 //   seconds = fixed + max(dram_bytes / dram_rate, sm_k_tiles * step_seconds)
 //             + sm_store_bytes / store_rate + sm_split_bytes / split_rate
-//             + sm_cluster_split_bytes / cluster_split_rate
+//             + sm_cluster_split_bytes / cluster_split_rate + sm_tiles * tile_seconds
 //   step_seconds = max(step_bytes / load_rate, step_macs / mma_rate + step_wgmmas * wgmma_seconds)
 // where the SM terms are the busiest SM's: the K tiles it multiplies (whole rounds of
 // tiles, stream-K's even share of them, or its range of a tile's K split over a cluster),
 // the C it writes (through TMA stores, or from registers where the tile is swapped or its
 // K split in a cluster: two rates), the partial sums it hands over (stream-K: through
-// global memory; the split in a cluster: through distributed shared memory). Its constants (bf16_tiles_fit.hpp) are fitted by scripts/fit_bf16_tiles.py on the
+// global memory; the split in a cluster: through distributed shared memory), and the tiles
+// it starts (each its first K tile's wait and its last one's drain). Its constants (bf16_tiles_fit.hpp) are fitted by scripts/fit_bf16_tiles.py on the
 // measured times of candidate plans over one draw of problems.
 #pragma once
 
@@ -40,6 +41,7 @@ struct AnyTileTerms {
     double sm_store_bytes = 0;  // C the busiest SM writes
     double sm_split_bytes = 0;  // stream-K's partial sums the busiest SM writes and reads
     double sm_cluster_split_bytes = 0;  // the split's sums an SM writes to and adds from its cluster
+    double sm_tiles = 0;        // tiles (or parts of one) the busiest SM starts
 };
 
 struct AnyTileConstants {
@@ -52,6 +54,7 @@ struct AnyTileConstants {
     double direct_store_bytes_per_second;  // one SM's, C from registers
     double split_bytes_per_second;  // one SM's
     double cluster_split_bytes_per_second;  // one SM's
+    double tile_seconds;            // a tile's start and end on an SM, beyond its K tiles and stores
 };
 
 double predicted_seconds(const AnyTileTerms& terms, const AnyTileConstants& constants, bool direct_stores);

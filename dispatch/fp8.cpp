@@ -25,7 +25,7 @@ Fp8TrackPlan fp8_track_plan(const GemmShape& shape, const Fp8TilesGpu& gpu, int 
     Fp8TrackPlan fastest;
     for (const Fp8Tile& tile : fp8_tiles()) {
         const AnyTileTerms terms = stage29_tile_terms(shape, tile, sms);
-        const double seconds = fp8_predicted_seconds(terms, stage29_fp8_terms(shape, tile, terms), kStage29Cost,
+        const double seconds = fp8_predicted_seconds(terms, stage29_fp8_terms(shape, tile), kStage29Cost,
                                                      stage29_stores_from_registers(tile));
         if (!fastest.tile || seconds < fastest.predicted_seconds) fastest = Fp8TrackPlan{29, &tile, {}, seconds};
     }
@@ -51,6 +51,7 @@ AnyTileTerms stage29_tile_terms(const GemmShape& shape, const Fp8Tile& tile, int
         2.0 * (static_cast<double>(shape.m) * in_k_tiles.k + static_cast<double>(in_k_tiles.k) * shape.n) +
         4.0 * shape.m * shape.n;
     terms.sm_store_bytes = rounds * 4.0 * tile.block_m * tile.block_n;
+    terms.sm_tiles = rounds;
     return terms;
 }
 
@@ -60,10 +61,8 @@ bool stage29_stores_from_registers(const Fp8Tile& tile) {
     return columns % 64 != 0;
 }
 
-Fp8Terms stage29_fp8_terms(const GemmShape& shape, const Fp8Tile& tile, const AnyTileTerms& terms) {
-    const double k_blocks = std::ceil(static_cast<double>(shape.k) / kFp8ScaleBlock);
-    return Fp8Terms{2, static_cast<double>(tile.block_m) * tile.block_n / 2,
-                    std::ceil(terms.sm_k_tiles / k_blocks - 1e-9), static_cast<double>(shape.m) * shape.n};
+Fp8Terms stage29_fp8_terms(const GemmShape& shape, const Fp8Tile& tile) {
+    return Fp8Terms{2, static_cast<double>(tile.block_m) * tile.block_n / 2, static_cast<double>(shape.m) * shape.n};
 }
 
 namespace {

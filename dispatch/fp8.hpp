@@ -24,7 +24,7 @@ AnyTileTerms stage29_tile_terms(const GemmShape& shape, const Fp8Tile& tile, int
 bool stage29_stores_from_registers(const Fp8Tile& tile);
 // Stage 31's model's FP8 terms of it: its two consumers each promote half the tile's sums a
 // K block.
-Fp8Terms stage29_fp8_terms(const GemmShape& shape, const Fp8Tile& tile, const AnyTileTerms& terms);
+Fp8Terms stage29_fp8_terms(const GemmShape& shape, const Fp8Tile& tile);
 
 // What the track runs on a shape it takes as it is (N a multiple of 8, K of 16).
 struct Fp8TrackPlan {

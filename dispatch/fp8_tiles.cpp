@@ -21,10 +21,9 @@ const Fp8TilesGpu& fp8_tiles_gpu_here() {
     return gpu;
 }
 
-Fp8Terms fp8_terms(const AnyTile& tile, const AnyTileTerms& terms, const GemmShape& shape) {
-    const double k_blocks = std::ceil(static_cast<double>(shape.k) / kFp8ScaleBlock);
+Fp8Terms fp8_terms(const AnyTile& tile, const GemmShape& shape) {
     return Fp8Terms{static_cast<double>(tile.consumers), static_cast<double>(tile.rows) * tile.columns / tile.consumers,
-                    std::ceil(terms.sm_k_tiles / k_blocks - 1e-9), static_cast<double>(shape.m) * shape.n};
+                    static_cast<double>(shape.m) * shape.n};
 }
 
 double fp8_predicted_seconds(const AnyTileTerms& terms, const Fp8Terms& fp8, const Fp8TileConstants& constants,
@@ -36,7 +35,7 @@ double fp8_predicted_seconds(const AnyTileTerms& terms, const Fp8Terms& fp8, con
     AnyTileTerms bounded = terms;
     bounded.step_bytes = std::max(terms.step_bytes, consumer_step * constants.any_tile.load_bytes_per_second);
     bounded.dram_bytes = terms.dram_bytes - 2 * fp8.d_values;
-    return predicted_seconds(bounded, constants.any_tile, direct_stores) + fp8.sm_tiles * constants.tile_seconds;
+    return predicted_seconds(bounded, constants.any_tile, direct_stores);
 }
 
 GemmShape fp8_shape_in_bf16_k_tiles(const GemmShape& shape) {
@@ -56,7 +55,7 @@ void visit_fp8_any_tile_plans(const GemmShape& shape, const Fp8TilesGpu& gpu, Vi
         for (AnyTileCandidate candidate : any_tile_plans(in_k_tiles, tile, static_cast<int>(i), gpu.resident[i])) {
             // D from registers where swapped or split, as stage 30's model has it.
             candidate.predicted_seconds =
-                fp8_predicted_seconds(candidate.terms, fp8_terms(tile, candidate.terms, shape), kFp8AnyTileCost,
+                fp8_predicted_seconds(candidate.terms, fp8_terms(tile, shape), kFp8AnyTileCost,
                                       tile.weights_as_rows || candidate.plan.splits > 1);
             visit(candidate);
         }

@@ -9,9 +9,7 @@
 //   step_seconds = max(stage 30's step_seconds,
 //                      step_macs / consumers / mma_rate + promoted_values * promoted_value_seconds)
 // (another consumer's wgmmas run meanwhile: three consumers of 64 rows hide more of it than
-// two); and each tile an SM starts costs tile_seconds (the first K block's wait, the last
-// one's drain, the scales' loads), which matters where K is a few blocks. D, bf16, is two
-// bytes a value in the DRAM term where stage 30's C is four.
+// two); and D, bf16, is two bytes a value in the DRAM term where stage 30's C is four.
 #pragma once
 
 #include <optional>
@@ -27,17 +25,15 @@ namespace sgemm {
 struct Fp8Terms {
     double consumers = 1;        // consumer warpgroups a CTA
     double promoted_values = 0;  // sums one consumer promotes a K block
-    double sm_tiles = 0;         // tiles (or parts of one) the busiest SM starts
     double d_values = 0;         // D's, two bytes each in DRAM where stage 30's C takes four
 };
-// Stage 31's, for a plan of `tile` with stage 30's `terms` on the FP8 `shape`: each consumer
-// promotes its share of the tile's sums every K block.
-Fp8Terms fp8_terms(const AnyTile& tile, const AnyTileTerms& terms, const GemmShape& shape);
+// Stage 31's, for `tile` on the FP8 `shape`: each consumer promotes its share of the tile's
+// sums every K block.
+Fp8Terms fp8_terms(const AnyTile& tile, const GemmShape& shape);
 
 struct Fp8TileConstants {
     AnyTileConstants any_tile;
     double promoted_value_seconds;  // one consumer's, a sum
-    double tile_seconds;            // a tile's start and end on an SM, beyond its K blocks and stores
 };
 
 double fp8_predicted_seconds(const AnyTileTerms& terms, const Fp8Terms& fp8, const Fp8TileConstants& constants,

@@ -11,8 +11,8 @@ time); with --stage 31, what `--track fp8-tiles --time` wrote, and the constants
 31's own (dispatch/fp8_tiles_fit.hpp: the same model on FP8 shapes counted in its K tiles);
 with --stage 29, what `--track fp8 --time` wrote: stage 29's tiles in stage 31's model, with
 their own constants (dispatch/fp8_fit.hpp). Stage 31's model adds to stage 30's a consumer's
-path through a K block and a cost a tile an SM starts (dispatch/fp8_tiles.hpp): two more
-constants, the promotion's and the tile's. The
+path through a K block and D's two bytes (dispatch/fp8_tiles.hpp): one more constant, the
+promotion's. The
 constants are fitted by least squares on the logarithm of the time (so a 5 us plan weighs
 as much as a 5 ms one), by Levenberg-Marquardt in plain Python. The report
 gives the model's error, and per problem the plan it chooses among those timed against the
@@ -38,8 +38,8 @@ HEADERS = {29: REPO / "dispatch" / "fp8_fit.hpp", 30: REPO / "dispatch" / "bf16_
 NAMES = {29: "kStage29Cost", 30: "kAnyTileCost", 31: "kFp8AnyTileCost"}
 CONSTANTS = ("fixed_seconds", "dram_bytes_per_second", "load_bytes_per_second", "macs_per_second",
              "wgmma_seconds", "store_bytes_per_second", "direct_store_bytes_per_second", "split_bytes_per_second",
-             "cluster_split_bytes_per_second")
-FP8_CONSTANTS = CONSTANTS + ("promoted_value_seconds", "tile_seconds")
+             "cluster_split_bytes_per_second", "tile_seconds")
+FP8_CONSTANTS = CONSTANTS + ("promoted_value_seconds",)
 TERMS = ("sm_k_tiles", "step_bytes", "step_macs", "step_wgmmas", "dram_bytes", "sm_store_bytes", "sm_split_bytes",
          "sm_cluster_split_bytes")
 # The wgmma term starts from a small time, not zero: the fit works on logarithms.
@@ -55,18 +55,19 @@ def predicted(terms, direct_stores, c):
     fp8 = len(c) == len(FP8_CONSTANTS)
     step = max(terms["step_bytes"] / c[2], terms["step_macs"] / c[3] + terms["step_wgmmas"] * c[4])
     if fp8:
-        step = max(step, terms["step_macs"] / terms["consumers"] / c[3] + terms["promoted_values"] * c[9])
+        step = max(step, terms["step_macs"] / terms["consumers"] / c[3] + terms["promoted_values"] * c[10])
     # FP8's D is bf16: two bytes a value where stage 30's terms count C's four.
     dram = terms["dram_bytes"] - (2 * terms["d_values"] if fp8 else 0.0)
     store_rate = c[6] if direct_stores else c[5]
     return (c[0] + max(dram / c[1], terms["sm_k_tiles"] * step) + terms["sm_store_bytes"] / store_rate
-            + terms["sm_split_bytes"] / c[7] + terms["sm_cluster_split_bytes"] / c[8]
-            + (terms["sm_tiles"] * c[10] if fp8 else 0.0))
+            + terms["sm_split_bytes"] / c[7] + terms["sm_cluster_split_bytes"] / c[8] + terms["sm_tiles"] * c[9])
 
 
-def read_plans(path):
+def read_plans(path, k_tile=128):
     """[(problem, plan name, terms, direct stores, seconds, cuBLAS seconds)] of the timed rows
-    (files written before the split in the cluster have no splits: 1, and no term for it)."""
+    (files written before the split in the cluster have no splits: 1, and no term for it).
+    k_tile: the K values a K tile of the rows' sm_k_tiles holds, 64 for stage 30's bf16 plans,
+    128 (a K block) for the FP8 stages'."""
     plans = []
     with open(path, newline="") as file:
         for row in csv.DictReader(file):
@@ -81,12 +82,12 @@ def read_plans(path):
             direct = (row["direct_stores"] == "1" if row.get("direct_stores")
                       else row["weights_as_rows"] == "1" or splits > 1)
             terms = {term: float(row.get(term) or 0) for term in TERMS}
+            # The tiles the busiest SM starts (the plans' sm_tiles), from its K tiles over K's.
+            terms["sm_tiles"] = math.ceil(terms["sm_k_tiles"] / math.ceil(int(row["k"]) / k_tile) - 1e-9)
             # Stage 31's model's FP8 terms (fp8_terms, stage29_fp8_terms: stage 29's rows say its
-            # two consumers): a consumer's share of the tile, promoted every K block; the tiles
-            # the busiest SM starts, from its K blocks (sm_k_tiles counts them) over K's; D's values.
+            # two consumers): a consumer's share of the tile, promoted every K block; D's values.
             terms["consumers"] = float(row.get("consumers") or 1)
             terms["promoted_values"] = float(row.get("rows") or 0) * float(row.get("columns") or 0) / terms["consumers"]
-            terms["sm_tiles"] = math.ceil(terms["sm_k_tiles"] / math.ceil(int(row["k"]) / 128) - 1e-9)
             terms["d_values"] = float(row["m"]) * float(row["n"])
             plans.append(((int(row["m"]), int(row["n"]), int(row["k"])), name, terms, direct,
                           float(row["median_ms"]) * 1e-3, float(row["cublas_median_ms"]) * 1e-3))
@@ -265,7 +266,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.track_with and not (args.evaluate and args.stage == 31):
         sys.exit("fit_bf16_tiles: --track-with goes with --evaluate --stage 31")
-    plans = [plan for path in args.plans for plan in read_plans(path)]
+    k_tile = 64 if args.stage == 30 else 128
+    plans = [plan for path in args.plans for plan in read_plans(path, k_tile)]
     if not plans:
         sys.exit("fit_bf16_tiles: no timed plans")
     header, name = args.header or str(HEADERS[args.stage]), NAMES[args.stage]

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -349,6 +350,7 @@ TEST(Fp8Tiles, StageTwentyNinesTilesInStageThirtyOnesModel) {
                 EXPECT_EQ(t.step_wgmmas, plan.terms.step_wgmmas) << tile.name;
                 EXPECT_EQ(t.dram_bytes, plan.terms.dram_bytes) << tile.name;
                 EXPECT_EQ(t.sm_store_bytes, plan.terms.sm_store_bytes) << tile.name;
+                EXPECT_EQ(t.sm_tiles, plan.terms.sm_tiles) << tile.name;
             }
         }
     }
@@ -361,41 +363,64 @@ TEST(Fp8Tiles, StageTwentyNinesTilesInStageThirtyOnesModel) {
 
 // Stage 31's model (fp8_tiles.hpp): a K block bound by one consumer's path, never faster than
 // stage 30's prediction of the same terms, equal to it where promotion costs nothing, by hand
-// where the path is the longest bound; and a cost for each tile an SM starts.
-TEST(Fp8AnyTilePlan, AKBlockTakesNoLessThanAConsumersPathAndATileCostsItsStart) {
+// where the path is the longest bound; D in two bytes where stage 30's C is four.
+TEST(Fp8AnyTilePlan, AKBlockTakesNoLessThanAConsumersPath) {
     AnyTileTerms terms;
     terms.sm_k_tiles = 10;
     terms.step_bytes = 1000;
     terms.step_macs = 1 << 20;
     terms.step_wgmmas = 8;
-    const AnyTileConstants stage30{3e-6, 3e12, 5e10, 3e12, 5e-9, 1.5e11, 2.5e10, 3e10, 1e11};
-    const Fp8TileConstants free_promotion{stage30, 0, 0};
-    EXPECT_DOUBLE_EQ(fp8_predicted_seconds(terms, Fp8Terms{2, 8192, 2, 0}, free_promotion, false),
+    terms.sm_tiles = 2;
+    const AnyTileConstants stage30{3e-6, 3e12, 5e10, 3e12, 5e-9, 1.5e11, 2.5e10, 3e10, 1e11, 5e-7};
+    const Fp8TileConstants free_promotion{stage30, 0};
+    EXPECT_DOUBLE_EQ(fp8_predicted_seconds(terms, Fp8Terms{2, 8192, 0}, free_promotion, false),
                      predicted_seconds(terms, stage30, false));
-    const Fp8TileConstants fp8{stage30, 4e-11, 5e-7};
+    const Fp8TileConstants fp8{stage30, 4e-11};
     // Half the multiply-adds (174.8 ns) and 8192 sums at 40 ps, against stage 30's 389.5 ns;
-    // two tiles started.
-    EXPECT_NEAR(fp8_predicted_seconds(terms, Fp8Terms{2, 8192, 2, 0}, fp8, false),
+    // two tiles started (stage 30's term).
+    EXPECT_NEAR(fp8_predicted_seconds(terms, Fp8Terms{2, 8192, 0}, fp8, false),
                 3e-6 + 10 * ((1 << 20) / 3e12 / 2 + 8192 * 4e-11) + 1e-6, 1e-15);
-    EXPECT_DOUBLE_EQ(fp8_predicted_seconds(terms, Fp8Terms{3, 1000, 2, 0}, fp8, false),
-                     predicted_seconds(terms, stage30, false) + 1e-6);
+    EXPECT_DOUBLE_EQ(fp8_predicted_seconds(terms, Fp8Terms{3, 1000, 0}, fp8, false),
+                     predicted_seconds(terms, stage30, false));
     // DRAM-bound: D's 1.5e8 values at two bytes where stage 30's C counts four, 3e8 bytes fewer.
     AnyTileTerms dram_bound = terms;
     dram_bound.dram_bytes = 9e8;
     AnyTileTerms stage30_dram = dram_bound;
     stage30_dram.dram_bytes = 6e8;
-    EXPECT_DOUBLE_EQ(fp8_predicted_seconds(dram_bound, Fp8Terms{3, 1000, 2, 1.5e8}, fp8, false),
-                     predicted_seconds(stage30_dram, stage30, false) + 1e-6);
-    // K = 1000: 8 blocks of 128; three rounds of them, stream-K's share of 2.5 tiles, a third of K.
-    for (const AnyTile& tile : fp8_any_tiles())
-        for (const auto& [k_blocks, tiles] : {std::pair{24.0, 3.0}, std::pair{20.0, 3.0}, std::pair{3.0, 1.0}}) {
-            terms.sm_k_tiles = k_blocks;
-            const Fp8Terms t = fp8_terms(tile, terms, GemmShape{4096, 4096, 1000});
-            EXPECT_EQ(t.consumers, tile.consumers);
-            EXPECT_EQ(t.promoted_values * tile.consumers, tile.rows * tile.columns);
-            EXPECT_EQ(t.sm_tiles, tiles);
-            EXPECT_EQ(t.d_values, 4096.0 * 4096);
+    EXPECT_DOUBLE_EQ(fp8_predicted_seconds(dram_bound, Fp8Terms{3, 1000, 1.5e8}, fp8, false),
+                     predicted_seconds(stage30_dram, stage30, false));
+    for (const AnyTile& tile : fp8_any_tiles()) {
+        const Fp8Terms t = fp8_terms(tile, GemmShape{4096, 4096, 1000});
+        EXPECT_EQ(t.consumers, tile.consumers);
+        EXPECT_EQ(t.promoted_values * tile.consumers, tile.rows * tile.columns);
+        EXPECT_EQ(t.d_values, 4096.0 * 4096);
+    }
+}
+
+// Stage 30's plans count the tiles the busiest SM starts: its rounds of whole tiles, the
+// tiles its stream-K share of K tiles reaches into, one part of a tile split over a cluster.
+TEST(AnyTilePlan, TheTilesAnSmStarts) {
+    std::vector<ResidentByCluster> resident(fp8_any_tiles().size());
+    for (std::size_t i = 0; i < resident.size(); ++i)
+        for (int size = 1; size <= kMaxClusterSplits; ++size)
+            if (size == fp8_any_tiles()[i].cluster || (fp8_any_tiles()[i].splits_k && size > 1)) resident[i][size] = 132;
+    const Fp8TilesGpu gpu = fp8_tiles_gpu(132, resident);
+    int whole = 0, stream_k = 0, split = 0;
+    for (const GemmShape shape : {GemmShape{4096, 2112, 7168}, GemmShape{640, 4096, 7168}, GemmShape{64, 2112, 7168}}) {
+        const double k_tiles = std::ceil(shape.k / 128.0);
+        for (const AnyTileCandidate& plan : fp8_any_tile_candidates(shape, gpu)) {
+            if (plan.plan.splits > 1) {
+                EXPECT_EQ(plan.terms.sm_tiles, 1);
+                ++split;
+            } else {
+                EXPECT_EQ(plan.terms.sm_tiles, std::ceil(plan.terms.sm_k_tiles / k_tiles - 1e-9));
+                ++(plan.plan.split_tail ? stream_k : whole);
+            }
         }
+    }
+    EXPECT_GT(whole, 0);
+    EXPECT_GT(stream_k, 0);
+    EXPECT_GT(split, 0);
 }
 
 // The fp8 track runs the faster predicted of stage 29's best tile (stage 31's model with
@@ -414,7 +439,7 @@ TEST(Tracks, Fp8RunsTheFasterPredictedOfStagesTwentyNineAndThirtyOne) {
         double stage29 = 0;
         for (const Fp8Tile& tile : fp8_tiles()) {
             const AnyTileTerms terms = stage29_tile_terms(shape, tile, 132);
-            const double seconds = fp8_predicted_seconds(terms, stage29_fp8_terms(shape, tile, terms), kStage29Cost,
+            const double seconds = fp8_predicted_seconds(terms, stage29_fp8_terms(shape, tile), kStage29Cost,
                                                          stage29_stores_from_registers(tile));
             if (stage29 == 0 || seconds < stage29) stage29 = seconds;
         }

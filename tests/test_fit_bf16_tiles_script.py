@@ -2,6 +2,7 @@
 formula); the fit recovers the constants that made a set of times; the header it writes
 reads back; the report counts a choice right where the model picks the fastest plan."""
 import csv
+import math
 import random
 import shutil
 import sys
@@ -13,17 +14,18 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT / "scripts"))
 import fit_bf16_tiles  # noqa: E402
 
-TRUE = [3e-6, 3e12, 5e10, 3e12, 5e-9, 1.5e11, 2.5e10, 3e10, 1e11]
-FP8_TRUE = TRUE + [4e-11, 5e-7]
+TRUE = [3e-6, 3e12, 5e10, 3e12, 5e-9, 1.5e11, 2.5e10, 3e10, 1e11, 5e-7]
+FP8_TRUE = TRUE + [4e-11]
 HEADER = [name for name in ("m", "n", "k", "tile", "weights_as_rows", "rows", "columns", "consumers", "cluster",
                             "ctas", "split_tail", "splits", *fit_bf16_tiles.TERMS, "predicted_us", "chosen", "median_ms",
                             "cublas_median_ms", "timing")]
 
 
 def terms(k_tiles=10, step_bytes=32768, step_macs=1 << 20, wgmmas=8, dram=0.0, store=0.0, split=0.0,
-          cluster_split=0.0):
+          cluster_split=0.0, tiles=0.0):
     return dict(sm_k_tiles=k_tiles, step_bytes=step_bytes, step_macs=step_macs, step_wgmmas=wgmmas,
-                dram_bytes=dram, sm_store_bytes=store, sm_split_bytes=split, sm_cluster_split_bytes=cluster_split)
+                dram_bytes=dram, sm_store_bytes=store, sm_split_bytes=split, sm_cluster_split_bytes=cluster_split,
+                sm_tiles=tiles)
 
 
 class ModelTest(unittest.TestCase):
@@ -40,26 +42,29 @@ class ModelTest(unittest.TestCase):
         # K split in a cluster: its sums through distributed shared memory at their own rate.
         self.assertAlmostEqual(fit_bf16_tiles.predicted(terms(step_bytes=1000, dram=3e8, cluster_split=1e6), False,
                                                         TRUE), 3e-6 + 1e-4 + 1e-5, places=12)
+        # Each tile the SM starts, 0.5 us.
+        self.assertAlmostEqual(fit_bf16_tiles.predicted(terms(step_bytes=1000, dram=3e8, tiles=4), False, TRUE),
+                               3e-6 + 1e-4 + 2e-6, places=12)
 
 
 class Fp8ModelTest(unittest.TestCase):
     def test_a_k_block_takes_no_less_than_a_consumers_path(self):
         # Stage 30's step: 2^20 / 3e12 + 8 x 5 ns = 389.5 ns. One consumer of two: half the
         # multiply-adds (174.8 ns), then 8192 sums at 40 ps (327.7 ns): 502.5 ns a step; and
-        # two tiles started at 0.5 us.
-        t = {**terms(step_bytes=1000, store=1.5e6), "consumers": 2.0, "promoted_values": 8192.0, "sm_tiles": 2.0,
+        # two tiles started at 0.5 us (stage 30's term).
+        t = {**terms(step_bytes=1000, store=1.5e6, tiles=2.0), "consumers": 2.0, "promoted_values": 8192.0,
              "d_values": 0.0}
-        self.assertAlmostEqual(fit_bf16_tiles.predicted(t, False, TRUE + [4e-11, 5e-7]),
+        self.assertAlmostEqual(fit_bf16_tiles.predicted(t, False, FP8_TRUE),
                                3e-6 + 10 * ((1 << 20) / 3e12 / 2 + 8192 * 4e-11) + 1e-5 + 1e-6, places=12)
         # Three consumers of fewer sums each: stage 30's step, longer, bounds it.
         t["consumers"] = 3.0
         t["promoted_values"] = 1000.0
-        self.assertAlmostEqual(fit_bf16_tiles.predicted(t, False, TRUE + [4e-11, 5e-7]),
-                               fit_bf16_tiles.predicted(t, False, TRUE) + 1e-6, places=15)
+        self.assertAlmostEqual(fit_bf16_tiles.predicted(t, False, FP8_TRUE),
+                               fit_bf16_tiles.predicted(t, False, TRUE), places=15)
         # DRAM-bound: D's 1.5e8 values at two bytes where stage 30's terms count C's four.
         t.update(dram_bytes=9e8, d_values=1.5e8)
-        self.assertAlmostEqual(fit_bf16_tiles.predicted(t, False, TRUE + [4e-11, 5e-7]),
-                               fit_bf16_tiles.predicted({**t, "dram_bytes": 6e8}, False, TRUE) + 1e-6, places=15)
+        self.assertAlmostEqual(fit_bf16_tiles.predicted(t, False, FP8_TRUE),
+                               fit_bf16_tiles.predicted({**t, "dram_bytes": 6e8}, False, TRUE), places=15)
 
     def test_the_tiles_an_sm_starts_from_its_k_blocks(self):
         with tempfile.TemporaryDirectory() as tmp:
@@ -73,6 +78,8 @@ class Fp8ModelTest(unittest.TestCase):
                                      "consumers": 3, "sm_k_tiles": k_blocks, "median_ms": 1, "cublas_median_ms": 1})
             read = fit_bf16_tiles.read_plans(plans)
             self.assertEqual([plan[2]["sm_tiles"] for plan in read], [3, 3, 1])
+            # Stage 30's plans count K in tiles of 64: 16 of them.
+            self.assertEqual([plan[2]["sm_tiles"] for plan in fit_bf16_tiles.read_plans(plans, 64)], [2, 2, 1])
             self.assertEqual([plan[2]["promoted_values"] for plan in read], [8192] * 3)
 
 
@@ -93,10 +100,14 @@ class FitTest(unittest.TestCase):
                                   wgmmas=rng.choice([4, 8, 12]), dram=rng.uniform(1e6, 4e8),
                                   store=rng.uniform(1e4, 2e6), split=rng.choice([0.0, rng.uniform(1e4, 1e6)]),
                                   cluster_split=rng.uniform(1e5, 2e6) if splits > 1 else 0.0)
+                        # The tiles started, as read_plans counts them: K = 4096 is 64 tiles of 64.
+                        t["sm_tiles"] = math.ceil(t["sm_k_tiles"] / 64)
                         seconds = fit_bf16_tiles.predicted(t, swapped or splits > 1, TRUE)
+                        row = {key: value for key, value in t.items() if key != "sm_tiles"}
                         writer.writerow({"m": problem + 1, "n": 4096, "k": 4096, "tile": option,
                                          "weights_as_rows": int(swapped), "rows": 128, "columns": 64, "consumers": 2,
-                                         "cluster": 1, "ctas": 132, "split_tail": 0, "splits": splits, **t, "predicted_us": 0,
+                                         "cluster": 1, "ctas": 132, "split_tail": 0, "splits": splits, **row,
+                                         "predicted_us": 0,
                                          "chosen": 0, "median_ms": seconds * 1e3,
                                          "cublas_median_ms": seconds * 1e3, "timing": "graph"})
             header = Path(tmp) / "fit.hpp"
@@ -105,7 +116,7 @@ class FitTest(unittest.TestCase):
             self.assertEqual(fit_bf16_tiles.main(["--plans", str(plans), "--header", str(header), "--fitted-on",
                                                   "test plans", "--report", str(report)]), 0)
             fitted = fit_bf16_tiles.read_header(header)
-            for _, _, t, swapped, seconds, _ in fit_bf16_tiles.read_plans(plans):
+            for _, _, t, swapped, seconds, _ in fit_bf16_tiles.read_plans(plans, 64):
                 self.assertAlmostEqual(fit_bf16_tiles.predicted(t, swapped, fitted) / seconds, 1.0, delta=0.01)
             self.assertIn("Fitted by scripts/fit_bf16_tiles.py on test plans.", header.read_text())
             # The model made the times, so it chooses the fastest plan of every problem.

@@ -265,7 +265,7 @@ void model_fp8(const std::vector<GemmShape>& shapes, bool time, double time_budg
         for (const Fp8Tile& tile : fp8_tiles()) {
             const AnyTileTerms t = stage29_tile_terms(shape, tile, sms);
             const bool direct = stage29_stores_from_registers(tile);
-            const double predicted = fp8_predicted_seconds(t, stage29_fp8_terms(shape, tile, t), kStage29Cost, direct);
+            const double predicted = fp8_predicted_seconds(t, stage29_fp8_terms(shape, tile), kStage29Cost, direct);
             std::string measured = ",,";
             if (runner) {
                 const StageResult result = runner->run(
