@@ -9,8 +9,8 @@
 namespace sgemm {
 
 // A Scales policy says what the producer loads into each stage for it (scale_maps,
-// kStageScaleBytes, load_stage_scales, kReleasingWarps: as a KLoop's) and gives, for a consumer's 64 rows of
-// a tile, each K block's factors:
+// kStageScaleBytes, load_stage_scales, kReleasingWarps: as a KLoop's) and gives, for a
+// consumer's 64 rows of a tile, each K block's factors:
 //   Factors<Config>(operands, shape, tile, part): where the scales of the consumer's part of
 //     the tile are (`part` from the tile's corner);
 //   load(stage_scales, kb): this thread's factors of K block kb (or where they lie in the

@@ -115,7 +115,7 @@ struct RowAndRowScales {
     // Each warp frees the stage once it has promoted: the warpgroup's first thread alone freed
     // it while the other warps might still read their columns' scales there, and under
     // compute-sanitizer, which spreads the warps apart, the next K block's overwrote them (a
-    // barrier of the warpgroup before its first thread frees it cost stage 29 up to 2 points).
+    // barrier of the warpgroup before its first thread frees it cost stage 29 up to 2.4 points).
     static constexpr int kReleasingWarps = 4;
     template <class Config>
     static constexpr int kBytes = RowScalesOfA<Config>::kBytes + Config::kBlockN * 4;
