@@ -326,13 +326,21 @@ TEST(Fp8Tiles, TheChosenTileIsOneOfTheListTheLauncherTakes) {
     }
 }
 
-// Stage 29's tiles as stage 31's model sees them: the terms of stage 31's whole-tile plan of
-// the same tile, where stage 31 compiles it.
-TEST(Fp8Tiles, StageTwentyNinesTilesInStageThirtyOnesModel) {
+// Stage 31's tiles on a GPU of 132 SMs: `small` CTAs of each in its own cluster size (one or
+// two) and, where it splits K over a cluster, in clusters of two; `large` in larger clusters.
+std::vector<ResidentByCluster> fp8_tiles_resident(int small, int large) {
     std::vector<ResidentByCluster> resident(fp8_any_tiles().size());
     for (std::size_t i = 0; i < resident.size(); ++i)
         for (int size = 1; size <= kMaxClusterSplits; ++size)
-            if (size == fp8_any_tiles()[i].cluster || (fp8_any_tiles()[i].splits_k && size > 1)) resident[i][size] = 132;
+            if (size == fp8_any_tiles()[i].cluster || (fp8_any_tiles()[i].splits_k && size > 1))
+                resident[i][size] = size <= 2 ? small : large;
+    return resident;
+}
+
+// Stage 29's tiles as stage 31's model sees them: the terms of stage 31's whole-tile plan of
+// the same tile, where stage 31 compiles it.
+TEST(Fp8Tiles, StageTwentyNinesTilesInStageThirtyOnesModel) {
+    const std::vector<ResidentByCluster> resident = fp8_tiles_resident(132, 132);
     const Fp8TilesGpu gpu = fp8_tiles_gpu(132, resident);
     int compared = 0;
     for (const GemmShape shape : {GemmShape{8192, 8192, 8192}, GemmShape{4096, 2112, 7168}, GemmShape{640, 4096, 1000}}) {
@@ -400,10 +408,7 @@ TEST(Fp8AnyTilePlan, AKBlockTakesNoLessThanAConsumersPath) {
 // Stage 30's plans count the tiles the busiest SM starts: its rounds of whole tiles, the
 // tiles its stream-K share of K tiles reaches into, one part of a tile split over a cluster.
 TEST(AnyTilePlan, TheTilesAnSmStarts) {
-    std::vector<ResidentByCluster> resident(fp8_any_tiles().size());
-    for (std::size_t i = 0; i < resident.size(); ++i)
-        for (int size = 1; size <= kMaxClusterSplits; ++size)
-            if (size == fp8_any_tiles()[i].cluster || (fp8_any_tiles()[i].splits_k && size > 1)) resident[i][size] = 132;
+    const std::vector<ResidentByCluster> resident = fp8_tiles_resident(132, 132);
     const Fp8TilesGpu gpu = fp8_tiles_gpu(132, resident);
     int whole = 0, stream_k = 0, split = 0;
     for (const GemmShape shape : {GemmShape{4096, 2112, 7168}, GemmShape{640, 4096, 7168}, GemmShape{64, 2112, 7168}}) {
@@ -427,11 +432,7 @@ TEST(AnyTilePlan, TheTilesAnSmStarts) {
 // stage 29's constants) and stage 31's best plan; stage 29's where the GPU holds none of stage
 // 31's kernels.
 TEST(Tracks, Fp8RunsTheFasterPredictedOfStagesTwentyNineAndThirtyOne) {
-    std::vector<ResidentByCluster> resident(fp8_any_tiles().size());
-    for (std::size_t i = 0; i < resident.size(); ++i)
-        for (int size = 1; size <= kMaxClusterSplits; ++size)
-            if (size == fp8_any_tiles()[i].cluster || (fp8_any_tiles()[i].splits_k && size > 1))
-                resident[i][size] = size <= 2 ? 132 : 128;
+    const std::vector<ResidentByCluster> resident = fp8_tiles_resident(132, 128);
     const Fp8TilesGpu hopper = fp8_tiles_gpu(132, resident), none = fp8_tiles_gpu(132, {});
     int chose31 = 0;
     for (const GemmShape shape : {GemmShape{4096, 2112, 7168}, GemmShape{8192, 8192, 8192}, GemmShape{64, 2112, 7168},
@@ -486,11 +487,7 @@ TEST(Fp8Tiles, ModelFillsTheSms) {
 TEST(Fp8AnyTilePlan, StageThirtysModelInKBlocksOverStageThirtyOnesTiles) {
     EXPECT_EQ(fp8_shape_in_bf16_k_tiles(GemmShape{64, 2112, 7168}).k, 64 * 56);
     EXPECT_EQ(fp8_shape_in_bf16_k_tiles(GemmShape{64, 2112, 1040}).k, 64 * 9);
-    std::vector<ResidentByCluster> resident(fp8_any_tiles().size());
-    for (std::size_t i = 0; i < resident.size(); ++i)
-        for (int size = 1; size <= kMaxClusterSplits; ++size)
-            if (size == fp8_any_tiles()[i].cluster || (fp8_any_tiles()[i].splits_k && size > 1))
-                resident[i][size] = size <= 2 ? 132 : 128;
+    const std::vector<ResidentByCluster> resident = fp8_tiles_resident(132, 128);
     const Fp8TilesGpu gpu = fp8_tiles_gpu(132, resident);
     for (const GemmShape shape : {GemmShape{4096, 2112, 7168}, GemmShape{128, 7168, 16384}, GemmShape{64, 24576, 1536},
                                   GemmShape{1, 2112, 7168}, GemmShape{333, 4096, 7168}, GemmShape{4096, 4096, 4096}}) {
