@@ -44,7 +44,7 @@ template <class Visit>
 void visit_tile_plans(const GemmShape& shape, const AnyTile& tile, int index, const ResidentByCluster& resident_by_cluster,
                       Visit visit) {
     const int resident = resident_by_cluster[tile.cluster];
-    if (resident < tile.cluster || shape.n % 8 != 0 || shape.k % 8 != 0) return;
+    if (resident < tile.cluster) return;
     const double most_clusters = resident / tile.cluster;
     const double stacks = whole(static_cast<double>(tile.row_extent(shape)) / (tile.cluster * tile.rows)) *
                           whole(static_cast<double>(tile.column_extent(shape)) / tile.columns);
@@ -94,9 +94,10 @@ void visit_tile_plans(const GemmShape& shape, const AnyTile& tile, int index, co
         }
 }
 
-// Stage 30's tile `index` on `gpu`.
+// Stage 30's tile `index` on `gpu`: N and K multiples of 8 (TMA's bf16 rows of B and A).
 template <class Visit>
 void visit_any_tile_plans(const GemmShape& shape, const Bf16TilesGpu& gpu, int index, Visit visit) {
+    if (shape.n % 8 != 0 || shape.k % 8 != 0) return;
     visit_tile_plans(shape, any_tiles()[index], index,
                      index < static_cast<int>(gpu.resident.size()) ? gpu.resident[index] : ResidentByCluster{}, visit);
 }

@@ -71,7 +71,8 @@ struct AnyTileCandidate {
 // wave (none where the tile cannot take the shape).
 std::vector<AnyTileCandidate> any_tile_plans(const GemmShape& shape, const Bf16TilesGpu& gpu, int tile);
 // The same for a tile of another list (stage 31's): its geometry, its index there (the plans'
-// tile), and the CTAs a GPU holds of it by cluster size.
+// tile), and the CTAs a GPU holds of it by cluster size; which shapes its operands' rows take
+// is that stage's to say.
 std::vector<AnyTileCandidate> any_tile_plans(const GemmShape& shape, const AnyTile& tile, int index,
                                              const ResidentByCluster& resident);
 

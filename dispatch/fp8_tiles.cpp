@@ -45,15 +45,18 @@ GemmShape fp8_shape_in_bf16_k_tiles(const GemmShape& shape) {
 namespace {
 
 // Each compiled tile's plans for `shape`, predicted with stage 31's constants, handed to
-// visit(candidate) in a fixed order (a launch asks for the fastest: no list, no sort).
+// visit(candidate) in a fixed order (a launch asks for the fastest: no list, no sort). D
+// leaves from registers where the tile is swapped or split, as stage 30's model has it (and
+// through shared memory, as the model's TMA stores, where N is off 8). K a multiple of 16
+// (TMA's rows of A and B); any N.
 template <class Visit>
 void visit_fp8_any_tile_plans(const GemmShape& shape, const Fp8TilesGpu& gpu, Visit visit) {
+    if (shape.k % 16 != 0) return;
     const GemmShape in_k_tiles = fp8_shape_in_bf16_k_tiles(shape);
     const std::vector<AnyTile>& tiles = fp8_any_tiles();
     for (std::size_t i = 0; i < tiles.size(); ++i) {
         const AnyTile& tile = tiles[i];
         for (AnyTileCandidate candidate : any_tile_plans(in_k_tiles, tile, static_cast<int>(i), gpu.resident[i])) {
-            // D from registers where swapped or split, as stage 30's model has it.
             candidate.predicted_seconds =
                 fp8_predicted_seconds(candidate.terms, fp8_terms(tile, shape), kFp8AnyTileCost,
                                       tile.weights_as_rows || candidate.plan.splits > 1);
@@ -85,7 +88,7 @@ std::optional<AnyTileCandidate> fastest_fp8_any_tile_plan(const GemmShape& shape
 void launch_fp8_any_tile(const GemmProblem& problem, Fp8Scaling scaling, const Fp8Operands& operands,
                          __nv_bfloat16* d, cudaStream_t stream) {
     const std::optional<AnyTileCandidate> plan = fastest_fp8_any_tile_plan(problem.shape, fp8_tiles_gpu_here());
-    if (!plan) throw std::invalid_argument("stage 31 takes K a multiple of 16 and N of 8 on a Hopper GPU (sm_90a)");
+    if (!plan) throw std::invalid_argument("stage 31 takes K a multiple of 16 on a Hopper GPU (sm_90a)");
     launch_fp8_any_tile_plan(plan->plan, problem, scaling, operands, d, stream);
 }
 

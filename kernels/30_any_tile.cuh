@@ -7,7 +7,8 @@
 //   - the mainloop (multiply_piece): one to three consumer warpgroups, one or two m64
 //     blocks each, wgmma of any N that is a multiple of 16 (common/wgmma_widths.cuh);
 //   - the epilogue: C = alpha * sums + beta * C, in FP32 or bf16: unswapped through shared
-//     memory and TMA stores (TmaChunkStores, stage 19's chunks), swapped from registers at
+//     memory and TMA stores (TmaChunkStores, stage 19's chunks; where C's rows are off 16
+//     bytes, out of shared memory by the threads, ChunkStoresAnyN), swapped from registers at
 //     C[column][row] (DirectStores);
 //   - the tile scheduler: stage 20's persistent schedule (20_stream_k.cuh), tiles rasterized,
 //     the stacks left after the whole rounds shared out by K (stream-K); or, where the tiles
@@ -273,6 +274,7 @@ __device__ __forceinline__ void multiply_piece(WarpgroupAccumulators<Config::kMB
 // values, summed in the MMA (multiply_piece), nothing beside them; stage 31 defines FP8's.
 struct Bf16Mainloop {
     static constexpr int kValuesPerKTile = 64;
+    static constexpr bool kTakesNOff8 = false;  // B's rows are N values: TMA's start 16-byte aligned
     template <class Config>
     static constexpr int kReleasingWarps = 1;
     struct Arguments {};
@@ -355,6 +357,44 @@ struct TmaChunkStores {
     }
 };
 
+// Unswapped at any N (C's rows not 16-byte aligned, which TMA cannot write): stage 19's
+// chunks of 32 columns in the consumer's buffer, in FP32, then out of it a row a warp at a
+// time, a value a lane (a warp's stores one run of the row), alpha and beta applied as each
+// leaves (store_sum).
+struct ChunkStoresAnyN {
+    template <int kMBlocks, int kColumns, class COut>
+    __device__ static void store(const WarpgroupAccumulators<kMBlocks, kColumns>& acc, const GemmProblem& problem,
+                                 COut* c, std::uint8_t* buffer, int first_row, int first_column, int barrier_id) {
+        static_assert(kColumns % kCChunkColumns == 0, "whole chunks of C");
+        const int thread = threadIdx.x % 128, warp = thread / 32, lane = thread % 32;
+#pragma unroll
+        for (int i = 0; i < kMBlocks; ++i)
+#pragma unroll
+            for (int chunk = 0; chunk < kColumns / kCChunkColumns; ++chunk) {
+                const float* const values = acc[i] + chunk * kCChunkValues;
+                named_barrier_sync(barrier_id, 128);  // the chunk before is out of the buffer
+#pragma unroll
+                for (int block = 0; block < kCChunkColumns / 8; ++block)
+#pragma unroll
+                    for (int half = 0; half < 2; ++half) {
+                        const auto [row, column] = wgmma_accumulator_position(thread, block, half);
+                        const int unit = (column / 4) ^ (row % 8);  // 16-byte units of 4 values
+                        *reinterpret_cast<float2*>(buffer + row * 128 + unit * 16 + column % 4 * 4) =
+                            make_float2(values[4 * block + 2 * half], values[4 * block + 2 * half + 1]);
+                    }
+                named_barrier_sync(barrier_id, 128);  // the chunk is in the buffer
+                const int unit_in_row = lane / 4, byte_in_unit = lane % 4 * 4;
+#pragma unroll 4
+                for (int row = warp; row < kCChunkRows; row += 4) {
+                    const float sum =
+                        *reinterpret_cast<const float*>(buffer + row * 128 + (unit_in_row ^ (row % 8)) * 16 + byte_in_unit);
+                    store_sum<false>(problem, c, first_row + 64 * i + row,
+                                     first_column + chunk * kCChunkColumns + lane, sum);
+                }
+            }
+    }
+};
+
 // ---- The split in the cluster (stage 25's): the `splits` CTAs of a cluster each multiply
 // an even range of one tile's K. Each writes its sums into its ring, free once its
 // consumers' wgmmas are done, laid out as the tile lies in C (C's rows of the tile, each
@@ -397,7 +437,7 @@ struct ClusterSplit {
                 }
     }
     // The consumers' threads (threadIdx.x 128..): CTA `rank`'s share of the tile at `tile`.
-    template <class COut>
+    template <bool kCAtAnyN, class COut>
     __device__ static void add_and_store(const float* partial, int splits, unsigned rank, const GemmProblem& problem,
                                          COut* c, const TileOrigin& tile) {
         const int first_c_row = kSwapped ? tile.col : tile.row, first_c_column = kSwapped ? tile.row : tile.col;
@@ -405,17 +445,18 @@ struct ClusterSplit {
         for (int quad = static_cast<int>(rank) * kQuads / splits + static_cast<int>(threadIdx.x) - 128; quad < end;
              quad += 128 * Config::kConsumers) {
             const int row = quad / kQuadsPerRow, column = quad % kQuadsPerRow * 4;
-            store_four(problem, c, first_c_row + row, first_c_column + column,
+            store_four<kCAtAnyN>(problem, c, first_c_row + row, first_c_column + column,
                        sum_float4_over_cluster(partial + row * kPitch + column, splits));
         }
     }
     // Four adjacent sums of a row of C: one store where all four lie in C (N a multiple of
-    // 8, so 16-byte aligned in FP32, 8 in bf16), else each that does.
-    template <class COut>
+    // 8, so 16-byte aligned in FP32, 8 in bf16), else each that does (and each always where
+    // C's rows are off 16 bytes, kCAtAnyN).
+    template <bool kCAtAnyN, class COut>
     __device__ static void store_four(const GemmProblem& problem, COut* c, int c_row, int c_column, float4 sum) {
         const int m = problem.shape.m, n = problem.shape.n;
         if (c_row >= m) return;
-        if (c_column + 4 > n) {
+        if (kCAtAnyN || c_column + 4 > n) {
             const float sums[4] = {sum.x, sum.y, sum.z, sum.w};
             for (int i = 0; i < 4; ++i) store_sum<false>(problem, c, c_row, c_column + i, sums[i]);
             return;
@@ -448,9 +489,11 @@ struct ClusterSplit {
 };
 
 // ---- The kernel: the parts above, composed. Mainloop: Bf16Mainloop here (stage 31's for
-// FP8). COut: C's type, float or __nv_bfloat16. splits: 1, the persistent schedule; more,
-// one tile a cluster of that many CTAs, its K split among them (ClusterSplit).
-template <class Config, class Mainloop, class COut>
+// FP8). COut: C's type, float or __nv_bfloat16. kCAtAnyN: C's rows off 16 bytes (N off 8),
+// never through TMA (ChunkStoresAnyN where unswapped; c_map unused). splits: 1, the
+// persistent schedule; more, one tile a cluster of that many CTAs, its K split among them
+// (ClusterSplit).
+template <class Config, class Mainloop, class COut, bool kCAtAnyN = false>
 __global__ void __launch_bounds__(Config::kThreads, 1)
     any_tile_kernel(const __grid_constant__ CUtensorMap row_map, const __grid_constant__ CUtensorMap column_map,
                     const __grid_constant__ CUtensorMap c_map, COut* c, GemmProblem problem,
@@ -465,7 +508,7 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
     if (threadIdx.x == 0) {
         prefetch_tensor_map(&row_map);
         prefetch_tensor_map(&column_map);
-        if constexpr (Config::kTmaStores) prefetch_tensor_map(&c_map);
+        if constexpr (Config::kTmaStores && !kCAtAnyN) prefetch_tensor_map(&c_map);
     }
     auto& shared = shared_memory_as<typename Config::SharedMemory>();
     std::uint8_t* const ring = &shared.ring[0][0];
@@ -527,11 +570,14 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
             if (schedule.shared_piece(index) &&
                 !hand_over_piece<Config, false>(acc, schedule, piece, index, cluster, rank, workspace, consumers))
                 continue;
-            if constexpr (Config::kTmaStores)
+            if constexpr (Config::kTmaStores && !kCAtAnyN)
                 // Named barriers 2, 3, ...: each consumer's own (its C chunks).
                 TmaChunkStores::store<Config::kMBlocks, Config::kColumns>(
                     acc, problem, c, &c_map, shared.c_buffers[warpgroup - 1], chunks, tile.row + first_row, tile.col,
                     1 + warpgroup);
+            else if constexpr (Config::kTmaStores)
+                ChunkStoresAnyN::store<Config::kMBlocks, Config::kColumns>(
+                    acc, problem, c, shared.c_buffers[warpgroup - 1], tile.row + first_row, tile.col, 1 + warpgroup);
             else
                 DirectStores::store<Config::kMBlocks, Config::kColumns>(
                     acc, problem, c, tile.row + first_row, tile.col);
@@ -544,7 +590,7 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
             __syncwarp();
             cluster_sync();  // every CTA's sums are in its ring
             if (warpgroup > 0)
-                ClusterSplit<Config>::add_and_store(partial, splits, cluster_cta_rank(), problem, c,
+                ClusterSplit<Config>::template add_and_store<kCAtAnyN>(partial, splits, cluster_cta_rank(), problem, c,
                                                     tile_of(blockIdx.x / splits));
             __syncwarp();
             cluster_sync();  // no CTA leaves while another may still read its ring
@@ -580,11 +626,21 @@ void launch_plan(const AnyTilePlan& plan, const GemmProblem& problem, const CUte
                  const CUtensorMap& column_map, COut* c, const typename Mainloop::Arguments& arguments,
                  const typename Mainloop::StageMaps& stage_maps, cudaStream_t stream) {
     using Orientation = typename Config::Orientation;
-    const CUtensorMap c_map = Config::kTmaStores ? make_c_tensor_map(c, problem.shape.m, problem.shape.n) : CUtensorMap{};
-    const auto kernel = any_tile_kernel<Config, Mainloop, COut>;
-    // Once a process: the track launches this every call, and the attribute stays set.
+    // N off 8: C's rows off 16 bytes, which TMA cannot write (Mainloop's operands must take them).
+    const bool c_at_any_n = problem.shape.n % 8 != 0;
+    if (c_at_any_n && !Mainloop::kTakesNOff8)
+        throw std::invalid_argument("this kernel's operands take N a multiple of 8 only");
+    const CUtensorMap c_map = Config::kTmaStores && !c_at_any_n
+                                  ? make_c_tensor_map(c, problem.shape.m, problem.shape.n)
+                                  : CUtensorMap{};
+    const auto at_any_n = any_tile_kernel<Config, Mainloop, COut, Mainloop::kTakesNOff8>;
+    const auto kernel = c_at_any_n ? at_any_n : any_tile_kernel<Config, Mainloop, COut>;
+    // Once a process, for both kernels: the track launches them every call, and the attribute stays set.
     static const cudaError_t more_shared_memory =
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Config::kSharedBytes);
+        cudaFuncSetAttribute(any_tile_kernel<Config, Mainloop, COut>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             Config::kSharedBytes) == cudaSuccess
+            ? cudaFuncSetAttribute(at_any_n, cudaFuncAttributeMaxDynamicSharedMemorySize, Config::kSharedBytes)
+            : cudaErrorInvalidValue;
     (void)more_shared_memory;  // a failure shows as the launch's error
     const int k_tiles = ceil_div(problem.shape.k, Mainloop::kValuesPerKTile);
     if (plan.splits > 1) {

@@ -424,6 +424,7 @@ __device__ __forceinline__ void multiply_piece_promoted(WarpgroupAccumulators<Co
 template <Fp8Scaling kScaling>
 struct Fp8Mainloop {
     static constexpr int kValuesPerKTile = kFp8ScaleBlock;
+    static constexpr bool kTakesNOff8 = true;  // A and B both K-major: N counts B's rows
     // Each warp frees a stage where it reads the columns' scales there as it promotes
     // (multiply_piece_promoted).
     template <class Config>

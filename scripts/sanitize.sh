@@ -44,7 +44,9 @@ hopper_runs+=("20 -m 2304 -n 2048 -k 1024 --beta 0.5" "20 -m 1100 -n 1024 -k 300
               "30 -m 15 -n 2048 -k 2048 --beta 0.5" "30 -m 125 -n 160 -k 1528 --beta 0.5"
               "31 -m 77 -n 1000 -k 2000 --beta 0.5" "31 -m 15 -n 2048 -k 2048 --beta 0.5"
               "26 -m 200 -n 264 -k 144 --beta 0.5" "27 -m 200 -n 264 -k 144 --beta 0.5"
-              "31 -m 40 -n 2112 -k 1024 --beta 0.5" "fp8 -m 100 -n 203 -k 1000 --beta 0.5")
+              "31 -m 40 -n 2112 -k 1024 --beta 0.5" "fp8 -m 100 -n 203 -k 1000 --beta 0.5"
+              "31 -m 77 -n 1001 -k 2000 --beta 0.5" "fp8 -m 129 -n 203 -k 1001 --beta 0.5"
+              "fp8 -m 33 -n 77 -k 77 --beta 0.5 --scaling 1x128-1x128" "fp8 -m 3000 -n 2054 -k 109 --beta 0.5")
 # The FP8 stages where their consumers read the ring's stages as they promote (A's and B's
 # 1 x 128 scales): a stage freed before every warp had read its scales failed here under
 # memcheck (docs/notes/31_fp8_any_tile.md, session 7).

@@ -20,7 +20,9 @@
 #include "29_fp8_tiles.hpp"
 #include "31_fp8_any_tile.hpp"
 #include "dispatch/bf16_tiles.hpp"
+#include "dispatch/fp8.hpp"
 #include "dispatch/fp8_tiles.hpp"
+#include "dispatch/kernel_choice.hpp"
 #include "driver/stage_registry.hpp"
 #include "gpu/build_target.hpp"
 #include "gpu/device_buffer.hpp"
@@ -158,25 +160,43 @@ TEST(Fp8Stages, BlockScalesApplyToTheirBlocks) {
 }
 
 // The fp8 track off the stages' multiples, N off 8 and K off 16 (and both, one token, K
-// shorter than a K block), on zero-padded copies: graded blocks, alpha and beta, in every
-// scaling (B's 1 x 128 scales laid out again where N rounded up to 4 is not N rounded up to 8);
-// D's rows copied back two bytes at a time (N odd) and four (N even).
-TEST(Fp8Stages, TheTrackTakesNOff8AndKOff16ThroughPaddedCopies) {
+// shorter than a K block, K odd: A's and B's rows on every byte), in each way it meets them
+// (fp8_padded_launch.cuh): K as it is or A and B padded in K, D at its N (stage 31's plans
+// that store it from registers); and B and D padded in N (B's 1 x 128 scales laid out again
+// where N rounded up to 4 is not N rounded up to 8, D copied in for beta and out, N odd and
+// even). Graded blocks, alpha and beta, every scaling; and the track's own choice.
+TEST(Fp8Stages, TheTrackTakesNOff8AndKOff16InEachPadding) {
     SGEMM_SKIP_WITHOUT_GPU();
     SGEMM_SKIP_IF_REFUSED(fp8_stages_refusal());
     const Stage& track = *find_track("fp8");
     for (const GemmShape shape : {GemmShape{300, 201, 1040}, GemmShape{300, 264, 1000}, GemmShape{130, 203, 1000},
-                                  GemmShape{1, 13, 40}, GemmShape{77, 1001, 2040}, GemmShape{65, 202, 1000}})
+                                  GemmShape{1, 13, 40}, GemmShape{77, 1001, 2040}, GemmShape{65, 202, 1000},
+                                  GemmShape{129, 203, 1001}, GemmShape{33, 77, 77}, GemmShape{1000, 390, 4099}})
         for (const Fp8Scaling scaling : {Fp8Scaling::tensor, Fp8Scaling::rows_and_blocks, Fp8Scaling::rows_and_rows}) {
             const auto [a, b, c] = graded_problem(shape, scaling, static_cast<unsigned>(scaling) + 11);
             const double alpha = 0.75, beta = -1.5;
-            const VerificationReport report =
-                check(stage_d(track, a, b, scaling, alpha, beta, c), fp8_reference(a, b, alpha, beta, c),
-                      fp8_magnitude(a, b, alpha, beta, c), budget_of(track, shape.k));
-            EXPECT_TRUE(report.passed()) << shape.m << " x " << shape.n << " x " << shape.k << ", "
-                                         << to_string(scaling) << ": normwise " << report.normwise_relative_error
-                                         << " (budget " << report.normwise_relative_budget << "), worst element "
-                                         << report.worst_error_over_budget << " of its budget";
+            const std::vector<double> reference = fp8_reference(a, b, alpha, beta, c);
+            const std::vector<double> magnitude = fp8_magnitude(a, b, alpha, beta, c);
+            const auto expect_passed = [&](const std::vector<double>& d, const std::string& how) {
+                const VerificationReport report = check(d, reference, magnitude, budget_of(track, shape.k));
+                EXPECT_TRUE(report.passed()) << shape.m << " x " << shape.n << " x " << shape.k << ", "
+                                             << to_string(scaling) << ", " << how << ": normwise "
+                                             << report.normwise_relative_error << " (budget "
+                                             << report.normwise_relative_budget << "), worst element "
+                                             << report.worst_error_over_budget << " of its budget";
+            };
+            expect_passed(stage_d(track, a, b, scaling, alpha, beta, c), "the track's choice");
+            std::vector<Fp8Padding> paddings{shape.k % 16 == 0 ? Fp8Padding::none : Fp8Padding::k};
+            if (shape.n % 8 != 0) paddings.push_back(Fp8Padding::k_and_n);
+            for (const Fp8Padding padding : paddings) {
+                const Fp8TrackPlan plan = fp8_track_plan_in(shape, padding, fp8_tiles_gpu_here(), sm_count_here());
+                const std::vector<double> d = launched_d(
+                    [&](const GemmProblem& problem, Fp8Scaling s, const Fp8Operands& operands, __nv_bfloat16* out) {
+                        launch_fp8_track_plan(plan, problem, s, operands, out, nullptr);
+                    },
+                    a, b, scaling, alpha, beta, c);
+                expect_passed(d, fmt::format("stage {} padded {}", plan.stage, static_cast<int>(padding)));
+            }
         }
 }
 
@@ -276,8 +296,9 @@ TEST(Fp8Tiles, EveryTileMeetsThePromotedBudget) {
 // cluster where the tiles are few), as AnyTiles.EveryTileAndPlanMatchesFloat64 runs stage
 // 30's: more tiles than the GPU holds, the last row and column of tiles partly outside D,
 // with a short last K block; four tiles partly outside D on a deep K (the splits); one token;
-// K shorter than a K block. Graded blocks (a scale applied to another block is off by up to
-// 2^16), alpha and beta; the recipe's scales everywhere, every scaling on the deep K.
+// K shorter than a K block; N odd and N off 4 (D not through TMA: from registers, or out of
+// shared memory by the threads where unswapped). Graded blocks (a scale applied to another block is off by up
+// to 2^16), alpha and beta; the recipe's scales everywhere, every scaling on the deep K.
 TEST(Fp8AnyTiles, EveryTileAndPlanMeetsThePromotedBudget) {
     SGEMM_SKIP_WITHOUT_GPU();
     SGEMM_SKIP_IF_REFUSED(fp8_stages_refusal());
@@ -294,7 +315,9 @@ TEST(Fp8AnyTiles, EveryTileAndPlanMeetsThePromotedBudget) {
             {shape_of(tile.rows * tile.cluster * 11 + 8, tile.columns * 13 - 8, 272), recipe},
             {shape_of(tile.rows * 2 - 8, tile.columns * 2 - 16, 1040), every},
             {GemmShape{1, 264, 144}, recipe},
-            {shape_of(tile.rows + 8, tile.columns + 16, 48), recipe}};
+            {shape_of(tile.rows + 8, tile.columns + 16, 48), recipe},
+            {shape_of(tile.rows * 2 + 3, tile.columns * 2 + 3, 1040), every},
+            {shape_of(tile.rows * 2 + 2, tile.columns * 2 + 2, 400), recipe}};
         for (const auto& [shape, scalings] : cases)
             for (const Fp8Scaling scaling : scalings) {
                 const auto [a, b, c] = graded_problem(shape, scaling, 31);

@@ -70,6 +70,8 @@ constexpr ShapeRule kFp32TmaRowsOfA{1, 8, 4, true};
 // cuBLASLt asks the same of 8-bit operands' K, and the stages refuse other shapes. The fp8
 // track takes them on zero-padded copies (kernels/common/padded_launch.cuh).
 constexpr ShapeRule kFp8Rows{1, 8, 16, false};
+// Stage 31 stores D at any N from registers (its swapped and split plans).
+constexpr ShapeRule kFp8RowsOfK{1, 1, 16, false};
 constexpr ShapeRule kFp8RowsPadded{1, 8, 16, true};
 
 // The tracks' choices on the GPU at hand.
@@ -153,7 +155,7 @@ constexpr Stage kStages[] = {
     bf16_stage(30, "any_tile",             kSm90a,  kTmaRows,        launch_any_tile, launch_any_tile_bf16_c,
                "one kernel composed of parts (operands, producer, mainloop, epilogue, scheduler) "
                "in any tile: tokens in wgmma's N or M, a plan chosen by a model"),
-    fp8_stage(31,  "fp8_any_tile",         kSm90a,  kFp8Rows,        launch_fp8_any_tile,
+    fp8_stage(31,  "fp8_any_tile",         kSm90a,  kFp8RowsOfK,     launch_fp8_any_tile,
               Fp8Accumulation::promoted, kTensorScale | kBlockScales,
               "FP8 on stage 30's parts, every scaling, promoted, in its tiles, "
               "the plan by stage 30's model in K blocks"),
