@@ -46,9 +46,10 @@ namespace {
 
 // Each compiled tile's plans for `shape`, predicted with stage 31's constants, handed to
 // visit(candidate) in a fixed order (a launch asks for the fastest: no list, no sort). D
-// leaves from registers where the tile is swapped or split, as stage 30's model has it (and
-// through shared memory, as the model's TMA stores, where N is off 8). K a multiple of 16
-// (TMA's rows of A and B); any N.
+// leaves from registers where the tile is swapped or split, as stage 30's model has it; where
+// N is off 8 an unswapped tile's D leaves shared memory by the threads, about as slowly
+// (106 x 10098 x 48 in 128 x 128 on an H200: 8.4 us, 6.0 at N = 10096 through TMA), so it is
+// priced as stores from registers there. K a multiple of 16 (TMA's rows of A and B); any N.
 template <class Visit>
 void visit_fp8_any_tile_plans(const GemmShape& shape, const Fp8TilesGpu& gpu, Visit visit) {
     if (shape.k % 16 != 0) return;
@@ -59,7 +60,7 @@ void visit_fp8_any_tile_plans(const GemmShape& shape, const Fp8TilesGpu& gpu, Vi
         for (AnyTileCandidate candidate : any_tile_plans(in_k_tiles, tile, static_cast<int>(i), gpu.resident[i])) {
             candidate.predicted_seconds =
                 fp8_predicted_seconds(candidate.terms, fp8_terms(tile, shape), kFp8AnyTileCost,
-                                      tile.weights_as_rows || candidate.plan.splits > 1);
+                                      tile.weights_as_rows || candidate.plan.splits > 1 || shape.n % 8 != 0);
             visit(candidate);
         }
     }

@@ -78,9 +78,10 @@ def read_plans(path, k_tile=128):
                     f"{' cluster ' + row['cluster'] if row['cluster'] != '1' else ''}"
                     f"{' stream-K' if row['split_tail'] == '1' else ''}"
                     f"{f' K split {splits} ways' if splits > 1 else ''}")
-            # D from registers: as the row says (stage 29's tiles), else where swapped or split.
+            # D from registers: as the row says (stage 29's tiles), else where swapped or split,
+            # or N is off 8 (stage 31: out of shared memory by the threads, priced alike).
             direct = (row["direct_stores"] == "1" if row.get("direct_stores")
-                      else row["weights_as_rows"] == "1" or splits > 1)
+                      else row["weights_as_rows"] == "1" or splits > 1 or int(row["n"]) % 8 != 0)
             terms = {term: float(row.get(term) or 0) for term in TERMS}
             # The tiles the busiest SM starts (the plans' sm_tiles), from its K tiles over K's.
             terms["sm_tiles"] = math.ceil(terms["sm_k_tiles"] / math.ceil(int(row["k"]) / k_tile) - 1e-9)
