@@ -24,8 +24,8 @@ KernelChoice choose_fp8_kernel(const GemmShape& shape, Fp8Scaling) {
 namespace {
 
 // The fastest predicted on `shape` as it is (K a multiple of 16): stage 29's tiles where N is
-// a multiple of 8 (its D leaves through TMA), stage 31's plans (those that store D from
-// registers where N is not).
+// a multiple of 8 (its D leaves through TMA), stage 31's plans at any N (where N is off 8, in
+// its kernels that store D from registers or out of shared memory by the threads).
 Fp8TrackPlan fastest_plan_as_is(const GemmShape& shape, const Fp8TilesGpu& gpu, int sms) {
     Fp8TrackPlan fastest;
     fastest.predicted_seconds = std::numeric_limits<double>::infinity();

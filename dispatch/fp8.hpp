@@ -3,8 +3,8 @@
 // its plan or stage 29's in one of its tiles (the choice's variant names it), whichever stage
 // 31's model predicts faster, each with its own constants (fp8_tiles_fit.hpp, fp8_fit.hpp;
 // fitted in the recipe's scales, used for all three). Any N and K: K off 16 on A and B padded
-// with zeros; N off 8 in stage 31's plans that store D from registers at that N, or on B and D
-// padded too, whichever the model predicts faster with the copies' time. Hopper only (sm_90a).
+// with zeros; N off 8 in stage 31's plans at that N (D not through TMA), or on B and D padded
+// too, whichever the model predicts faster with the copies' time. Hopper only (sm_90a).
 #pragma once
 
 #include "29_fp8_tiles.hpp"
@@ -28,8 +28,8 @@ bool stage29_stores_from_registers(const Fp8Tile& tile);
 Fp8Terms stage29_fp8_terms(const GemmShape& shape, const Fp8Tile& tile);
 
 // How the track meets a shape (kernels/common/fp8_padded_launch.cuh): as it is (K a multiple
-// of 16, and N of 8 or D stored from registers); A's and B's rows padded to K rounded up to 16,
-// D written at its own N; or also B's rows to N rounded up to 8, D through a padded buffer.
+// of 16; N off 8 in stage 31's plans only); A's and B's rows padded to K rounded up to 16, D
+// written at its own N; or also B's rows to N rounded up to 8, D through a padded buffer.
 enum class Fp8Padding { none, k, k_and_n };
 
 // What the track runs on a shape.
@@ -43,8 +43,8 @@ struct Fp8TrackPlan {
 // The fastest predicted of stage 29's best tile and stage 31's best plan (both take every
 // scaling), on a GPU of `sms` SMs that holds `gpu` of stage 31's kernels: on the shape as it
 // is where the kernels take it, else on its padded copies, the copies' time added (and where
-// N is off 8, stage 31's plans that store D from registers at that N, on A and B padded in K,
-// weighed against both stages on the copies padded in N too).
+// N is off 8, stage 31's plans at that N, on A and B padded in K where K is off 16, weighed
+// against both stages on the copies padded in N too).
 Fp8TrackPlan fp8_track_plan(const GemmShape& shape, const Fp8TilesGpu& gpu, int sms);
 // The fastest predicted in one padding (none only where K is a multiple of 16).
 Fp8TrackPlan fp8_track_plan_in(const GemmShape& shape, Fp8Padding padding, const Fp8TilesGpu& gpu, int sms);

@@ -52,9 +52,9 @@
 // 128 x 192 1.12 (stage 29 0.59). In A's and B's 1 x 128 scales 8192^3 0.96-0.98 (stage 29
 // 0.90). The fp8 track runs it where its model predicts it faster.
 //
-// Shapes: K a multiple of 16 (TMA's rows of A and B; others refused), any N: off 8 in the
-// plans that store D from registers (swapped or split), for TMA's rows of D. Every scaling,
-// promoted. sm_90a.
+// Shapes: K a multiple of 16 (TMA's rows of A and B; others refused), any N: off 8, in
+// kernels of their own that store D from registers or out of shared memory by the threads
+// (TMA's rows of D start 16-byte aligned). Every scaling, promoted. sm_90a.
 #include "31_fp8_any_tile.hpp"
 
 #include <stdexcept>

@@ -1,7 +1,7 @@
 // The FP8 problem (fp8_problem.hpp: A M x K and B N x K, both rows of K e4m3 values, D M x N
 // bf16) at any N and K, for launchers that take K a multiple of 16 (TMA's rows of A and B
 // start 16-byte aligned): A's and B's rows padded with zeros to K rounded up to 16. D either
-// stays the caller's, for a launcher that writes it at any N (from registers), or goes through
+// stays the caller's, for a launcher that writes it at any N (not through TMA), or goes through
 // a buffer of N rounded up to 8 columns, for one that writes it through TMA (its rows too
 // start 16-byte aligned): B's rows are then padded to that N and its 1 x 128 scales laid out
 // again where their rows' padding to 4 differs. The scales keep their blocks (K's blocks of

@@ -70,7 +70,7 @@ constexpr ShapeRule kFp32TmaRowsOfA{1, 8, 4, true};
 // cuBLASLt asks the same of 8-bit operands' K, and the stages refuse other shapes. The fp8
 // track takes them on zero-padded copies (kernels/common/padded_launch.cuh).
 constexpr ShapeRule kFp8Rows{1, 8, 16, false};
-// Stage 31 stores D at any N from registers (its swapped and split plans).
+// Stage 31 stores D at any N (off 8, not through TMA: 30_any_tile.cuh's kCAtAnyN).
 constexpr ShapeRule kFp8RowsOfK{1, 1, 16, false};
 constexpr ShapeRule kFp8RowsPadded{1, 8, 16, true};
 
