@@ -2,7 +2,7 @@
 """The FP32 problem's accuracy table on this GPU: run sgemm_accuracy and write
 results/<gpu>/accuracy.csv and accuracy.md (with --fp8, the FP8 problem's: accuracy_fp8.*).
 
-    python3 scripts/accuracy.py [--sizes 1024 4096 8192] [--shapes 128x6144x4096 ...]
+    python3 scripts/accuracy.py [--sizes 1024 2500 4096 8192] [--shapes 128x6144x4096 ...]
                                 [--data uniform wide ...] [--timing blocks]
 
 For each problem (the square sizes, then the shapes M x N x K) and input kind (sgemm --data;
@@ -41,11 +41,14 @@ DATA = {"uniform": "uniform in [-1, 1)", "wide": "magnitudes log-uniform over 1e
         "extremes": "|A| log-uniform over [2^-126, 2^-118), |B| over [2^118, 2^126), random signs",
         "special": "uniform, with about eight each of NaN, +Inf and -Inf a matrix and one -0 in 64",
         "cancelling": "along K in pairs, A's values equal and B's opposite, 2^-13 … 2^-12 apart in magnitude, so "
-                      "that each pair of products cancels to that fraction of itself"}
-DEFAULT_DATA = ["uniform", "wide", "graded", "outliers", "subnormal", "extremes", "special", "cancelling"]
+                      "that each pair of products cancels to that fraction of itself",
+        "positive": "A and B uniform in [0, 1): sums that grow along K, their rounding errors of one sign"}
+DEFAULT_DATA = ["uniform", "wide", "graded", "outliers", "subnormal", "extremes", "special", "cancelling", "positive"]
 # Seconds of timing for each method on each problem and kind: the table is about accuracy,
-# and 9 methods x 8 kinds x 7 problems must fit in a few minutes.
+# and 9 methods x 9 kinds x 8 problems must fit in a few minutes.
 DEFAULT_TIME_BUDGET = 0.25
+# The squares: two of the tiles' multiples and an odd one (2500, on no tile's multiples).
+DEFAULT_SIZES = [1024, 2500, 4096, 8192]
 DEFAULT_SHAPES = ["128x6144x4096", "4096x64x4096", "16x4096x4096", "4096x24x4096"]
 # The FP8 table's: a square, and a layer of DeepGEMM's at 64 tokens; the kinds that reach the
 # quantization (subnormal and extreme data put the scales outside FP32's normal range).
@@ -185,7 +188,7 @@ def main():
     parser.add_argument("--binary", default=str(REPO / "build" / "sgemm_accuracy"))
     parser.add_argument("--fp8", action="store_true",
                         help="the FP8 problem: the fp8 track and cuBLASLt in each scaling, and the quantization")
-    parser.add_argument("--sizes", type=int, nargs="+", help="square sizes (default 1024 4096 8192; --fp8: 4096)")
+    parser.add_argument("--sizes", type=int, nargs="+", help="square sizes (default 1024 2500 4096 8192; --fp8: 4096)")
     parser.add_argument("--shapes", nargs="*", metavar="MxNxK",
                         help=f"problems after the squares (default {' '.join(DEFAULT_SHAPES)}; --fp8: "
                              f"{' '.join(DEFAULT_FP8_SHAPES)})")
@@ -197,7 +200,7 @@ def main():
     parser.add_argument("--time-budget", type=float, default=DEFAULT_TIME_BUDGET,
                         help="seconds of timing for each method, problem and kind (sgemm --time-budget)")
     args = parser.parse_args()
-    sizes = args.sizes or (DEFAULT_FP8_SIZES if args.fp8 else [1024, 4096, 8192])
+    sizes = args.sizes or (DEFAULT_FP8_SIZES if args.fp8 else DEFAULT_SIZES)
     shapes = args.shapes if args.shapes is not None else (DEFAULT_FP8_SHAPES if args.fp8 else DEFAULT_SHAPES)
     data = args.data or (DEFAULT_FP8_DATA if args.fp8 else DEFAULT_DATA)
     return run_tool_into_results(

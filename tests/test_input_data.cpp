@@ -2,6 +2,7 @@
 // the host by the same function the device runs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -188,6 +189,27 @@ TEST(InputData, CancellingPairsAlongK) {
             EXPECT_LE(apart, 0x1p-12 * std::fabs(first) * 1.0001) << first << " " << second;
             EXPECT_GE(apart, 0x1p-13 * std::fabs(first) * 0.9999) << first << " " << second;
         }
+}
+
+// positive: A's and B's values in [0, 1) on the 2^-24 grid, spread over it; C's uniform, of
+// both signs.
+TEST(InputData, PositiveIsInZeroToOneForAAndB) {
+    for (const Operand operand : {Operand::a, Operand::b}) {
+        float low = 1.0f, high = 0.0f;
+        for (std::uint64_t i = 0; i < kSamples; ++i) {
+            const float x = value_at(InputData::positive, 13, i, operand);
+            ASSERT_GE(x, 0.0f) << x;
+            ASSERT_LT(x, 1.0f) << x;
+            ASSERT_EQ(x, std::ldexp(std::floor(std::ldexp(x, 24)), -24)) << x;
+            low = std::min(low, x);
+            high = std::max(high, x);
+        }
+        EXPECT_LT(low, 0.001f);
+        EXPECT_GT(high, 0.999f);
+    }
+    int negative = 0;
+    for (std::uint64_t i = 0; i < kSamples; ++i) negative += value_at(InputData::positive, 13, i, Operand::c) < 0.0f;
+    EXPECT_NEAR(negative, kSamples / 2, kSamples / 50);
 }
 
 }  // namespace

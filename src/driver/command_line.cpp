@@ -144,8 +144,9 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
                    "code: 'graded' (A's columns and B's rows scaled by 2^-g and 2^g, g in 0 .. 40), "
                    "'outliers' (some rows of A, columns of B, with values 2^24 times the rest whose "
                    "partners are zero), 'subnormal' (A and C below 2^-126), 'extremes' (A near 2^-126, B near "
-                   "2^126), 'special' (NaN, +-Inf and -0 scattered in A, B and C) or 'cancelling' (pairs "
-                   "of products along K that cancel to 2^-13 .. 2^-12 of themselves); see "
+                   "2^126), 'special' (NaN, +-Inf and -0 scattered in A, B and C), 'cancelling' (pairs "
+                   "of products along K that cancel to 2^-13 .. 2^-12 of themselves) or 'positive' (A and B "
+                   "in [0, 1): sums that grow along K, their rounding errors of one sign); see "
                    "src/verification/input_data.hpp")
         ->check(CLI::IsMember(input_data_names()));
     app.add_option("--c-type", c_type,

@@ -110,10 +110,10 @@ int run(int argc, char** argv) {
     CLI::App app("sgemm_accuracy: the FP32 problem's accuracy and speed by cuBLAS SGEMM, cuBLAS on tensor "
                  "cores (TF32, BF16x9), stage 10 and stages 21-24",
                  "sgemm_accuracy");
-    std::vector<int> sizes{1024, 4096, 8192};
+    std::vector<int> sizes{1024, 2500, 4096, 8192};
     std::vector<std::string> shape_texts;
-    std::vector<std::string> data_kinds{"uniform",   "wide",     "graded",  "outliers",
-                                        "subnormal", "extremes", "special", "cancelling"};
+    std::vector<std::string> data_kinds{"uniform",  "wide",    "graded",     "outliers", "subnormal",
+                                        "extremes", "special", "cancelling", "positive"};
     std::string csv_path;
     double time_budget = 1.0;
     std::string timing = "launches";

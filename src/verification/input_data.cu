@@ -9,7 +9,7 @@
 namespace sgemm {
 namespace {
 
-constexpr std::array<std::pair<InputData, std::string_view>, 9> kNames{{{InputData::uniform, "uniform"},
+constexpr std::array<std::pair<InputData, std::string_view>, 10> kNames{{{InputData::uniform, "uniform"},
                                                                         {InputData::wide, "wide"},
                                                                         {InputData::exact, "exact"},
                                                                         {InputData::graded, "graded"},
@@ -17,7 +17,8 @@ constexpr std::array<std::pair<InputData, std::string_view>, 9> kNames{{{InputDa
                                                                         {InputData::subnormal, "subnormal"},
                                                                         {InputData::extremes, "extremes"},
                                                                         {InputData::special, "special"},
-                                                                        {InputData::cancelling, "cancelling"}}};
+                                                                        {InputData::cancelling, "cancelling"},
+                                                                        {InputData::positive, "positive"}}};
 
 __global__ void fill_input_kernel(float* values, Operand operand, std::uint64_t rows, std::uint64_t columns,
                                   std::uint64_t seed, InputData data) {

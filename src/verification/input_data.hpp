@@ -28,6 +28,9 @@
 //              1 +- 2^-13 (1 + w) times the first's (w uniform in [0, 1)), so that each pair
 //              of products cancels to 2^-13 .. 2^-12 of itself. Each product's own error
 //              shows, which SGEMM's exact FMA products do not have.
+//   positive:  A and B uniform in [0, 1) (multiples of 2^-24), C uniform: sums of positive
+//              terms that grow along K, so a summation's rounding errors add up in one
+//              direction where uniform data's cancel: what an order of summation costs.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -44,7 +47,7 @@
 
 namespace sgemm {
 
-enum class InputData { uniform, wide, exact, graded, outliers, subnormal, extremes, special, cancelling };
+enum class InputData { uniform, wide, exact, graded, outliers, subnormal, extremes, special, cancelling, positive };
 
 std::string_view to_string(InputData data);
 std::optional<InputData> input_data_named(std::string_view name);
@@ -160,6 +163,8 @@ __host__ __device__ inline float input_value(InputData data, std::uint64_t seed,
             const float apart = 0x1p-13f * (1.0f + unit);
             return -shared * (negative ? 1.0f - apart : 1.0f + apart);
         }
+        case InputData::positive:
+            return operand == Operand::c ? uniform : unit;
         case InputData::uniform:
         default:
             return uniform;
