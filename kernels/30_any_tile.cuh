@@ -8,7 +8,7 @@
 //     blocks each, wgmma of any N that is a multiple of 16 (common/wgmma_widths.cuh);
 //   - the epilogue: C = alpha * sums + beta * C, in FP32 or bf16: unswapped through shared
 //     memory and TMA stores (TmaChunkStores, stage 19's chunks; where C's rows are off 16
-//     bytes, out of shared memory by the threads, ChunkStoresAnyN), swapped from registers at
+//     bytes, the mainloop's own stores, Mainloop::AnyNStores), swapped from registers at
 //     C[column][row] (DirectStores);
 //   - the tile scheduler: stage 20's persistent schedule (20_stream_k.cuh), tiles rasterized,
 //     the stacks left after the whole rounds shared out by K (stream-K); or, where the tiles
@@ -275,6 +275,7 @@ __device__ __forceinline__ void multiply_piece(WarpgroupAccumulators<Config::kMB
 struct Bf16Mainloop {
     static constexpr int kValuesPerKTile = 64;
     static constexpr bool kTakesNOff8 = false;  // B's rows are N values: TMA's start 16-byte aligned
+    // (a mainloop that takes N off 8 names the stores of its unswapped tiles there: AnyNStores)
     template <class Config>
     static constexpr int kReleasingWarps = 1;
     struct Arguments {};
@@ -354,44 +355,6 @@ struct TmaChunkStores {
                 store_c_chunk_through_tma<2>(acc[i] + chunk * kCChunkValuesOf<COut>, problem, c, c_map, buffers,
                                              chunks++, first_row + 64 * i,
                                              first_column + chunk * kCChunkColumnsOf<COut>, barrier_id);
-    }
-};
-
-// Unswapped at any N (C's rows not 16-byte aligned, which TMA cannot write): stage 19's
-// chunks of 32 columns in the consumer's buffer, in FP32, then out of it a row a warp at a
-// time, a value a lane (a warp's stores one run of the row), alpha and beta applied as each
-// leaves (store_sum).
-struct ChunkStoresAnyN {
-    template <int kMBlocks, int kColumns, class COut>
-    __device__ static void store(const WarpgroupAccumulators<kMBlocks, kColumns>& acc, const GemmProblem& problem,
-                                 COut* c, std::uint8_t* buffer, int first_row, int first_column, int barrier_id) {
-        static_assert(kColumns % kCChunkColumns == 0, "whole chunks of C");
-        const int thread = threadIdx.x % 128, warp = thread / 32, lane = thread % 32;
-#pragma unroll
-        for (int i = 0; i < kMBlocks; ++i)
-#pragma unroll
-            for (int chunk = 0; chunk < kColumns / kCChunkColumns; ++chunk) {
-                const float* const values = acc[i] + chunk * kCChunkValues;
-                named_barrier_sync(barrier_id, 128);  // the chunk before is out of the buffer
-#pragma unroll
-                for (int block = 0; block < kCChunkColumns / 8; ++block)
-#pragma unroll
-                    for (int half = 0; half < 2; ++half) {
-                        const auto [row, column] = wgmma_accumulator_position(thread, block, half);
-                        const int unit = (column / 4) ^ (row % 8);  // 16-byte units of 4 values
-                        *reinterpret_cast<float2*>(buffer + row * 128 + unit * 16 + column % 4 * 4) =
-                            make_float2(values[4 * block + 2 * half], values[4 * block + 2 * half + 1]);
-                    }
-                named_barrier_sync(barrier_id, 128);  // the chunk is in the buffer
-                const int unit_in_row = lane / 4, byte_in_unit = lane % 4 * 4;
-#pragma unroll 4
-                for (int row = warp; row < kCChunkRows; row += 4) {
-                    const float sum =
-                        *reinterpret_cast<const float*>(buffer + row * 128 + (unit_in_row ^ (row % 8)) * 16 + byte_in_unit);
-                    store_sum<false>(problem, c, first_row + 64 * i + row,
-                                     first_column + chunk * kCChunkColumns + lane, sum);
-                }
-            }
     }
 };
 
@@ -490,7 +453,7 @@ struct ClusterSplit {
 
 // ---- The kernel: the parts above, composed. Mainloop: Bf16Mainloop here (stage 31's for
 // FP8). COut: C's type, float or __nv_bfloat16. kCAtAnyN: C's rows off 16 bytes (N off 8),
-// never through TMA (ChunkStoresAnyN where unswapped; c_map unused). splits: 1, the
+// never through TMA (Mainloop::AnyNStores where unswapped; c_map unused). splits: 1, the
 // persistent schedule; more, one tile a cluster of that many CTAs, its K split among them
 // (ClusterSplit).
 template <class Config, class Mainloop, class COut, bool kCAtAnyN = false>
@@ -576,7 +539,7 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
                     acc, problem, c, &c_map, shared.c_buffers[warpgroup - 1], chunks, tile.row + first_row, tile.col,
                     1 + warpgroup);
             else if constexpr (Config::kTmaStores)
-                ChunkStoresAnyN::store<Config::kMBlocks, Config::kColumns>(
+                Mainloop::AnyNStores::template store<Config::kMBlocks, Config::kColumns>(
                     acc, problem, c, shared.c_buffers[warpgroup - 1], tile.row + first_row, tile.col, 1 + warpgroup);
             else
                 DirectStores::store<Config::kMBlocks, Config::kColumns>(

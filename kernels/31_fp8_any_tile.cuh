@@ -415,6 +415,44 @@ __device__ __forceinline__ void multiply_piece_promoted(WarpgroupAccumulators<Co
     scales.finish(sums);
 }
 
+// ---- D at N off 8, unswapped (D's rows not 16-byte aligned, which TMA cannot write; stage
+// 30's kernel takes these stores as Mainloop::AnyNStores): stage 19's chunks of 32 columns in
+// the consumer's C buffer, in FP32, then out of it a row a warp at a time, a value a lane (a
+// warp's stores one run of the row), alpha and beta applied as each leaves (store_sum).
+struct ChunkStoresAnyN {
+    template <int kMBlocks, int kColumns, class COut>
+    __device__ static void store(const WarpgroupAccumulators<kMBlocks, kColumns>& acc, const GemmProblem& problem,
+                                 COut* c, std::uint8_t* buffer, int first_row, int first_column, int barrier_id) {
+        static_assert(kColumns % kCChunkColumns == 0, "whole chunks of C");
+        const int thread = threadIdx.x % 128, warp = thread / 32, lane = thread % 32;
+#pragma unroll
+        for (int i = 0; i < kMBlocks; ++i)
+#pragma unroll
+            for (int chunk = 0; chunk < kColumns / kCChunkColumns; ++chunk) {
+                const float* const values = acc[i] + chunk * kCChunkValues;
+                named_barrier_sync(barrier_id, 128);  // the chunk before is out of the buffer
+#pragma unroll
+                for (int block = 0; block < kCChunkColumns / 8; ++block)
+#pragma unroll
+                    for (int half = 0; half < 2; ++half) {
+                        const auto [row, column] = wgmma_accumulator_position(thread, block, half);
+                        const int unit = (column / 4) ^ (row % 8);  // 16-byte units of 4 values
+                        *reinterpret_cast<float2*>(buffer + row * 128 + unit * 16 + column % 4 * 4) =
+                            make_float2(values[4 * block + 2 * half], values[4 * block + 2 * half + 1]);
+                    }
+                named_barrier_sync(barrier_id, 128);  // the chunk is in the buffer
+                const int unit_in_row = lane / 4, byte_in_unit = lane % 4 * 4;
+#pragma unroll 4
+                for (int row = warp; row < kCChunkRows; row += 4) {
+                    const float sum =
+                        *reinterpret_cast<const float*>(buffer + row * 128 + (unit_in_row ^ (row % 8)) * 16 + byte_in_unit);
+                    any_tile::store_sum<false>(problem, c, first_row + 64 * i + row,
+                                     first_column + chunk * kCChunkColumns + lane, sum);
+                }
+            }
+    }
+};
+
 // ---- The mainloop as stage 30's kernel takes it (any_tile::Bf16Mainloop says what that is):
 // K blocks of 128 e4m3 values, the scales of kScaling, the operands (their scales) as its
 // arguments; beside each K block the producer loads the tokens' scales of it (and, in
@@ -425,6 +463,7 @@ template <Fp8Scaling kScaling>
 struct Fp8Mainloop {
     static constexpr int kValuesPerKTile = kFp8ScaleBlock;
     static constexpr bool kTakesNOff8 = true;  // A and B both K-major: N counts B's rows
+    using AnyNStores = ChunkStoresAnyN;
     // Each warp frees a stage where it reads the columns' scales there as it promotes
     // (multiply_piece_promoted).
     template <class Config>
