@@ -7,7 +7,6 @@
 
 #include "29_fp8_tiles.hpp"
 #include "common/fp8_padded_launch.cuh"
-#include "common/padded_launch.cuh"
 #include "dispatch/fp8_fit.hpp"
 #include "dispatch/fp8_tiles_fit.hpp"
 #include "dispatch/fp8_tiles.hpp"
@@ -43,8 +42,7 @@ Fp8TrackPlan fastest_plan_as_is(const GemmShape& shape, const Fp8TilesGpu& gpu, 
 }
 
 GemmShape padded_for(const GemmShape& shape, Fp8Padding padding) {
-    if (padding == Fp8Padding::none) return shape;
-    return padded_shape(shape, padding == Fp8Padding::k_and_n ? kFp8TmaMultiples : GemmShape{1, 1, kFp8TmaMultiples.k});
+    return padding == Fp8Padding::none ? shape : fp8_padded_shape(shape, padding == Fp8Padding::k_and_n);
 }
 
 }  // namespace

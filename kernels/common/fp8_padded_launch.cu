@@ -145,11 +145,14 @@ void add(RowsCopies& copies, void* padded, std::size_t padded_pitch, std::size_t
 
 }  // namespace
 
+GemmShape fp8_padded_shape(const GemmShape& shape, bool pad_n) {
+    return padded_shape(shape, pad_n ? kFp8TmaMultiples : GemmShape{1, 1, kFp8TmaMultiples.k});
+}
+
 Fp8PaddedProblem pad_fp8_problem(const GemmProblem& problem, Fp8Scaling scaling, const Fp8Operands& operands,
                                  __nv_bfloat16* d, bool pad_n, cudaStream_t stream) {
     const auto [m, n, k] = problem.shape;
-    const GemmShape multiples = pad_n ? kFp8TmaMultiples : GemmShape{1, 1, kFp8TmaMultiples.k};
-    const GemmShape padded = padded_shape(problem.shape, multiples);
+    const GemmShape padded = fp8_padded_shape(problem.shape, pad_n);
     const bool pad_k = padded.k != k, pad_d = padded.n != n;
     // B's 1 x 128 scales lie [K block][B's rows rounded up to 4] (fp8_problem.hpp).
     const int scale_stride = (n + 3) / 4 * 4, k_blocks = (k + kFp8ScaleBlock - 1) / kFp8ScaleBlock;

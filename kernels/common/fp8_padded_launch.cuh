@@ -27,6 +27,9 @@ struct Fp8PaddedProblem {
     __nv_bfloat16* d;
 };
 
+// The shape the launcher runs: K rounded up to 16, and N to 8 with pad_n.
+GemmShape fp8_padded_shape(const GemmShape& shape, bool pad_n);
+
 // Enqueues the copies into padded operands (of those that need them; with pad_n, of B to N
 // rounded up to 8 and of D in where beta is not 0). What they return is valid until the next call.
 Fp8PaddedProblem pad_fp8_problem(const GemmProblem& problem, Fp8Scaling scaling, const Fp8Operands& operands,
