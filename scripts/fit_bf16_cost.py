@@ -112,49 +112,72 @@ def geomean(values):
     return math.exp(statistics.fmean(math.log(x) for x in values))
 
 
+def solve(matrix, vector):
+    """x with matrix x = vector: Gaussian elimination with partial pivoting, for the few
+    constants of a fit."""
+    n = len(vector)
+    rows = [list(matrix[i]) + [vector[i]] for i in range(n)]
+    for col in range(n):
+        pivot = max(range(col, n), key=lambda r: abs(rows[r][col]))
+        rows[col], rows[pivot] = rows[pivot], rows[col]
+        for r in range(col + 1, n):
+            factor = rows[r][col] / rows[col][col]
+            if factor:
+                rows[r] = [a - factor * b for a, b in zip(rows[r], rows[col])]
+    x = [0.0] * n
+    for i in reversed(range(n)):
+        x[i] = (rows[i][n] - sum(rows[i][c] * x[c] for c in range(i + 1, n))) / rows[i][i]
+    return x
+
+
 def fit(samples, start, free=None, iterations=500, predict=None):
     """Least squares on log time over the constants (those at the indices `free`, or all;
-    the rest as in `start`), each fitted as its logarithm, by Levenberg-Marquardt (numpy
-    only: it comes with matplotlib, which the scripts need). samples: (terms, seconds);
-    predict(terms, constants): the model (this one's `predicted` unless given)."""
-    import numpy
-
-    log_start = numpy.log(numpy.array(start, dtype=float))
+    the rest as in `start`), each fitted as its logarithm, by Levenberg-Marquardt in plain
+    Python (a few dozen constants at most). samples: (terms, seconds); predict(terms,
+    constants): the model (this one's `predicted` unless given)."""
+    log_start = [math.log(v) for v in start]
     free = list(range(len(start))) if free is None else list(free)
     predict = predicted if predict is None else predict
 
     def constants_of(x):
-        log_constants = log_start.copy()
-        log_constants[free] = x
-        return numpy.exp(log_constants)
+        log_constants = list(log_start)
+        for index, value in zip(free, x):
+            log_constants[index] = value
+        return [math.exp(v) for v in log_constants]
 
     def residuals(x):
         constants = constants_of(x)
-        return numpy.array([math.log(predict(terms, constants) / seconds) for terms, seconds in samples])
+        return [math.log(predict(terms, constants) / seconds) for terms, seconds in samples]
 
-    x = log_start[free]
+    def squared(r):
+        return sum(v * v for v in r)
+
+    x = [log_start[i] for i in free]
     r = residuals(x)
     damping = 1e-3
     for _ in range(iterations):
-        jacobian = numpy.empty((len(r), len(x)))
+        columns = []
         for i in range(len(x)):
-            step = numpy.zeros_like(x)
-            step[i] = 1e-6
-            jacobian[:, i] = (residuals(x + step) - r) / 1e-6
-        normal = jacobian.T @ jacobian
-        gradient = jacobian.T @ r
+            stepped = list(x)
+            stepped[i] += 1e-6
+            columns.append([(a - b) / 1e-6 for a, b in zip(residuals(stepped), r)])
+        normal = [[sum(a * b for a, b in zip(ci, cj)) for cj in columns] for ci in columns]
+        gradient = [sum(a * b for a, b in zip(ci, r)) for ci in columns]
         while True:
-            delta = numpy.linalg.solve(normal + damping * numpy.diag(numpy.diag(normal) + 1e-12), -gradient)
-            candidate = residuals(x + delta)
-            if candidate @ candidate < r @ r:
-                x, r, damping = x + delta, candidate, damping / 3
+            damped = [[value + (damping * (row[i] + 1e-12) if i == j else 0.0) for j, value in enumerate(row)]
+                      for i, row in enumerate(normal)]
+            delta = solve(damped, [-g for g in gradient])
+            moved = [a + b for a, b in zip(x, delta)]
+            candidate = residuals(moved)
+            if squared(candidate) < squared(r):
+                x, r, damping = moved, candidate, damping / 3
                 break
             damping *= 3
             if damping > 1e12:
-                return tuple(float(v) for v in constants_of(x))
-        if numpy.max(numpy.abs(delta)) < 1e-9:
+                return tuple(constants_of(x))
+        if max(abs(d) for d in delta) < 1e-9:
             break
-    return tuple(float(v) for v in constants_of(x))
+    return tuple(constants_of(x))
 
 
 def read_header(path):

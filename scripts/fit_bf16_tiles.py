@@ -32,6 +32,9 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from fit_bf16_cost import solve  # noqa: E402
+
 REPO = Path(__file__).resolve().parent.parent
 HEADERS = {29: REPO / "dispatch" / "fp8_fit.hpp", 30: REPO / "dispatch" / "bf16_tiles_fit.hpp",
            31: REPO / "dispatch" / "fp8_tiles_fit.hpp"}
@@ -93,23 +96,6 @@ def read_plans(path, k_tile=128):
             plans.append(((int(row["m"]), int(row["n"]), int(row["k"])), name, terms, direct,
                           float(row["median_ms"]) * 1e-3, float(row["cublas_median_ms"]) * 1e-3))
     return plans
-
-
-def solve(matrix, vector):
-    """matrix x = vector by Gaussian elimination with partial pivoting."""
-    n = len(vector)
-    a = [row[:] + [vector[i]] for i, row in enumerate(matrix)]
-    for col in range(n):
-        pivot = max(range(col, n), key=lambda r: abs(a[r][col]))
-        a[col], a[pivot] = a[pivot], a[col]
-        for r in range(col + 1, n):
-            f = a[r][col] / a[col][col]
-            for j in range(col, n + 1):
-                a[r][j] -= f * a[col][j]
-    x = [0.0] * n
-    for r in reversed(range(n)):
-        x[r] = (a[r][n] - sum(a[r][j] * x[j] for j in range(r + 1, n))) / a[r][r]
-    return x
 
 
 def fit(plans, start, iterations=200):
