@@ -24,15 +24,17 @@ namespace sgemm {
 // thread ThreadM x ThreadN outputs as (ThreadM/4) x (ThreadN/4) quads of 4x4 spread
 // evenly over its warp tile (the conflict-free pattern of stage 7); Stages shared-memory
 // buffers (B runs Stages - 1 tiles ahead, A one tile ahead). MinBlocksPerSm goes to __launch_bounds__, which
-// caps registers so that that many blocks fit on an SM.
+// caps registers so that that many blocks fit on an SM. ProductsPerPart: where not 0, a
+// thread's sums restart every so many products of K (multiply_tile).
 template <int BlockM, int BlockN, int BlockK, int WarpM, int WarpN, int ThreadM, int ThreadN,
-          int Stages, int MinBlocksPerSm>
+          int Stages, int MinBlocksPerSm, int ProductsPerPart = 0>
 struct TileConfig {
     static constexpr int kBlockM = BlockM, kBlockN = BlockN, kBlockK = BlockK;
     static constexpr int kWarpM = WarpM, kWarpN = WarpN;
     static constexpr int kThreadM = ThreadM, kThreadN = ThreadN;
     static constexpr int kStages = Stages;
     static constexpr int kMinBlocksPerSm = MinBlocksPerSm;
+    static constexpr int kProductsPerPart = ProductsPerPart;
 
     static constexpr int kWarpsN = kBlockN / kWarpN;
     static constexpr int kThreads = 32 * (kBlockM / kWarpM) * kWarpsN;
@@ -47,6 +49,7 @@ struct TileConfig {
     static constexpr std::size_t kSharedBytes = kStages * sizeof(float) * kBufferFloats;
 
     static_assert(kThreadM % 4 == 0 && kThreadN % 4 == 0, "threads own whole 4x4 quads");
+    static_assert(kProductsPerPart % kBlockK == 0, "a part is whole K tiles");
     static_assert(kBlockK % 2 == 0, "fragment buffers alternate by step parity");
     static_assert(kStages >= 2, "at least one tile in flight while another is used");
     static_assert((kWarpM / kThreadM) * kLanesN == 32, "a warp's lanes cover its tile once");
@@ -72,8 +75,9 @@ constexpr int kTunedGroupRows = 8;
 // Few rows (10_tuned.cu): blocks of 16, 32 and 64 rows by 256 columns, four warps side by
 // side, 3 stages, two blocks an SM; a K step of 32 or 16 keeps a thread's loads of A whole
 // float4s. The 64-row blocks are the tuned ones' warps (64x64, 8x16 a thread) in a row.
-// Chosen by hand, not by the tuner, and measured against the tuned tiles in the notes.
-using Rows16Config = TileConfig<16, 256, 32, 16, 64, 4, 8, 3, 2>;
+// Chosen by hand, not by the tuner, and measured against the tuned tiles in the notes. The
+// 16-row blocks restart their sums every 128 products (10_tuned.cu, sums in parts).
+using Rows16Config = TileConfig<16, 256, 32, 16, 64, 4, 8, 3, 2, 128>;
 using Rows32Config = TileConfig<32, 256, 16, 32, 64, 8, 8, 3, 2>;
 using Rows64Config = TileConfig<64, 256, 16, 64, 64, 8, 16, 3, 2>;
 
@@ -279,6 +283,12 @@ __device__ __forceinline__ void multiply_tile(const Operands& tile, int k, int f
         }
     };
 
+    // Sums in parts (kProductsPerPart): every kTilesPerPart K tiles a thread adds its sums into
+    // running totals, in as many registers more, and starts again from zero.
+    constexpr bool kInParts = T::kProductsPerPart > 0;
+    constexpr int kTilesPerPart = kInParts ? T::kProductsPerPart / T::kBlockK : 1;
+    float totals[kInParts ? T::kThreadM : 1][kInParts ? T::kThreadN : 1] = {};
+
     // Fragments are double-buffered in registers: the slices for step i + 1 are loaded
     // from shared memory while the FMAs of step i run.
     float a_slice[2][T::kThreadM];
@@ -340,6 +350,20 @@ __device__ __forceinline__ void multiply_tile(const Operands& tile, int k, int f
                 for (int col = 0; col < T::kThreadN; ++col)
                     acc[r][col] += a_slice[i % 2][r] * b_slice[i % 2][col];
         }
+        if constexpr (kInParts) {
+            if ((t + 1 - first_tile) % kTilesPerPart == 0 && has_next) {
+#pragma unroll
+                for (int r = 0; r < T::kThreadM; ++r)
+#pragma unroll
+                    for (int col = 0; col < T::kThreadN; ++col) totals[r][col] += acc[r][col], acc[r][col] = 0.0f;
+            }
+        }
+    }
+    if constexpr (kInParts) {  // the last part's sums and the totals of the others
+#pragma unroll
+        for (int r = 0; r < T::kThreadM; ++r)
+#pragma unroll
+            for (int col = 0; col < T::kThreadN; ++col) acc[r][col] += totals[r][col];
     }
 }
 
