@@ -55,8 +55,9 @@ DEFAULT_SHAPES = ["128x6144x4096", "4096x64x4096", "16x4096x4096", "4096x24x4096
 DEFAULT_FP8_SIZES = [4096]
 DEFAULT_FP8_SHAPES = ["64x7168x2048"]
 DEFAULT_FP8_DATA = ["uniform", "wide", "graded", "outliers", "special", "cancelling"]
-# The methods of the summary: stages 22-24 and the fp32-tc track, which chooses among them.
-SPLIT_STAGES, SGEMM = ("stage 22 ", "stage 23 ", "stage 24 ", "track fp32-tc"), "cuBLAS SGEMM"
+# The methods of the summary: stages 22-24 and 32, and the fp32-tc track, which chooses among
+# stages 22-24 and 10.
+SPLIT_STAGES, SGEMM = ("stage 22 ", "stage 23 ", "stage 24 ", "stage 32 ", "track fp32-tc"), "cuBLAS SGEMM"
 
 
 def read_rows(path):

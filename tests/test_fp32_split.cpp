@@ -3,6 +3,7 @@
 // before, for every value down to 2^-124 of its row's largest once scaled; the scaling
 // exponent brings a row's largest value into [2^14, 2^15), where stage 22's two fp16
 // parts carry 22 bits of every value within 2^-28 of it, the range its check asks for.
+// Stage 32's two tf32 parts (kernels/common/tf32_split.cuh) need no scaling.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <cstring>
 
 #include "common/fp32_split.cuh"
+#include "common/tf32_split.cuh"
 
 namespace sgemm {
 namespace {
@@ -136,6 +138,32 @@ TEST(Fp16Split, SmallIntegersAreTheirOwnHighPart) {
         EXPECT_EQ(__half2float(parts.hi), x);
         EXPECT_EQ(__half2float(parts.lo), 0.0f);
     }
+}
+
+// Stage 32's tf32 parts (common/tf32_split.cuh): big and small are tf32 values (low 13 bits
+// zero), small at most 2^-11 of x, together within 2^-22 of x, from 2^-103 to 2^114.
+TEST(Tf32Split, TwoPartsCarry22BitsWithoutScaling) {
+    std::uint64_t state = 7;
+    for (int i = 0; i < 400000; ++i) {
+        const float x = random_float(state, -103, 113);
+        const Tf32Parts parts = split_into_tf32_parts(x);
+        ASSERT_EQ(parts.big & 0x1FFFu, 0u) << x;
+        ASSERT_EQ(parts.small & 0x1FFFu, 0u) << x;
+        const double big = float_of_bits(parts.big), small = float_of_bits(parts.small);
+        ASSERT_LE(std::fabs(small), std::ldexp(std::fabs(static_cast<double>(x)), -11)) << x;
+        ASSERT_LE(std::fabs(big + small - x), std::ldexp(std::fabs(static_cast<double>(x)), -22)) << x;
+    }
+}
+
+TEST(Tf32Split, NonFiniteAndHugeValuesMakeBigNaN) {
+    EXPECT_EQ(split_into_tf32_parts(1.0f).big, 0x3F800000u);
+    EXPECT_EQ(split_into_tf32_parts(1.0f).small, 0u);
+    EXPECT_EQ(float_of_bits(split_into_tf32_parts(1.0f + std::ldexp(1.0f, -23)).small), std::ldexp(1.0f, -23));
+    for (const std::uint32_t bits : {0x7F800000u, 0xFF800000u, 0x7FC00000u, 0x7FFFFFFFu, 0x7F800001u, 0xFFFFFFFFu})
+        EXPECT_TRUE(std::isnan(float_of_bits(split_into_tf32_parts(from_bits(bits)).big))) << std::hex << bits;
+    EXPECT_TRUE(std::isnan(float_of_bits(split_into_tf32_parts(std::ldexp(1.5f, 116)).big)));
+    EXPECT_EQ(split_into_tf32_parts(0.0f).big, 0u);
+    EXPECT_EQ(split_into_tf32_parts(0.0f).small, 0u);
 }
 
 }  // namespace

@@ -47,6 +47,9 @@
 #include "27_fp8_promoted.hpp"
 #include "28_fp8_block_scaled.hpp"
 #include "29_fp8_tiles.hpp"
+#include "30_any_tile.hpp"
+#include "31_fp8_any_tile.hpp"
+#include "32_one_launch.hpp"
 #include "dispatch/bf16.hpp"
 #include "dispatch/bf16_tiles.hpp"
 #include "dispatch/fp32.hpp"
@@ -159,6 +162,9 @@ constexpr Stage kStages[] = {
               Fp8Accumulation::promoted, kTensorScale | kBlockScales,
               "FP8 on stage 30's parts, every scaling, promoted, in its tiles, "
               "the plan by stage 30's model in K blocks"),
+    fp32_stage(32, "one_launch",           kSm90a,  kAnyShape,       launch_one_launch,
+               "FP32 on tensor cores in one launch for small problems: both operands split into tf32 "
+               "in registers, the check inline, K split over a cluster"),
 };
 
 constexpr Stage kTracks[] = {

@@ -1,8 +1,8 @@
 // sgemm_accuracy: how accurate and how fast each way of computing the FP32 problem is on
 // this GPU (or with --fp8, the FP8 problem: below): cuBLAS SGEMM (CUDA cores), cuBLAS on tensor cores (TF32, and FP32 emulated
 // with three bf16 parts a value), stage 10 (the tuned CUDA-core stage), the fp32 track (stage
-// 10's kernel in the tile and split of K its model chooses) and stages 21-24 (FP32 split
-// into bf16 or fp16 parts on tensor cores). Each is verified against the
+// 10's kernel in the tile and split of K its model chooses), stages 21-24 (FP32 split
+// into bf16 or fp16 parts on tensor cores) and stage 32 (tf32 parts, one launch). Each is verified against the
 // float64 reference and timed against cuBLAS SGEMM exactly as sgemm runs a stage, at each
 // problem (square sizes, and shapes M x N x K: stages 23 and 24 run their own kernels on
 // few rows of A or a narrow C) and input kind (sgemm --data: by default every kind but
@@ -108,7 +108,7 @@ int write_fp8_rows(std::ofstream& csv, const StageRunner& runner, const DeviceIn
 
 int run(int argc, char** argv) {
     CLI::App app("sgemm_accuracy: the FP32 problem's accuracy and speed by cuBLAS SGEMM, cuBLAS on tensor "
-                 "cores (TF32, BF16x9), stage 10 and stages 21-24",
+                 "cores (TF32, BF16x9), stage 10, stages 21-24 and 32",
                  "sgemm_accuracy");
     std::vector<int> sizes{1024, 2500, 4096, 8192};
     std::vector<std::string> shape_texts;
@@ -124,10 +124,10 @@ int run(int argc, char** argv) {
     app.add_option("--time-budget", time_budget, "seconds per measurement, as in sgemm");
     app.add_option("--timing", timing, "how each and cuBLAS SGEMM take turns, as in sgemm")
         ->check(CLI::IsMember(timing_method_names()));
-    std::vector<std::string> method_keys{"tf32", "bf16x9", "10", "fp32", "21", "22", "23", "24", "fp32-tc"};
+    std::vector<std::string> method_keys{"tf32", "bf16x9", "10", "fp32", "21", "22", "23", "24", "32", "fp32-tc"};
     app.add_option("--methods", method_keys,
                    "besides cuBLAS SGEMM: tf32, bf16x9 (cuBLAS on tensor cores), stages and the fp32 and fp32-tc tracks")
-        ->check(CLI::IsMember({"tf32", "bf16x9", "10", "fp32", "21", "22", "23", "24", "fp32-tc"}));
+        ->check(CLI::IsMember({"tf32", "bf16x9", "10", "fp32", "21", "22", "23", "24", "32", "fp32-tc"}));
     bool fp8 = false;
     app.add_flag("--fp8", fp8,
                  "the FP8 problem instead: the fp8 track and cuBLASLt in each scaling, and the quantization's error");
@@ -150,7 +150,7 @@ int run(int argc, char** argv) {
     if (chosen("bf16x9"))
         methods.push_back({"cuBLAS BF16x9", &sgemm, on_tensor_cores(Cublas::TensorCoreFp32::bf16x9), false});
     for (const Stage* stage : {find_stage(10), find_track("fp32"), find_stage(21), find_stage(22), find_stage(23),
-                               find_stage(24), find_track("fp32-tc")}) {
+                               find_stage(24), find_stage(32), find_track("fp32-tc")}) {
         if (!chosen(label(*stage))) continue;
         if (const auto refusal = architecture_refusal(*stage, device.compute_capability, build_target()))
             fmt::print("left out: {}\n", *refusal);
