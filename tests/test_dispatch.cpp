@@ -14,6 +14,7 @@
 #include "25_few_tokens.hpp"
 #include "29_fp8_tiles.hpp"
 #include "31_fp8_any_tile.hpp"
+#include "32_one_launch.hpp"
 #include "dispatch/bf16.hpp"
 #include "dispatch/fp32.hpp"
 #include "dispatch/fp32_tc.hpp"
@@ -569,6 +570,22 @@ TEST(FewTokensPlan, KSplitUntilTheSmsAreBusy) {
     const FewTokensPlan wide = plan({16, 131072, 4096});
     EXPECT_EQ(wide.splits, 1);
     EXPECT_EQ(wide.columns, 128);
+}
+
+// Stage 32's plan: 16-row tiles at 16 rows or fewer, 64 x 64 above; K split over a cluster
+// (at most 8, at most K's tiles of 32) until there are three CTAs an SM.
+TEST(OneLaunchPlan, KSplitUntilThreeCtasAnSm) {
+    const auto plan = [](GemmShape shape) { return one_launch_plan(shape, kSms); };
+    const OneLaunchPlan few_rows = plan({6, 1536, 1536});  // 12 tiles of 128 columns: 8 splits, 96 CTAs
+    EXPECT_EQ(few_rows.block_m, 16);
+    EXPECT_EQ(few_rows.block_n, 128);
+    EXPECT_EQ(few_rows.k_splits, 8);
+    const OneLaunchPlan small = plan({511, 1578, 380});  // 8 x 25 = 200 tiles: 2 splits, 400 CTAs
+    EXPECT_EQ(small.block_m, 64);
+    EXPECT_EQ(small.k_splits, 2);
+    EXPECT_EQ(plan({34, 557, 93}).k_splits, 3);           // K has 3 tiles of 32
+    EXPECT_EQ(plan({1500, 33, 4}).k_splits, 1);
+    EXPECT_EQ(plan({4096, 4096, 4096}).k_splits, 1);      // 4096 tiles fill the GPU
 }
 
 TEST(PaddingCost, CopyBytesCountTheOperandsOffTheMultiples) {
