@@ -35,7 +35,7 @@
 // On an H200 (no H100 lent; docs/notes/32_one_launch.md), far short: over seed 11's draw
 // 0.75x SGEMM in geomean by graphs (0.88x at M <= 256, 0.61-0.62x above), above the fp32-tc
 // track on 5 of 60 problems, M <= 34 all (6 x 1536 x 1536: 1.44x against 1.21x). ncu: issue
-// slots 41-53 % busy with 10-12 warps an SM, about 890 instructions a warp's K tile for its
+// slots 41-53 % busy with about 10 warps an SM, 890 instructions a warp's K tile for its
 // 96 mma.sync: the split, the check, the sums and the waits bound it. Its error is
 // 0.22-0.91x SGEMM's on uniform, wide and positive data, 2.6x on cancelling sums; 1.5-1.6x
 // on positive data at few rows, where cuBLAS sums K in shorter parts.
