@@ -2,10 +2,10 @@
 // this GPU (or with --fp8, the FP8 problem: below): cuBLAS SGEMM (CUDA cores), cuBLAS on tensor cores (TF32, and FP32 emulated
 // with three bf16 parts a value), stage 10 (the tuned CUDA-core stage), the fp32 track (stage
 // 10's kernel in the tile and split of K its model chooses), stages 21-24 (FP32 split
-// into bf16 or fp16 parts on tensor cores) and stage 32 (tf32 parts, one launch). Each is verified against the
-// float64 reference and timed against cuBLAS SGEMM exactly as sgemm runs a stage, at each
-// problem (square sizes, and shapes M x N x K: stages 23 and 24 run their own kernels on
-// few rows of A or a narrow C) and input kind (sgemm --data: by default every kind but
+// into bf16 or fp16 parts on tensor cores) and stage 32 (tf32 parts, one launch). Each is
+// verified against the float64 reference and timed against cuBLAS SGEMM exactly as sgemm
+// runs a stage, at each problem (square sizes, and shapes M x N x K: stages 23 and 24 run
+// their own kernels on few rows of A or a narrow C) and input kind (sgemm --data: by default every kind but
 // exact, which every method gets exactly right), and written as one CSV row ("size": N, or
 // MxNxK); scripts/accuracy.py makes the table.
 // The errors, over the elements finite in the reference: normwise ||C - R||_F / ||R||_F,
