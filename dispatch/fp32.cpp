@@ -3,7 +3,12 @@
 // fastest (the README's table), the only one tuned for this GPU and built for any shape,
 // and it comes in several tiles (10_tuned.hpp): 128 x 128 (the tuner's), blocks of 16-64
 // rows by 256 columns, 128 x 64, 128 x 32 and 64 x 64. Stage 10's own launcher chooses
-// among the first ones by rules; here every tile and every split of K is weighed.
+// among the first ones by rules; here every tile and every split of K is weighed, and stage
+// 10's own plan is kept unless the model predicts another faster by more than a margin. On
+// large problems the model's best plans lie close together, and there what the model lacks
+// decides (at the squares it predicts 32 x 256 a hair faster; the tuner's tile runs faster).
+// The margin is fitted with the constants (scripts/fit_fp32_model.py): the one whose choices
+// ran fastest over the fit's problems where stage 10's own plan was among the plans timed.
 //
 // The model (fp32_terms, fp32_predicted_seconds): the blocks (tiles of C times parts of K)
 // are dealt evenly to the SMs, and the SM with the most runs them in waves of at most
@@ -104,8 +109,22 @@ Fp32Plan fp32_plan(const GemmShape& shape, int sms, int most_products_per_part) 
     return best;
 }
 
-KernelChoice choose_fp32_kernel(const GemmShape& shape, int sms) {
-    return KernelChoice{10, false, fp32_plan(shape, sms).tile.name};
+Stage10Slots modelled_slots(int sms) {
+    return [sms](const Stage10Tile& tile) { return tile.blocks_per_sm * sms; };
+}
+
+Fp32Plan fp32_stage10_plan(const GemmShape& shape, int sms, const Stage10Slots& slots) {
+    const Stage10Choice own = tuned_choice(shape, slots);
+    return Fp32Plan{own.tile, own.parts, fp32_predicted_seconds(shape, own.tile, own.parts, sms)};
+}
+
+Fp32Plan fp32_track_plan(const GemmShape& shape, int sms, const Stage10Slots& slots) {
+    const Fp32Plan own = fp32_stage10_plan(shape, sms, slots), fastest = fp32_plan(shape, sms);
+    return fastest.seconds * (1.0 + kFp32OwnPlanMargin) < own.seconds ? fastest : own;
+}
+
+KernelChoice choose_fp32_kernel(const GemmShape& shape, int sms, const Stage10Slots& slots) {
+    return KernelChoice{10, false, fp32_track_plan(shape, sms, slots).tile.name};
 }
 
 void launch_fp32_plan(const Fp32Plan& plan, const GemmProblem& problem, const float* a, const float* b, float* c,
@@ -114,7 +133,7 @@ void launch_fp32_plan(const Fp32Plan& plan, const GemmProblem& problem, const fl
 }
 
 void launch_fp32_track(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream) {
-    launch_fp32_plan(fp32_plan(problem.shape, sm_count_here()), problem, a, b, c, stream);
+    launch_fp32_plan(fp32_track_plan(problem.shape, sm_count_here(), stage10_tile_slots), problem, a, b, c, stream);
 }
 
 }  // namespace sgemm

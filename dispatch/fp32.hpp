@@ -68,11 +68,25 @@ std::vector<int> fp32_parts_weighed(const GemmShape& shape, const Stage10Tile& t
 // predicts fastest.
 Fp32Plan fp32_plan(const GemmShape& shape, int sms, int most_products_per_part = 0);
 
+// The blocks of each tile the model takes a GPU of `sms` SMs to run at once: its blocks_per_sm
+// on each SM, for a GPU the model runs without (on one, stage10_tile_slots: the 32 x 256 blocks
+// hold three an SM, not their two).
+Stage10Slots modelled_slots(int sms);
+
+// Stage 10's own plan (the tile and split of K its launcher chooses by its rules, tuned_choice
+// in 10_tuned.hpp) on a GPU of `sms` SMs that runs slots(tile) blocks at once, and the model's
+// time for it.
+Fp32Plan fp32_stage10_plan(const GemmShape& shape, int sms, const Stage10Slots& slots);
+
+// The track's plan: stage 10's own, unless the model predicts another (fp32_plan) faster by
+// more than the fitted margin (kFp32OwnPlanMargin), which is what the model cannot tell apart.
+Fp32Plan fp32_track_plan(const GemmShape& shape, int sms, const Stage10Slots& slots);
+
 // Stage 10's kernel in the plan's tile and split of K.
 void launch_fp32_plan(const Fp32Plan& plan, const GemmProblem& problem, const float* a, const float* b, float* c,
                       cudaStream_t stream);
 
-KernelChoice choose_fp32_kernel(const GemmShape& shape, int sms);
+KernelChoice choose_fp32_kernel(const GemmShape& shape, int sms, const Stage10Slots& slots);
 
 void launch_fp32_track(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream);
 

@@ -19,4 +19,7 @@ constexpr Fp32TileShares kFp32TileShares[] = {
     {"64x64", 0.644295, 0.430078},
 };
 
+// The track keeps stage 10's own plan unless the model predicts another faster by more than this.
+constexpr double kFp32OwnPlanMargin = 0.03;
+
 }  // namespace sgemm

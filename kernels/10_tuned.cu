@@ -62,6 +62,7 @@
 
 #include <iterator>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 
 namespace sgemm {
@@ -70,28 +71,18 @@ namespace sgemm {
 // (49 x 3833 x 1791, 15 blocks: 0.87x; 54 x 45 x 492, one: 0.34x); 20 or more ran faster.
 constexpr int kMinRows64Blocks = 16;
 
-void launch_tuned_with_k_parts(const GemmProblem& problem, const float* a, const float* b, float* c,
-                               cudaStream_t stream, KPartsRule parts_rule) {
-    const int m = problem.shape.m;
-    if (m <= Rows16Config::kBlockM)
-        launch_tile_config<Rows16Config>(problem, a, b, c, kTunedGroupRows, stream, parts_rule);
-    else if (m <= Rows32Config::kBlockM)
-        launch_tile_config<Rows32Config>(problem, a, b, c, kTunedGroupRows, stream, parts_rule);
-    else if (m <= Rows64Config::kBlockM && ceil_div(problem.shape.n, Rows64Config::kBlockN) >= kMinRows64Blocks)
-        launch_tile_config<Rows64Config>(problem, a, b, c, kTunedGroupRows, stream, parts_rule);
-    else
-        launch_tile_config<TunedConfig>(problem, a, b, c, kTunedGroupRows, stream, parts_rule);
-}
-
-void launch_tuned(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream) {
-    launch_tuned_with_k_parts(problem, a, b, c, stream, k_parts);
-}
-
 namespace {
 
-// The names of Stage10TileConfigs' tiles (10_tuned.cuh), in its order.
+// The names of Stage10TileConfigs' tiles (10_tuned.cuh), in its order, and the places of the
+// few-row ones.
 constexpr std::string_view kTileNames[] = {"128x128", "64x256", "32x256", "16x256", "128x64", "128x32", "64x64"};
+constexpr int kRows64TileId = 1, kRows32TileId = 2, kRows16TileId = 3;
 static_assert(std::size(kTileNames) == std::tuple_size_v<Stage10TileConfigs>, "a name for each tile");
+static_assert(std::is_same_v<std::tuple_element_t<kTunedTileId, Stage10TileConfigs>, TunedConfig> &&
+                  std::is_same_v<std::tuple_element_t<kRows64TileId, Stage10TileConfigs>, Rows64Config> &&
+                  std::is_same_v<std::tuple_element_t<kRows32TileId, Stage10TileConfigs>, Rows32Config> &&
+                  std::is_same_v<std::tuple_element_t<kRows16TileId, Stage10TileConfigs>, Rows16Config>,
+              "the few-row tiles' places");
 using TileIds = std::make_index_sequence<std::tuple_size_v<Stage10TileConfigs>>;
 
 template <class Config>
@@ -109,6 +100,30 @@ std::vector<Stage10Tile> tiles_of(std::index_sequence<kIds...>) {
 const std::vector<Stage10Tile>& stage10_tiles() {
     static const std::vector<Stage10Tile> tiles = tiles_of(TileIds{});
     return tiles;
+}
+
+int stage10_tile_slots(const Stage10Tile& tile) {
+    int slots = 0;
+    with_stage10_tile(tile.id, [&](auto config) { slots = tile_config_slots<decltype(config)>(); });
+    return slots;
+}
+
+Stage10Choice tuned_choice(const GemmShape& shape, const Stage10Slots& slots) {
+    const auto tile = [&] {
+        if (shape.m <= Rows16Config::kBlockM) return kRows16TileId;
+        if (shape.m <= Rows32Config::kBlockM) return kRows32TileId;
+        if (shape.m <= Rows64Config::kBlockM && ceil_div(shape.n, Rows64Config::kBlockN) >= kMinRows64Blocks)
+            return kRows64TileId;
+        return kTunedTileId;
+    }();
+    const Stage10Tile& chosen = stage10_tiles()[tile];
+    const int tiles = ceil_div(shape.m, chosen.block_m) * ceil_div(shape.n, chosen.block_n);
+    return Stage10Choice{chosen, k_parts(tiles, ceil_div(shape.k, chosen.block_k), slots(chosen))};
+}
+
+void launch_tuned(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream) {
+    const Stage10Choice choice = tuned_choice(problem.shape, stage10_tile_slots);
+    launch_tuned_tile(choice.tile, choice.parts, problem, a, b, c, stream);
 }
 
 void launch_tuned_tile(const Stage10Tile& tile, int parts, const GemmProblem& problem, const float* a, const float* b,

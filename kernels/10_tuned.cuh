@@ -1,7 +1,7 @@
 // The kernel of stage 10 as a template over its tile shapes, so that the tuner
 // (src/tools/tuning_candidates.cu, scripts/tune.py) can instantiate many shapes and the
-// stage (10_tuned.cu) the winner; and over where a tile's operands come from (Operands) and
-// how K is split (KPartsRule), which a caller may choose. Read 10_tuned.cu first.
+// stage (10_tuned.cu) the winner; and over where a tile's operands come from (Operands), which
+// a caller may choose. Read 10_tuned.cu first.
 #pragma once
 
 #include <algorithm>
@@ -551,17 +551,6 @@ void launch_tile_config_in_parts(const GemmProblem& problem, const float* a, con
     const std::size_t values = static_cast<std::size_t>(s.m) * s.n;
     const int blocks = static_cast<int>((values + kPartSumThreads - 1) / kPartSumThreads);
     sum_k_parts_kernel<kPartSumThreads><<<blocks, kPartSumThreads, 0, stream>>>(problem, split, c);
-}
-
-// The same with K split into the parts that `parts_rule` chooses (k_parts: where that
-// finishes sooner).
-template <class Config>
-void launch_tile_config(const GemmProblem& problem, const float* a, const float* b, float* c,
-                        int group_rows, cudaStream_t stream, KPartsRule parts_rule = k_parts) {
-    const GemmShape& s = problem.shape;
-    const int tiles = ceil_div(s.m, Config::kBlockM) * ceil_div(s.n, Config::kBlockN);
-    const int parts = parts_rule(tiles, ceil_div(s.k, Config::kBlockK), tile_config_slots<Config>());
-    launch_tile_config_in_parts<Config>(problem, a, b, c, group_rows, stream, parts);
 }
 
 }  // namespace sgemm

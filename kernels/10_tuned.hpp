@@ -1,6 +1,7 @@
 // Stage 10's launchers, defined in 10_tuned.cu.
 #pragma once
 
+#include <functional>
 #include <string_view>
 #include <vector>
 
@@ -8,15 +9,7 @@
 
 namespace sgemm {
 
-// How many parts K is split into, for `tiles` tiles of C of k_tiles K tiles each on a GPU
-// that runs `slots` blocks at once: stage 10's k_parts (10_tuned.cuh), or a caller's rule.
-using KPartsRule = int (*)(int tiles, int k_tiles, int slots);
-
 void launch_tuned(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream);
-
-// The same with K split into the parts `parts_rule` chooses.
-void launch_tuned_with_k_parts(const GemmProblem& problem, const float* a, const float* b, float* c,
-                               cudaStream_t stream, KPartsRule parts_rule);
 
 // The tiles stage 10's kernel is built in, for a caller that chooses among them (the fp32
 // track, dispatch/fp32.cpp): the tuned one, the few-row ones, and narrow and small ones
@@ -29,6 +22,20 @@ struct Stage10Tile {
 };
 const std::vector<Stage10Tile>& stage10_tiles();
 constexpr int kTunedTileId = 0;  // the tuned tile's place in stage10_tiles()
+
+// The blocks of a tile this GPU runs at once (the occupancy calculator's count).
+int stage10_tile_slots(const Stage10Tile& tile);
+
+// The blocks of each tile a GPU runs at once: stage10_tile_slots on this one.
+using Stage10Slots = std::function<int(const Stage10Tile&)>;
+
+// The tile and the split of K that stage 10's own launcher (launch_tuned) runs a shape in, on a
+// GPU that runs slots(tile) blocks of a tile at once.
+struct Stage10Choice {
+    Stage10Tile tile;
+    int parts;
+};
+Stage10Choice tuned_choice(const GemmShape& shape, const Stage10Slots& slots);
 
 // Stage 10's kernel in one of stage10_tiles(), K split into `parts` (1: not split).
 void launch_tuned_tile(const Stage10Tile& tile, int parts, const GemmProblem& problem, const float* a, const float* b,

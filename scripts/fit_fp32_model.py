@@ -13,8 +13,10 @@ kernel (a tile and a split of K), each plan's terms and its time and cuBLAS SGEM
 graphs. The fixed times, each tile's two shares of an SM's FFMA rate and the cost of a value
 loaded alone (rows off 16 bytes) are fitted by least
 squares on the logarithm of the time, so that a 5 us plan weighs as much as a 5 ms one; the
-FFMA and DRAM rates are kept as the header has them (the GPU's measured ceilings). The
-report: how often the model, refitted, chooses the fastest plan timed, what its other
+FFMA and DRAM rates are kept as the header has them (the GPU's measured ceilings). Then the
+margin by which the track keeps stage 10's own plan (dispatch/fp32.cpp, fp32_track_plan): of
+0 to 15 %, the one whose choices run fastest in geomean over the problems where stage 10's own
+plan was timed. The report: how often the model, refitted, chooses the fastest plan timed, what its other
 choices cost, and by band of M the geomean ratio to SGEMM of its choice and of the fastest
 plan timed. --evaluate fits nothing and reports the header's model. --check: the model here
 gives the times sgemm_model wrote (from the header it was built with).
@@ -36,15 +38,26 @@ HEADER = Path("dispatch/fp32_fit.hpp")
 CONSTANTS = ("launch_seconds", "split_launch_seconds", "block_start_seconds", "float_load_fmas",
              "fmas_per_second_per_sm", "dram_bytes_per_second")
 FITTED = 4
+TILE_SIZES = ("block_m", "block_n", "block_k")
 TERMS = ("block_fmas", "full_waves", "last_wave", "blocks_per_sm", "dram_bytes", "split_bytes", "float_loads_per_fma")
 
 
-class Model:
-    """The header's constants: the fixed times and rates, and each tile's (full, alone) shares."""
+# Stage 10's own launcher (10_tuned.cu, tuned_choice; k_parts in 10_tuned.cuh): the tiles of
+# few rows by M, else the tuner's, and the split of K that finishes soonest in whole waves.
+OWN_TILES = ((16, "16x256"), (32, "32x256"))
+ROWS64_TILE, ROWS64_MIN_BLOCKS, TUNED_TILE = "64x256", 16, "128x128"
+K_PARTS_MOST, K_PARTS_MIN_K_TILES, K_PART_COST = 64, 16, 0.03
+MARGINS = [i / 200 for i in range(31)]  # the margins the fit weighs: 0 to 15 %
 
-    def __init__(self, constants, shares):
+
+class Model:
+    """The header's constants: the fixed times and rates, each tile's (full, alone) shares, and
+    the margin by which the track keeps stage 10's own plan."""
+
+    def __init__(self, constants, shares, margin=0.0):
         self.constants = tuple(constants)
         self.shares = dict(shares)  # {tile: (full, alone)}
+        self.margin = margin
 
     def vector(self):
         """The fitted values, in the order of from_vector."""
@@ -53,7 +66,7 @@ class Model:
     def from_vector(self, values):
         values = tuple(values)
         shares = {tile: (values[FITTED + 2 * i], values[FITTED + 2 * i + 1]) for i, tile in enumerate(self.shares)}
-        return Model(values[:FITTED] + self.constants[FITTED:], shares)
+        return Model(values[:FITTED] + self.constants[FITTED:], shares, self.margin)
 
 
 def predicted(terms, model):
@@ -70,6 +83,65 @@ def predicted(terms, model):
     return launch + max(compute, terms["dram_bytes"] / dram_rate) + split
 
 
+def ceil_div(x, y):
+    return -(-x // y)
+
+
+def k_parts(tiles, k_tiles, slots):
+    """Stage 10's k_parts: the parts of K that finish soonest, counting whole waves."""
+    def time(parts):
+        return ceil_div(tiles * parts, slots) * ceil_div(k_tiles, parts) * (1 + K_PART_COST * parts if parts > 1 else 1)
+    best = 1
+    for parts in range(2, K_PARTS_MOST + 1):
+        if k_tiles // parts < K_PARTS_MIN_K_TILES:
+            break
+        if time(parts) < time(best):
+            best = parts
+    return best
+
+
+def own_plan(shape, plans, sms):
+    """(tile, parts): stage 10's own plan for the shape, on `sms` SMs that each hold a tile's
+    blocks_per_sm blocks (fp32_stage10_plan); the tiles' sizes are the plans'. None where its
+    tile is not among them."""
+    m, n, k = shape
+    tiles = {plan["tile"]: plan for plan in plans}
+    tile = next((name for rows, name in OWN_TILES if m <= rows), None)
+    if tile is None:
+        rows64 = tiles.get(ROWS64_TILE)
+        tile = ROWS64_TILE if rows64 and m <= rows64["block_m"] and \
+            ceil_div(n, rows64["block_n"]) >= ROWS64_MIN_BLOCKS else TUNED_TILE
+    if tile not in tiles:
+        return None
+    t = tiles[tile]
+    count = ceil_div(m, t["block_m"]) * ceil_div(n, t["block_n"])
+    return tile, k_parts(count, ceil_div(k, t["block_k"]), int(t["blocks_per_sm"]) * sms)
+
+
+def own_of(shape, plans, sms):
+    """Stage 10's own plan among `plans`, or None: as sgemm_model marked it (on a GPU, from the
+    blocks it runs at once), or as own_plan finds it where the file does not say."""
+    if any("own" in plan for plan in plans):
+        return next((plan for plan in plans if plan["own"]), None)
+    return found_own(shape, plans, sms)
+
+
+def found_own(shape, plans, sms):
+    """The plan of `plans` that own_plan names, or None."""
+    own = own_plan(shape, plans, sms)
+    return next((plan for plan in plans if own and (plan["tile"], plan["parts"]) == own), None)
+
+
+def track_choice(shape, plans, model, sms):
+    """The plan the track runs (fp32_track_plan): stage 10's own, unless the model predicts one
+    faster by more than its margin; None where the own plan is not among `plans`."""
+    own = own_of(shape, plans, sms)
+    if own is None:
+        return None
+    fastest = min(plans, key=lambda plan: predicted(plan, model))
+    return fastest if predicted(fastest, model) * (1 + model.margin) < predicted(own, model) else own
+
+
 def read_plans(paths):
     """{(m, n, k): [plan]}: each plan a dict of its tile, parts, terms, the time sgemm_model
     predicted and, where timed, its measured seconds and cuBLAS's."""
@@ -77,8 +149,11 @@ def read_plans(paths):
     for path in paths:
         with open(path) as file:
             for row in csv.DictReader(file):
-                plan = {name: float(row[name]) for name in TERMS}
-                plan.update(tile=row["tile"], parts=int(row["parts"]), predicted_us=float(row["predicted_us"]))
+                plan = {name: float(row[name]) for name in TERMS + TILE_SIZES}
+                plan.update(tile=row["tile"], parts=int(row["parts"]), predicted_us=float(row["predicted_us"]),
+                            chosen=row["chosen"] == "1")
+                if "own" in row:  # stage 10's own plan as sgemm_model found it (files before say nothing)
+                    plan["own"] = row["own"] == "1"
                 if row["median_ms"]:
                     plan.update(seconds=float(row["median_ms"]) * 1e-3, cublas=float(row["cublas_median_ms"]) * 1e-3)
                 problems.setdefault((int(row["m"]), int(row["n"]), int(row["k"])), []).append(plan)
@@ -90,8 +165,9 @@ def read_header(path):
     constants = tuple(float(x) for x in re.search(r"kFp32Model\{([^}]*)\}", text).group(1).split(","))
     shares = {tile: (float(full), float(alone))
               for tile, full, alone in re.findall(r'\{"([0-9x]+)", ([0-9.e+-]+), ([0-9.e+-]+)\}', text)}
+    margin = float(re.search(r"kFp32OwnPlanMargin = ([0-9.e+-]+);", text).group(1))
     fitted_on = re.search(r"\n// (.*)\nconstexpr Fp32ModelConstants", text).group(1)
-    return Model(constants, shares), fitted_on
+    return Model(constants, shares, margin), fitted_on
 
 
 def write_header(path, model, fitted_on):
@@ -111,6 +187,9 @@ def write_header(path, model, fitted_on):
         *(f'    {{"{tile}", {full:.6g}, {alone:.6g}}},' for tile, (full, alone) in model.shares.items()),
         "};",
         "",
+        "// The track keeps stage 10's own plan unless the model predicts another faster by more than this.",
+        f"constexpr double kFp32OwnPlanMargin = {model.margin:.6g};",
+        "",
         "}  // namespace sgemm",
         "",
     ]
@@ -123,10 +202,28 @@ def timed(problems):
     return {shape: plans for shape, plans in kept.items() if plans}
 
 
-def fit_model(problems, start):
+def fit_model(problems, start, sms):
     samples = [(plan, plan["seconds"]) for plans in problems.values() for plan in plans]
-    return start.from_vector(fit(samples, start.vector(), predict=lambda terms, values: predicted(
+    model = start.from_vector(fit(samples, start.vector(), predict=lambda terms, values: predicted(
         terms, start.from_vector(values))))
+    return fit_margin(problems, model, sms)
+
+
+def choices_ratio(problems, model, sms):
+    """The geomean ratio to SGEMM of the track's choices, over the problems where stage 10's
+    own plan was timed (None: none)."""
+    chosen = [track_choice(shape, plans, model, sms) for shape, plans in problems.items()]
+    ratios = [plan["cublas"] / plan["seconds"] for plan in chosen if plan is not None]
+    return geomean(ratios) if ratios else None
+
+
+def fit_margin(problems, model, sms):
+    """The model with the margin of MARGINS whose choices run fastest (the smallest of ties);
+    as it was where stage 10's own plan was timed nowhere."""
+    ratios = [choices_ratio(problems, Model(model.constants, model.shares, margin), sms) for margin in MARGINS]
+    if ratios[0] is None:
+        return model
+    return Model(model.constants, model.shares, MARGINS[ratios.index(max(ratios))])
 
 
 def plan_name(plan):
@@ -134,28 +231,34 @@ def plan_name(plan):
     return f"{plan['tile']} / {plan['parts']}"
 
 
-def report(problems, model, title):
-    """Markdown: the model's error; how it chooses among the plans timed, and by band of M
-    the geomean % of SGEMM of its choice, of the fastest plan timed and of the tuned tile
-    unsplit; then each problem."""
+def report(problems, model, title, sms):
+    """Markdown: the model's error; how the track chooses among the plans timed (stage 10's own
+    plan unless the model predicts one faster by more than the margin; where the own plan was
+    not timed, the model's fastest), and by band of M the geomean % of SGEMM of its choice, of
+    the fastest plan timed and of stage 10's own plan where timed; then each problem."""
     errors, losses, rows = [], [], []
-    chosen_ratio, fastest_ratio, tuned_ratio = {}, {}, {}
+    chosen_ratio, fastest_ratio, own_ratio, alone_ratio = {}, {}, {}, {}
+    behind_own = 0
     for shape in sorted(problems):
         plans = problems[shape]
         for plan in plans:
             errors.append(abs(predicted(plan, model) / plan["seconds"] - 1))
-        chosen = min(plans, key=lambda plan: predicted(plan, model))
+        chosen = track_choice(shape, plans, model, sms) or min(plans, key=lambda plan: predicted(plan, model))
         fastest = min(plans, key=lambda plan: plan["seconds"])
+        alone = min(plans, key=lambda plan: predicted(plan, model))
+        alone_ratio[shape] = alone["cublas"] / alone["seconds"]
         chosen_ratio[shape] = chosen["cublas"] / chosen["seconds"]
         fastest_ratio[shape] = fastest["cublas"] / fastest["seconds"]
-        tuned = [plan for plan in plans if plan["tile"] == "128x128" and plan["parts"] == 1]
-        if tuned:
-            tuned_ratio[shape] = tuned[0]["cublas"] / tuned[0]["seconds"]
+        own = own_of(shape, plans, sms)
+        if own:
+            own_ratio[shape] = own["cublas"] / own["seconds"]
+            behind_own += chosen["seconds"] > 1.02 * own["seconds"]
         losses.append(chosen["seconds"] / fastest["seconds"] - 1)
         rows.append(f"| {shape[0]} | {shape[1]} | {shape[2]} | {plan_name(chosen)} | "
                     f"{predicted(chosen, model) * 1e6:.1f} / {chosen['seconds'] * 1e6:.1f} | "
                     f"{plan_name(fastest)} | {fastest['seconds'] * 1e6:.1f} | "
-                    f"{100 * chosen_ratio[shape]:.1f} % | {100 * fastest_ratio[shape]:.1f} % |")
+                    f"{100 * chosen_ratio[shape]:.1f} % | {100 * alone_ratio[shape]:.1f} % | "
+                    f"{100 * fastest_ratio[shape]:.1f} % |")
     errors.sort()
     count = len(problems)
 
@@ -167,32 +270,41 @@ def report(problems, model, title):
              f"{count} problems, {sum(len(p) for p in problems.values())} plans of stage 10's kernel timed (a tile "
              f"and a split of K), each against SGEMM by CUDA graphs. The model's error, predicted over measured "
              f"time less one: median |error| {100 * statistics.median(errors):.1f} %, 90th percentile "
-             f"{100 * percentile(errors, 0.9):.1f} %. It chose the fastest plan timed on "
+             f"{100 * percentile(errors, 0.9):.1f} %. The track (stage 10's own plan unless the model predicts one "
+             f"faster by more than {100 * model.margin:.1f} %) chose the fastest plan timed on "
              f"{sum(loss == 0 for loss in losses)} of {count}; its other choices cost a geomean "
              f"{100 * (geomean([1 + x for x in losses]) - 1):.2f} % over all problems, at most "
-             f"{100 * max(losses):.1f} %.", "",
-             "% of SGEMM by band of M: the model's choice, the fastest plan timed, and stage 10's tuned tile "
-             "(128 x 128, K whole) where timed:", "",
-             "| band | problems | choice: geomean | 10th percentile | fastest: geomean | 10th percentile | "
-             "128 x 128 unsplit |", "|:--|--:|--:|--:|--:|--:|--:|"]
+             f"{100 * max(losses):.1f} %. Stage 10's own plan was timed on {len(own_ratio)} problems; the track's "
+             f"choice ran more than 2 % slower than it on {behind_own}.", "",
+             "% of SGEMM by band of M: the track's choice, the model's fastest plan (the choice without the "
+             "margin), the fastest plan timed, and stage 10's own plan where timed:", "",
+             "| band | problems | choice: geomean | 10th percentile | model's fastest | fastest: geomean | "
+             "10th percentile | stage 10's own plan |", "|:--|--:|--:|--:|--:|--:|--:|--:|"]
     for band, member in BANDS:
         inside = [shape for shape in problems if member(shape[0])]
         if inside:
-            tuned = [tuned_ratio[s] for s in inside if s in tuned_ratio]
-            tuned_cell = f"{100 * geomean(tuned):.1f} %" if tuned else "–"
+            own = [own_ratio[s] for s in inside if s in own_ratio]
+            own_cell = f"{100 * geomean(own):.1f} % ({len(own)})" if own else "–"
             lines.append(f"| {band} | {len(inside)} | {100 * geomean([chosen_ratio[s] for s in inside]):.1f} % | "
                          f"{100 * percentile([chosen_ratio[s] for s in inside], 0.1):.1f} % | "
+                         f"{100 * geomean([alone_ratio[s] for s in inside]):.1f} % | "
                          f"{100 * geomean([fastest_ratio[s] for s in inside]):.1f} % | "
-                         f"{100 * percentile([fastest_ratio[s] for s in inside], 0.1):.1f} % | {tuned_cell} |")
+                         f"{100 * percentile([fastest_ratio[s] for s in inside], 0.1):.1f} % | {own_cell} |")
     lines += ["", "| M | N | K | chosen (tile / parts) | predicted / measured (us) | fastest | measured (us) | "
-              "chosen, % of SGEMM | fastest |", "|--:|--:|--:|:--|--:|:--|--:|--:|--:|", *rows]
+              "chosen, % of SGEMM | model's fastest | fastest |", "|--:|--:|--:|:--|--:|:--|--:|--:|--:|--:|", *rows]
     return "\n".join(lines) + "\n"
 
 
-def check(problems, model):
-    """The largest relative difference between sgemm_model's predictions and this model's."""
-    return max(abs(predicted(plan, model) * 1e6 / plan["predicted_us"] - 1)
-               for plans in problems.values() for plan in plans)
+def check(problems, model, sms):
+    """The largest relative difference between sgemm_model's predictions and this model's, and
+    the problems where the plans it marked chosen and stage 10's own are not those found here
+    (for a file of a GPU modelled by --sms, whose blocks an SM are the tiles' blocks_per_sm)."""
+    worst = max(abs(predicted(plan, model) * 1e6 / plan["predicted_us"] - 1)
+                for plans in problems.values() for plan in plans)
+    wrong = [shape for shape, plans in problems.items()
+             if not (track_choice(shape, plans, model, sms) or {}).get("chosen") or
+             [plan for plan in plans if plan.get("own")] != [found_own(shape, plans, sms)]]
+    return worst, wrong
 
 
 def main(argv=None):
@@ -202,21 +314,24 @@ def main(argv=None):
     parser.add_argument("--report", help="write the report here")
     parser.add_argument("--fitted-on", default="", help="what the problems were, for the header's comment")
     parser.add_argument("--evaluate", action="store_true", help="fit nothing: report the header's model on these")
-    parser.add_argument("--check", help="an sgemm_model --track fp32 CSV: does this model give its predictions?")
+    parser.add_argument("--check", help="an sgemm_model --track fp32 CSV: does this model give its predictions "
+                        "and its choices?")
+    parser.add_argument("--sms", type=int, default=132, help="the SMs of the GPU the plans ran on (default 132)")
     args = parser.parse_args(argv)
     header = repo_path(args.header)
     model, fitted_on = read_header(header)
     if args.check:
-        worst = check(read_plans([args.check]), model)
-        print(f"largest difference from sgemm_model's predictions: {worst:.2e}")
-        return 0 if worst < 1e-5 else 1
+        worst, wrong = check(read_plans([args.check]), model, args.sms)
+        print(f"largest difference from sgemm_model's predictions: {worst:.2e}; choices not its: {wrong}")
+        return 0 if worst < 1e-5 and not wrong else 1
     problems = timed(read_plans(args.plans))
     if args.evaluate:
-        text = report(problems, model, f"The fp32 track's model on problems it was not fitted on ({fitted_on})")
+        text = report(problems, model, f"The fp32 track's model on problems it was not fitted on ({fitted_on})",
+                      args.sms)
     else:
-        model = fit_model(problems, model)
+        model = fit_model(problems, model, args.sms)
         write_header(header, model, f"Fitted on {len(problems)} problems: {args.fitted_on}.")
-        text = report(problems, model, f"The fp32 track's model's fit: {args.fitted_on}")
+        text = report(problems, model, f"The fp32 track's model's fit: {args.fitted_on}", args.sms)
     print(text.split("\n")[2])
     if args.report:
         Path(args.report).write_text(text)

@@ -17,6 +17,7 @@
 #include "32_one_launch.hpp"
 #include "dispatch/bf16.hpp"
 #include "dispatch/fp32.hpp"
+#include "dispatch/fp32_fit.hpp"
 #include "dispatch/fp32_tc.hpp"
 #include "dispatch/fp8.hpp"
 #include "dispatch/fp8_fit.hpp"
@@ -31,7 +32,7 @@ constexpr int kSms = 132;
 
 TEST(Fp32Track, StageTensOnEveryShape) {
     for (const GemmShape shape : {GemmShape{1, 1, 1}, GemmShape{4096, 4096, 4096}, GemmShape{7, 4100, 515}}) {
-        const KernelChoice choice = choose_fp32_kernel(shape, kSms);
+        const KernelChoice choice = choose_fp32_kernel(shape, kSms, modelled_slots(kSms));
         EXPECT_EQ(choice.stage, 10);
         EXPECT_FALSE(choice.padded);
         EXPECT_FALSE(choice.variant.empty());
@@ -66,6 +67,30 @@ TEST(Fp32Track, TheModelSplitsNoKOnSquaresAndLeavesTheTunedTileWhereItWastes) {
         EXPECT_TRUE(plan.tile.name != tuned.name || plan.parts > 1) << name;
         EXPECT_LT(plan.seconds * 1e6, tuned_us) << name;
     }
+}
+
+// The track keeps stage 10's own plan (its launcher's rules) unless the model predicts another
+// faster by more than its margin. At the squares the model's fastest plans lie close together
+// and the tuner's tile runs fastest (results/h100-80gb-hbm3/experiments/fits/fp32_model/
+// fp32_plans_squares.csv): the track runs it. On a narrow C the model's plan is far ahead, and
+// the track takes it.
+TEST(Fp32Track, KeepsStageTensOwnPlanWhereTheModelCannotTellThemApart) {
+    const Stage10Slots slots = modelled_slots(kSms);
+    for (const int n : {4096, 8192}) {
+        const GemmShape square{n, n, n};
+        const Fp32Plan own = fp32_stage10_plan(square, kSms, slots), track = fp32_track_plan(square, kSms, slots);
+        EXPECT_EQ(own.tile.name, "128x128");
+        EXPECT_EQ(own.parts, 1);
+        EXPECT_EQ(track.tile.name, own.tile.name) << n;
+        EXPECT_EQ(track.parts, own.parts) << n;
+    }
+    EXPECT_EQ(fp32_stage10_plan({8, 8192, 4096}, kSms, slots).tile.name, "16x256");
+    EXPECT_EQ(fp32_stage10_plan({40, 8192, 4096}, kSms, slots).tile.name, "64x256");
+    EXPECT_EQ(fp32_stage10_plan({40, 2048, 4096}, kSms, slots).tile.name, "128x128");  // 8 blocks of 64 rows: too few
+    const GemmShape narrow{4096, 24, 4096};
+    EXPECT_LT(fp32_plan(narrow, kSms).seconds * (1.0 + kFp32OwnPlanMargin),
+              fp32_stage10_plan(narrow, kSms, slots).seconds);
+    EXPECT_LE(fp32_track_plan(narrow, kSms, slots).tile.block_n, 32);
 }
 
 // Rows off 16 bytes are loaded value by value: a 128 x 128 block loads 128 values of A a K
@@ -530,7 +555,7 @@ TEST(Tracks, ChooseAStageOfTheirPrecision) {
         for (const GemmShape shape : {GemmShape{1, 1, 1}, GemmShape{4096, 4096, 4096}, GemmShape{1500, 41, 516}}) {
             const KernelChoice choice = track.precision == Precision::bf16 ? choose_bf16_kernel(shape, kH100)
                                         : track.precision == Precision::fp8 ? choose_fp8_kernel(shape, Fp8Scaling::rows_and_blocks)
-                                        : track.name == "fp32"            ? choose_fp32_kernel(shape, kSms)
+                                        : track.name == "fp32"            ? choose_fp32_kernel(shape, kSms, modelled_slots(kSms))
                                                                            : choose_fp32_tc_kernel(shape, kSms);
             const Stage* const stage = find_stage(choice.stage);
             ASSERT_NE(stage, nullptr) << track.name;

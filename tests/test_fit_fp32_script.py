@@ -13,12 +13,13 @@ sys.path.insert(0, str(REPO_ROOT / "scripts"))
 import fit_fp32_model  # noqa: E402
 
 MODEL = fit_fp32_model.Model((3e-6, 2e-6, 1e-6, 20.0, 2.5e11, 2.8e12),
-                             {"128x128": (0.7, 0.4), "128x32": (0.5, 0.2)})
+                             {"128x128": (0.7, 0.4), "128x32": (0.5, 0.2)}, 0.03)
 
 
 def plan(tile="128x128", block_fmas=1e6, full_waves=0.0, last_wave=1.0, blocks_per_sm=2.0, dram_bytes=0.0,
          split_bytes=0.0, float_loads_per_fma=0.0, parts=1):
-    return dict(tile=tile, block_fmas=block_fmas, full_waves=full_waves, last_wave=last_wave,
+    block_m, block_n = (int(x) for x in tile.split("x"))
+    return dict(tile=tile, block_m=block_m, block_n=block_n, block_k=8 if tile == "128x128" else 16, block_fmas=block_fmas, full_waves=full_waves, last_wave=last_wave,
                 blocks_per_sm=blocks_per_sm, dram_bytes=dram_bytes, split_bytes=split_bytes,
                 float_loads_per_fma=float_loads_per_fma,
                 parts=parts)
@@ -56,7 +57,7 @@ class ModelTest(unittest.TestCase):
                     plans.append(p)
             problems[(i, 1, 1)] = plans
         start = MODEL.from_vector(tuple(1.5 * x for x in MODEL.vector()))
-        fitted = fit_fp32_model.fit_model(problems, start)
+        fitted = fit_fp32_model.fit_model(problems, start, 132)
         for got, wanted in zip(fitted.vector(), MODEL.vector()):
             self.assertAlmostEqual(got / wanted, 1.0, places=3)
         self.assertEqual(fitted.constants[fit_fp32_model.FITTED:], start.constants[fit_fp32_model.FITTED:])
@@ -69,6 +70,7 @@ class ModelTest(unittest.TestCase):
         self.assertEqual(fitted_on, "Fitted on made-up plans.")
         self.assertEqual(model.constants, MODEL.constants)
         self.assertEqual(model.shares, MODEL.shares)
+        self.assertEqual(model.margin, MODEL.margin)
 
     def test_the_committed_header_names_every_tile(self):
         model, _ = fit_fp32_model.read_header(REPO_ROOT / fit_fp32_model.HEADER)
@@ -79,10 +81,44 @@ class ModelTest(unittest.TestCase):
         fast, slow = plan(block_fmas=1e6), plan(block_fmas=2e6)
         fast.update(seconds=30e-6, cublas=15e-6)  # predicted faster, measured slower
         slow.update(seconds=20e-6, cublas=15e-6)
-        text = fit_fp32_model.report({(8, 8, 8): [fast, slow]}, MODEL, "t")
-        self.assertIn("It chose the fastest plan timed on 0 of 1", text)
+        text = fit_fp32_model.report({(8, 8, 8): [fast, slow]}, MODEL, "t", 132)
+        self.assertIn("chose the fastest plan timed on 0 of 1", text)
         self.assertIn("at most 50.0 %", text)
-        self.assertIn("| all | 1 | 50.0 % | 50.0 % | 75.0 % | 75.0 % |", text)
+        self.assertIn("| all | 1 | 50.0 % | 50.0 % | 50.0 % | 75.0 % | 75.0 % |", text)
+
+
+class OwnPlanTest(unittest.TestCase):
+    # Stage 10's own plan as its launcher chooses it (10_tuned.cu): few rows on their tiles,
+    # else the tuner's, K split where whole waves finish sooner (k_parts, 10_tuned.cuh). The
+    # tool's choices are checked against this one by the test fp32_model_agrees.
+    TILES = [plan(t, blocks_per_sm=2.0) for t in ("128x128", "64x256", "32x256", "16x256")]
+
+    def own(self, shape):
+        return fit_fp32_model.own_plan(shape, self.TILES, 132)
+
+    def test_the_launchers_tiles(self):
+        self.assertEqual(self.own((8, 8192, 4096))[0], "16x256")
+        self.assertEqual(self.own((20, 8192, 4096))[0], "32x256")
+        self.assertEqual(self.own((40, 8192, 4096))[0], "64x256")  # 32 blocks of 64 rows
+        self.assertEqual(self.own((40, 2048, 4096))[0], "128x128")  # 8: too few
+        self.assertEqual(self.own((4096, 4096, 4096)), ("128x128", 1))  # 1024 tiles, whole waves of 264
+
+    def test_k_parts_fills_the_slots(self):
+        # 1024^3: 64 tiles of 128 K steps for 264 slots. Whole K: one wave of 128 steps; 4 parts
+        # of 32 fill 256 slots in one wave, 32 x 1.12 = 35.84; 5 parts take two waves.
+        self.assertEqual(fit_fp32_model.k_parts(64, 128, 264), 4)
+        self.assertEqual(fit_fp32_model.k_parts(64, 16, 264), 1)  # parts keep 16 K steps at least
+
+    def test_the_track_keeps_its_own_plan_within_the_margin(self):
+        own, other = plan("128x128"), plan("128x32", block_fmas=0.2e6)  # 4 us of FMAs against 10
+        problems = [own, other]
+        for p in problems:
+            p["parts"] = 1
+        shape = (4096, 4096, 4096)
+        near = fit_fp32_model.Model(MODEL.constants, MODEL.shares, 10.0)  # a margin wider than any gain
+        self.assertIs(fit_fp32_model.track_choice(shape, problems, near, 132), own)
+        self.assertIs(fit_fp32_model.track_choice(shape, problems, MODEL, 132), other)
+        self.assertIsNone(fit_fp32_model.track_choice((8, 8, 8), problems, MODEL, 132))  # no 16x256 plan
 
 
 if __name__ == "__main__":

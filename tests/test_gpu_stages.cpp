@@ -393,6 +393,19 @@ TEST(Stage10Tiles, EveryTileAndSplitMatchesFloat64) {
     }
 }
 
+// The fp32 track takes stage 10's own plan from the blocks this GPU runs at once, as stage
+// 10's launcher does (stage10_tile_slots); the model's waves take a tile's blocks_per_sm (what
+// its __launch_bounds__ asks for). On the tiles the launcher runs they agree but on 32 x 256,
+// of which an SM holds three (measured on an H200).
+TEST(Stage10Tiles, TheModelsBlocksAnSmAreTheGpusButThirtyTwoRows) {
+    SGEMM_SKIP_WITHOUT_GPU();
+    for (const int id : {0, 1, 2, 3}) {
+        const Stage10Tile& tile = stage10_tiles().at(id);
+        const int held = tile.name == "32x256" ? 3 : tile.blocks_per_sm;
+        EXPECT_EQ(stage10_tile_slots(tile), held * sm_count_here()) << tile.name;
+    }
+}
+
 // The 16-row blocks restart their sums every 128 products (10_tuned.cu), where cuBLAS splits K
 // finely: the fp32 track on few rows comes within 1.25x SGEMM's normwise error (issue 74's bar)
 // on uniform data and on sums of positive terms, whose roundings lean one way. Unsplit, its

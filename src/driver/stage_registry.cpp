@@ -78,7 +78,9 @@ constexpr ShapeRule kFp8RowsOfK{1, 1, 16, false};
 constexpr ShapeRule kFp8RowsPadded{1, 8, 16, true};
 
 // The tracks' choices on the GPU at hand.
-KernelChoice fp32_here(const GemmShape& shape) { return choose_fp32_kernel(shape, sm_count_here()); }
+KernelChoice fp32_here(const GemmShape& shape) {
+    return choose_fp32_kernel(shape, sm_count_here(), stage10_tile_slots);
+}
 KernelChoice bf16_here(const GemmShape& shape) { return choose_bf16_kernel(shape, bf16_gpu_here()); }
 KernelChoice fp32_tc_here(const GemmShape& shape) { return choose_fp32_tc_kernel(shape, sm_count_here()); }
 // The FP8 track's choice for its default scaling (an FP8 run asks choose_fp8_kernel with its own).

@@ -7,7 +7,8 @@
 // run without one.
 // --track fp32 (dispatch/fp32.hpp): for each shape, plans of stage 10's kernel (each tile,
 // in the split of K the model predicts best for it, in one part, and in twice and half as
-// many), each plan's terms, its predicted time and whether the track chooses it; with
+// many; and stage 10's own plan), each plan's terms, its predicted time and whether the
+// track chooses it; with
 // --time, each plan timed against cuBLAS SGEMM by CUDA graphs, for
 // scripts/fit_fp32_model.py. --sms models a GPU of that many SMs without asking one.
 // --track bf16-tiles (dispatch/bf16_tiles.hpp): for each shape, stage 30's plans that the
@@ -62,8 +63,9 @@ namespace sgemm {
 namespace {
 
 // The plans the fit times for a shape: each tile in the split the model predicts best for
-// it, in one part, and in twice and half as many parts (where the track weighs them).
-std::vector<Fp32Plan> fp32_plans_timed(const GemmShape& shape, int sms) {
+// it, in one part, and in twice and half as many parts (where the track weighs them); and
+// stage 10's own plan, which the track keeps unless another is predicted faster by a margin.
+std::vector<Fp32Plan> fp32_plans_timed(const GemmShape& shape, int sms, const Fp32Plan& own) {
     std::vector<Fp32Plan> plans;
     for (const Stage10Tile& tile : stage10_tiles()) {
         const auto seconds = [&](int parts) { return fp32_predicted_seconds(shape, tile, parts, sms); };
@@ -71,6 +73,7 @@ std::vector<Fp32Plan> fp32_plans_timed(const GemmShape& shape, int sms) {
         const int best = *std::min_element(weighed.begin(), weighed.end(),
                                            [&](int x, int y) { return seconds(x) < seconds(y); });
         std::vector<int> timed{1, best, 2 * best, (best + 1) / 2};
+        if (own.tile.id == tile.id) timed.push_back(own.parts);
         std::sort(timed.begin(), timed.end());
         timed.erase(std::unique(timed.begin(), timed.end()), timed.end());
         for (const int parts : timed)
@@ -80,15 +83,18 @@ std::vector<Fp32Plan> fp32_plans_timed(const GemmShape& shape, int sms) {
     return plans;
 }
 
-void model_fp32(const std::vector<GemmShape>& shapes, int sms, bool time, double time_budget, std::ostream& csv) {
+// `slots`: the blocks of each tile the GPU runs at once, for stage 10's own plan (modelled_slots
+// where --sms models a GPU without one).
+void model_fp32(const std::vector<GemmShape>& shapes, int sms, const Stage10Slots& slots, bool time,
+                double time_budget, std::ostream& csv) {
     csv << "m,n,k,tile,parts,block_m,block_n,block_k,blocks_per_sm,block_fmas,full_waves,last_wave,dram_bytes,"
-           "split_bytes,float_loads_per_fma,predicted_us,chosen,median_ms,cublas_median_ms,timing\n";
+           "split_bytes,float_loads_per_fma,predicted_us,chosen,own,median_ms,cublas_median_ms,timing\n";
     std::optional<StageRunner> runner;
     if (time) runner.emplace(query_device());
     const Stage& track = *find_track("fp32");
     for (const GemmShape& shape : shapes) {
-        const Fp32Plan chosen = fp32_plan(shape, sms);
-        for (const Fp32Plan& plan : fp32_plans_timed(shape, sms)) {
+        const Fp32Plan chosen = fp32_track_plan(shape, sms, slots), own = fp32_stage10_plan(shape, sms, slots);
+        for (const Fp32Plan& plan : fp32_plans_timed(shape, sms, own)) {
             const Fp32Terms t = fp32_terms(shape, plan.tile, plan.parts, sms);
             std::string measured = ",,";
             if (runner) {
@@ -110,12 +116,14 @@ void model_fp32(const std::vector<GemmShape>& shapes, int sms, bool time, double
                            plan.tile.name, plan.parts, plan.seconds * 1e6, result.timing.stage_median_ms * 1e3);
                 std::fflush(stdout);
             }
-            const bool is_chosen = plan.tile.id == chosen.tile.id && plan.parts == chosen.parts;
-            csv << fmt::format("{},{},{},{},{},{},{},{},{},{:.9g},{:g},{:g},{:.9g},{:.9g},{:.9g},{:.9g},{},{}\n", shape.m,
-                               shape.n, shape.k, plan.tile.name, plan.parts, plan.tile.block_m, plan.tile.block_n,
-                               plan.tile.block_k, plan.tile.blocks_per_sm, t.block_fmas, t.full_waves, t.last_wave,
-                               t.dram_bytes, t.split_bytes, t.float_loads_per_fma, plan.seconds * 1e6, is_chosen ? 1 : 0,
-                               measured);
+            const auto is = [&plan](const Fp32Plan& other) {
+                return plan.tile.id == other.tile.id && plan.parts == other.parts;
+            };
+            csv << fmt::format("{},{},{},{},{},{},{},{},{},{:.9g},{:g},{:g},{:.9g},{:.9g},{:.9g},{:.9g},{},{},{}\n",
+                               shape.m, shape.n, shape.k, plan.tile.name, plan.parts, plan.tile.block_m,
+                               plan.tile.block_n, plan.tile.block_k, plan.tile.blocks_per_sm, t.block_fmas,
+                               t.full_waves, t.last_wave, t.dram_bytes, t.split_bytes, t.float_loads_per_fma,
+                               plan.seconds * 1e6, is(chosen) ? 1 : 0, is(own) ? 1 : 0, measured);
             csv.flush();
         }
     }
@@ -389,7 +397,8 @@ int run(int argc, char** argv) {
         for (const std::string& text : shape_texts) shapes.push_back(parse_shape(text));
         const int model_sms = sms > 0 ? sms : query_device().sm_count;
         if (track == "fp32")
-            model_fp32(shapes, model_sms, time, time_budget, csv);
+            model_fp32(shapes, model_sms, sms > 0 ? modelled_slots(sms) : Stage10Slots(stage10_tile_slots), time,
+                       time_budget, csv);
         else
             model_fp32_tc(shapes, model_sms, time, time_budget, csv);
         fmt::print("sgemm_model: the {} track on {} SMs, {} shapes -> {}\n", track, model_sms, shapes.size(), csv_path);
