@@ -69,8 +69,7 @@ std::vector<int> fp32_parts_weighed(const GemmShape& shape, const Stage10Tile& t
 Fp32Plan fp32_plan(const GemmShape& shape, int sms, int most_products_per_part = 0);
 
 // The blocks of each tile the model takes a GPU of `sms` SMs to run at once: its blocks_per_sm
-// on each SM, for a GPU the model runs without (on one, stage10_tile_slots: the 32 x 256 blocks
-// hold three an SM, not their two).
+// on each SM, for a GPU the model runs without (on one, stage10_tile_slots, the same on an H200).
 Stage10Slots modelled_slots(int sms);
 
 // Stage 10's own plan (the tile and split of K its launcher chooses by its rules, tuned_choice

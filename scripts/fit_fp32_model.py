@@ -196,6 +196,21 @@ def write_header(path, model, fitted_on):
     Path(path).write_text("\n".join(lines))
 
 
+def with_blocks_per_sm(problems, blocks_per_sm, sms):
+    """The plans with the waves of the tiles in `blocks_per_sm` ({tile: blocks an SM}) worked
+    out again (fp32_terms), for a file written when the model took another count for them."""
+    def again(shape, plan):
+        if plan["tile"] not in blocks_per_sm:
+            return plan
+        held = blocks_per_sm[plan["tile"]]
+        m, n, _ = shape
+        on_busiest = ceil_div(ceil_div(m, int(plan["block_m"])) * ceil_div(n, int(plan["block_n"])) * plan["parts"],
+                              sms)
+        return dict(plan, blocks_per_sm=float(held), full_waves=float(on_busiest // held),
+                    last_wave=float(on_busiest % held))
+    return {shape: [again(shape, plan) for plan in plans] for shape, plans in problems.items()}
+
+
 def timed(problems):
     """The problems with at least one plan timed, each with its timed plans only."""
     kept = {shape: [plan for plan in plans if "seconds" in plan] for shape, plans in problems.items()}
@@ -317,6 +332,9 @@ def main(argv=None):
     parser.add_argument("--check", help="an sgemm_model --track fp32 CSV: does this model give its predictions "
                         "and its choices?")
     parser.add_argument("--sms", type=int, default=132, help="the SMs of the GPU the plans ran on (default 132)")
+    parser.add_argument("--blocks-per-sm", nargs="+", default=[], metavar="TILE=BLOCKS",
+                        help="tiles whose blocks an SM the files counted otherwise (e.g. 32x256=3): their waves "
+                        "are worked out again")
     args = parser.parse_args(argv)
     header = repo_path(args.header)
     model, fitted_on = read_header(header)
@@ -324,7 +342,8 @@ def main(argv=None):
         worst, wrong = check(read_plans([args.check]), model, args.sms)
         print(f"largest difference from sgemm_model's predictions: {worst:.2e}; choices not its: {wrong}")
         return 0 if worst < 1e-5 and not wrong else 1
-    problems = timed(read_plans(args.plans))
+    held = {tile: int(blocks) for tile, blocks in (item.split("=") for item in args.blocks_per_sm)}
+    problems = with_blocks_per_sm(timed(read_plans(args.plans)), held, args.sms)
     if args.evaluate:
         text = report(problems, model, f"The fp32 track's model on problems it was not fitted on ({fitted_on})",
                       args.sms)

@@ -86,6 +86,14 @@ class ModelTest(unittest.TestCase):
         self.assertIn("at most 50.0 %", text)
         self.assertIn("| all | 1 | 50.0 % | 50.0 % | 50.0 % | 75.0 % | 75.0 % |", text)
 
+    def test_waves_worked_out_again_for_another_count_of_blocks_an_sm(self):
+        # 4096 x 4096 in 32 x 256 tiles: 2048 blocks, 16 on the busiest of 132 SMs; 8 full waves of
+        # two, or 5 of three and a last wave of one.
+        p = plan("32x256", full_waves=8.0, last_wave=0.0, blocks_per_sm=2.0)
+        again = fit_fp32_model.with_blocks_per_sm({(4096, 4096, 4096): [p]}, {"32x256": 3}, 132)
+        self.assertEqual([(x["blocks_per_sm"], x["full_waves"], x["last_wave"]) for x in again[(4096, 4096, 4096)]],
+                         [(3.0, 5.0, 1.0)])
+
 
 class OwnPlanTest(unittest.TestCase):
     # Stage 10's own plan as its launcher chooses it (10_tuned.cu): few rows on their tiles,
