@@ -47,15 +47,39 @@ def opcode(text):
     return re.sub(r"^@!?U?P\w+\s+", "", text).split()[0]
 
 
+LOAD = re.compile(r"(?:@!?P\d\s+)?LDS(?:\.(\d+))?\s+R(\d+),")
+
+
+def load_distances(body):
+    """For each shared-memory load, the instructions from it to the first that reads a register
+    it writes (within the loop's body, in order): how much other work covers its latency."""
+    distances = []
+    for i, text in enumerate(body):
+        m = LOAD.match(text)
+        if not m:
+            continue
+        written = {f"R{int(m.group(2)) + j}" for j in range(int(m.group(1) or 32) // 32)}
+        for j in range(i + 1, len(body)):
+            sources = body[j].split(",")[1:]
+            if any(re.search(rf"\b{r}\b", source) for source in sources for r in written):
+                distances.append(j - i)
+                break
+    return sorted(distances)
+
+
 def describe(body):
     mix = collections.Counter(opcode(t) for t in body)
     ffmas = [m for m in map(FFMA.match, body) if m]
     in_place = sum(m.group(1) == m.group(6) for m in ffmas)
     reuse = sum(bool(m.group(g)) for m in ffmas for g in (3, 5, 7))
     uniform = sum(n for op, n in mix.items() if op.startswith("U"))
+    distances = load_distances(body)
+    near = sum(d <= 8 for d in distances)
+    loads = (f"shared-memory loads to their first use: median {distances[len(distances) // 2]} instructions, "
+             f"{near} of {len(distances)} within 8" if distances else "no shared-memory loads")
     return [f"{len(body)} instructions; {len(ffmas)} FFMA, {reuse} reuse flags on their operands, "
             f"{in_place} accumulating in place (destination = addend); {uniform} on uniform registers",
-            "mix: " + ", ".join(f"{op} {n}" for op, n in mix.most_common())]
+            "mix: " + ", ".join(f"{op} {n}" for op, n in mix.most_common()), loads]
 
 
 def main(argv=None):
