@@ -26,8 +26,7 @@
 // the barrier is moved before the *last* step's FMAs, so those independent FMAs cover
 // the wait and the next tile's first loads. B now reaches shared memory by cp.async
 // (kernels/common/cp_async.cuh), Stages - 1 tiles ahead, which also frees the
-// registers the fragment buffers need; A stays on 128-bit loads through registers (by
-// cp.async as it lies and read along K, as cuBLAS's loop does, it ran 12 % slower: notes).
+// registers the fragment buffers need; A stays on 128-bit loads through registers.
 //
 // Few tiles. Where the tiles of C would leave SMs idle (a 1024x1024 C is 64 tiles for 264
 // block slots) or fill a last wave by half, K is split: k_parts (10_tuned.cuh) picks the
@@ -37,9 +36,8 @@
 //
 // Few rows. A 128-row tile on a C of 2 rows computes 64 times the FLOPs asked for. Where M
 // is at most 16, 32 or 64, blocks of that many rows by 256 columns run instead (64 rows only
-// where that makes 16 blocks or more), bound, as SGEMM is, by reading B once. Blocks for a
-// narrow or small C (128 x 64, 128 x 32, 64 x 64) only the fp32 track's model chooses; the
-// track keeps this launcher's plan (tuned_choice) unless its model is sure of a faster one.
+// where that makes 16 blocks or more), bound, as SGEMM is, by reading B once. The fp32 track
+// adds blocks for a narrow or small C, and keeps this launcher's plan unless sure of a faster.
 // Sums in parts: rounding errors grow with a sum's chain, and on few rows cuBLAS splits K
 // finely (16 x 4096 x 4096: 1.9x less error). The 16-row blocks restart every 128 products,
 // adding into totals in spare registers; at 255 registers that cost the rest 4-8 % (notes).
