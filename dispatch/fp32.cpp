@@ -6,7 +6,7 @@
 // among the first ones by rules; here every tile and every split of K is weighed, and stage
 // 10's own plan is kept unless the model predicts another faster by more than a margin. On
 // large problems the model's best plans lie close together, and there what the model lacks
-// decides (at the squares it predicts 32 x 256 a hair faster; the tuner's tile runs faster).
+// decides (at 8192^3 it predicts 32 x 256 a hair faster; the tuner's tile runs faster).
 // The margin is fitted with the constants (scripts/fit_fp32_model.py): the one whose choices
 // ran fastest over the fit's problems where stage 10's own plan was among the plans timed.
 //

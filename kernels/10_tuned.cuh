@@ -75,9 +75,10 @@ constexpr int kTunedGroupRows = 8;
 // Few rows (10_tuned.cu): blocks of 16, 32 and 64 rows by 256 columns, four warps side by
 // side, 3 stages, two blocks an SM (the 32-row ones three: what their registers and shared
 // memory let an SM hold, by which the fp32 track's model counts waves); a K step of 32 or 16
-// keeps a thread's loads of A whole float4s. The 64-row blocks are the tuned ones' warps (64x64, 8x16 a thread) in a row.
-// Chosen by hand, not by the tuner, and measured against the tuned tiles in the notes. The
-// 16-row blocks restart their sums every 128 products (10_tuned.cu, sums in parts).
+// keeps a thread's loads of A whole float4s. The 64-row blocks are the tuned ones' warps
+// (64x64, 8x16 a thread) in a row. Chosen by hand, not by the tuner, and measured against the
+// tuned tiles in the notes. The 16-row blocks restart their sums every 128 products
+// (10_tuned.cu, sums in parts).
 using Rows16Config = TileConfig<16, 256, 32, 16, 64, 4, 8, 3, 2, 128>;
 using Rows32Config = TileConfig<32, 256, 16, 32, 64, 8, 8, 3, 3>;
 using Rows64Config = TileConfig<64, 256, 16, 64, 64, 8, 16, 3, 2>;
