@@ -9,6 +9,9 @@
 // decides (at 8192^3 it predicts 32 x 256 a hair faster; the tuner's tile runs faster).
 // The margin is fitted with the constants (scripts/fit_fp32_model.py): the one whose choices
 // ran fastest over the fit's problems where stage 10's own plan was among the plans timed.
+// And the track sums no chain much longer than stage 10's own plan does (kFp32LongestChainOverOwn):
+// a plan that splits K less (or in a tile of deeper K steps) sums longer chains in each
+// thread, and at 2500^3 the fastest plan's, three times as long, had 1.7x SGEMM's error.
 //
 // The model (fp32_terms, fp32_predicted_seconds): the blocks (tiles of C times parts of K)
 // are dealt evenly to the SMs, and the SM with the most runs them in waves of at most
@@ -96,17 +99,37 @@ std::vector<int> fp32_parts_weighed(const GemmShape& shape, const Stage10Tile& t
     return parts;
 }
 
-Fp32Plan fp32_plan(const GemmShape& shape, int sms, int most_products_per_part) {
-    Fp32Plan best{stage10_tiles().front(), 1, 0.0};
-    best.seconds = fp32_predicted_seconds(shape, best.tile, 1, sms);
+namespace {
+
+// Of every tile and split of K stage 10 offers (fp32_parts_weighed) that `allowed` takes, the
+// one the model predicts fastest; `first` where it takes none.
+template <class Allowed>
+Fp32Plan fastest_plan(const GemmShape& shape, int sms, int most_products_per_part, const Fp32Plan& first,
+                      const Allowed& allowed) {
+    Fp32Plan best = first;
     for (const Stage10Tile& tile : stage10_tiles()) {
         const Fp32TileShares& shares = shares_of(tile);
         for (const int parts : fp32_parts_weighed(shape, tile, most_products_per_part)) {
+            if (!allowed(tile, parts)) continue;
             const double seconds = fp32_predicted_seconds(fp32_terms(shape, tile, parts, sms), shares, kFp32Model);
             if (seconds < best.seconds) best = Fp32Plan{tile, parts, seconds};
         }
     }
     return best;
+}
+
+}  // namespace
+
+Fp32Plan fp32_plan(const GemmShape& shape, int sms, int most_products_per_part) {
+    const Stage10Tile& first = stage10_tiles().front();
+    return fastest_plan(shape, sms, most_products_per_part,
+                        Fp32Plan{first, 1, fp32_predicted_seconds(shape, first, 1, sms)},
+                        [](const Stage10Tile&, int) { return true; });
+}
+
+int fp32_chain(const GemmShape& shape, const Stage10Tile& tile, int parts) {
+    const int steps = (shape.k + tile.block_k - 1) / tile.block_k;
+    return (steps + parts - 1) / parts * tile.block_k;
 }
 
 Stage10Slots modelled_slots(int sms) {
@@ -119,7 +142,11 @@ Fp32Plan fp32_stage10_plan(const GemmShape& shape, int sms, const Stage10Slots& 
 }
 
 Fp32Plan fp32_track_plan(const GemmShape& shape, int sms, const Stage10Slots& slots) {
-    const Fp32Plan own = fp32_stage10_plan(shape, sms, slots), fastest = fp32_plan(shape, sms);
+    const Fp32Plan own = fp32_stage10_plan(shape, sms, slots);
+    const double longest_chain = kFp32LongestChainOverOwn * fp32_chain(shape, own.tile, own.parts);
+    const Fp32Plan fastest = fastest_plan(shape, sms, 0, own, [&](const Stage10Tile& tile, int parts) {
+        return fp32_chain(shape, tile, parts) <= longest_chain;
+    });
     return fastest.seconds * (1.0 + kFp32OwnPlanMargin) < own.seconds ? fastest : own;
 }
 

@@ -77,8 +77,18 @@ Stage10Slots modelled_slots(int sms);
 // time for it.
 Fp32Plan fp32_stage10_plan(const GemmShape& shape, int sms, const Stage10Slots& slots);
 
-// The track's plan: stage 10's own, unless the model predicts another (fp32_plan) faster by
-// more than the fitted margin (kFp32OwnPlanMargin), which is what the model cannot tell apart.
+// The K values each thread sums in one chain in the tile, K in `parts`: a part's K steps.
+int fp32_chain(const GemmShape& shape, const Stage10Tile& tile, int parts);
+
+// How much longer than stage 10's own plan's the track's chains may be: a sum's rounding error
+// on data of both signs grows as the square root of its length, so that the track's error stays
+// within 1.25x of stage 10's own launcher's, which matches SGEMM's or is below it on the
+// accuracy table's problems (docs/notes/10_tuned.md).
+constexpr double kFp32LongestChainOverOwn = 1.5625;  // 1.25^2
+
+// The track's plan: stage 10's own, unless the model predicts another faster by more than the
+// fitted margin (kFp32OwnPlanMargin), which is what the model cannot tell apart; of the plans
+// whose chains are at most kFp32LongestChainOverOwn times the own plan's.
 Fp32Plan fp32_track_plan(const GemmShape& shape, int sms, const Stage10Slots& slots);
 
 // Stage 10's kernel in the plan's tile and split of K.

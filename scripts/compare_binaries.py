@@ -52,6 +52,8 @@ from stage_runs import (DEFAULT_TRACKS, exit_status, executable, fp8_reference_n
 COMPARE_COLUMNS = ("problem", "source", "pair", "binary", "status", "reason")
 CSV_NAME, TABLE_NAME = "compare.csv", "compare.md"
 BINARIES = ("old", "new")
+# A problem is counted below where the new binary's ratio is under the old's by more than this.
+BELOW = 0.02
 # The problems of each pair whose ratio to cuBLAS moved most, listed in the report.
 MOVED_MOST = 10
 ALL_BANDS = "all"
@@ -175,13 +177,15 @@ def paired(rows):
 
 
 def band_summary(pairs):
-    """[(band, problems, old geomean, new geomean)] of one pair's problems: each band of M, then all."""
+    """[(band, problems, old geomean, new geomean, problems where the new ran below the old by more
+    than BELOW)] of one pair's problems: each band of M, then all."""
     out = []
     for band, member in (*draw_problems.BANDS, (ALL_BANDS, lambda m: True)):
         chosen = [(old, new) for old, new in pairs if member(old["m"])]
         if chosen:
             out.append((band, len(chosen), geomean([old["ratio_to_cublas"] for old, _ in chosen]),
-                        geomean([new["ratio_to_cublas"] for _, new in chosen])))
+                        geomean([new["ratio_to_cublas"] for _, new in chosen]),
+                        sum(new["ratio_to_cublas"] < (1 - BELOW) * old["ratio_to_cublas"] for old, new in chosen)))
     return out
 
 
@@ -198,13 +202,15 @@ def compare_markdown(rows, args_words):
              "the new one, each run verified and timed against cuBLAS at its precision"
              f"{fp8_reference_note(rows)} in its own process, so that each ratio to cuBLAS is its own binary's; "
              "the geomeans are over the problems both ran. "
-             "Points: the new geomean less the old, in % of cuBLAS.", "",
-             "| pair | band | problems | old | new | points | new / old |", "|:--|:--|--:|--:|--:|--:|--:|"]
+             "Points: the new geomean less the old, in % of cuBLAS. Below: the problems where the new ran "
+             f"slower than the old by more than {BELOW:.0%}.", "",
+             "| pair | band | problems | old | new | points | new / old | below |",
+             "|:--|:--|--:|--:|--:|--:|--:|--:|"]
     for pair in pairs:
         new_run = next(row["stage"] for row in rows if row["pair"] == pair and row["binary"] == "new")
-        for band, count, old, new in band_summary(by_pair.get(pair, [])):
+        for band, count, old, new, below in band_summary(by_pair.get(pair, [])):
             lines.append(f"| {pair} | {band} | {count} | {ratio_text(new_run, old)} | {ratio_text(new_run, new)} | "
-                         f"{points(old, new)} | {new / old:.3f} |")
+                         f"{points(old, new)} | {new / old:.3f} | {below} |")
     for pair in pairs:
         moved = sorted(by_pair.get(pair, []), key=lambda both: -abs(both[1]["ratio_to_cublas"] - both[0]["ratio_to_cublas"]))
         if not moved:
@@ -233,7 +239,7 @@ def short_table(rows):
         if not summary:
             lines.append(f"{pair:<36} {0:>8}")
             continue
-        _, count, old, new = summary[-1]
+        _, count, old, new, _ = summary[-1]
         new_run = by_pair[pair][0][1]["stage"]
         lines.append(f"{pair:<36} {count:>8} {ratio_text(new_run, old):>9} {ratio_text(new_run, new):>9} "
                      f"{points(old, new):>7}")

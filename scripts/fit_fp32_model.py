@@ -48,6 +48,9 @@ OWN_TILES = ((16, "16x256"), (32, "32x256"))
 ROWS64_TILE, ROWS64_MIN_BLOCKS, TUNED_TILE = "64x256", 16, "128x128"
 K_PARTS_MOST, K_PARTS_MIN_K_TILES, K_PART_COST = 64, 16, 0.03
 MARGINS = [i / 200 for i in range(31)]  # the margins the fit weighs: 0 to 15 %
+# How much longer than stage 10's own plan's the track's chains may be (dispatch/fp32.hpp).
+LONGEST_CHAIN_OVER_OWN = float(re.search(r"kFp32LongestChainOverOwn = ([0-9.]+);",
+                                         repo_path("dispatch/fp32.hpp").read_text()).group(1))
 
 
 class Model:
@@ -132,13 +135,21 @@ def found_own(shape, plans, sms):
     return next((plan for plan in plans if own and (plan["tile"], plan["parts"]) == own), None)
 
 
+def chain(shape, plan):
+    """The K values a thread sums in one chain (fp32_chain): a part's K steps."""
+    block_k = int(plan["block_k"])
+    return ceil_div(ceil_div(shape[2], block_k), plan["parts"]) * block_k
+
+
 def track_choice(shape, plans, model, sms):
     """The plan the track runs (fp32_track_plan): stage 10's own, unless the model predicts one
-    faster by more than its margin; None where the own plan is not among `plans`."""
+    faster by more than its margin, of those whose chains are at most LONGEST_CHAIN_OVER_OWN
+    times the own plan's; None where the own plan is not among `plans`."""
     own = own_of(shape, plans, sms)
     if own is None:
         return None
-    fastest = min(plans, key=lambda plan: predicted(plan, model))
+    longest = LONGEST_CHAIN_OVER_OWN * chain(shape, own)
+    fastest = min((plan for plan in plans if chain(shape, plan) <= longest), key=lambda plan: predicted(plan, model))
     return fastest if predicted(fastest, model) * (1 + model.margin) < predicted(own, model) else own
 
 

@@ -62,6 +62,16 @@ FAKE_BINARY = textwrap.dedent("""\
 SEED, COUNT = 5, 6
 
 
+class BandSummaryTest(unittest.TestCase):
+    def test_problems_below_the_old_by_more_than_two_percent_are_counted(self):
+        def pair(m, old, new):
+            return {"m": m, "ratio_to_cublas": old}, {"m": m, "ratio_to_cublas": new}
+        # 0.97 and 0.5 of the old are below; 0.99 of it is not.
+        summary = compare_binaries.band_summary([pair(16, 1.0, 0.97), pair(2048, 1.0, 0.99), pair(2048, 0.8, 0.4)])
+        self.assertEqual(summary[-1][0], compare_binaries.ALL_BANDS)
+        self.assertEqual((summary[-1][1], summary[-1][4]), (3, 2))
+
+
 class CompareTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
@@ -129,7 +139,7 @@ class CompareTest(unittest.TestCase):
         at_16 = sum(p[1] == 16 for p in problems)
         new = 1.2 ** (at_16 / len(problems)) * 0.9 ** (1 - at_16 / len(problems))
         self.assertIn(f"| stage 10 vs track fp32 | all | {len(problems)} | 80.0 % | {new * 100:.1f} % | "
-                      f"{(new - 0.8) * 100:+.1f} | {new / 0.8:.3f} |", markdown)
+                      f"{(new - 0.8) * 100:+.1f} | {new / 0.8:.3f} | 0 |", markdown)
         self.assertIn(f"## stage 10 vs track fp32: the {len(problems)} problems that moved most", markdown)
         self.assertIn("| m16 | 16 | 4096 | 4096 | 80.0 % | 120.0 % | +40.0 | 10 |", markdown)
         self.assertIn("## Runs that did not run", markdown)

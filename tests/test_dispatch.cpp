@@ -93,6 +93,28 @@ TEST(Fp32Track, KeepsStageTensOwnPlanWhereTheModelCannotTellThemApart) {
     EXPECT_LE(fp32_track_plan(narrow, kSms, slots).tile.block_n, 32);
 }
 
+// The track's sums no longer than 1.25^2 times stage 10's own plan's chains, so that its error
+// stays within about 1.25x of stage 10's: at 2500^3 the model's fastest plan (32 x 256, K
+// whole: chains of 2512 against the own plan's 840, K in 3 parts) is not the track's, nor at
+// 4096 x 64 x 4096 64 x 64 in 4 parts (1024 against 512); where the own plan leaves K whole,
+// nothing is longer.
+TEST(Fp32Track, ChainsNoLongerThanStageTensOwnByMoreThanTheRatio) {
+    const Stage10Slots slots = modelled_slots(kSms);
+    EXPECT_EQ(fp32_chain({2500, 2500, 2500}, stage10_tiles().front(), 3), 840);
+    for (const GemmShape shape : {GemmShape{2500, 2500, 2500}, GemmShape{4096, 64, 4096}, GemmShape{1024, 1024, 1024},
+                                  GemmShape{128, 6144, 4096}, GemmShape{4096, 24, 4096}, GemmShape{106, 175, 10625},
+                                  GemmShape{4096, 4096, 4096}}) {
+        const Fp32Plan own = fp32_stage10_plan(shape, kSms, slots), track = fp32_track_plan(shape, kSms, slots);
+        EXPECT_LE(fp32_chain(shape, track.tile, track.parts),
+                  kFp32LongestChainOverOwn * fp32_chain(shape, own.tile, own.parts))
+            << shape.m << " x " << shape.n << " x " << shape.k;
+    }
+    const GemmShape odd{2500, 2500, 2500};
+    const Fp32Plan fastest = fp32_plan(odd, kSms);
+    EXPECT_EQ(fp32_chain(odd, fastest.tile, fastest.parts), 2512);  // what the track would run without the bound
+    EXPECT_LT(fp32_chain(odd, fp32_track_plan(odd, kSms, slots).tile, fp32_track_plan(odd, kSms, slots).parts), 2512);
+}
+
 // Rows off 16 bytes are loaded value by value: a 128 x 128 block loads 128 values of A a K
 // step where K is not a multiple of 4, 128 of B where N is not, for its 128 x 128 FMAs, and
 // costs more for them.

@@ -30,6 +30,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <iterator>
 #include <cmath>
 #include <fstream>
 #include <functional>
@@ -63,16 +64,22 @@ namespace sgemm {
 namespace {
 
 // The plans the fit times for a shape: each tile in the split the model predicts best for
-// it, in one part, and in twice and half as many parts (where the track weighs them); and
-// stage 10's own plan, which the track keeps unless another is predicted faster by a margin.
+// it, in one part, and in twice and half as many parts (where the track weighs them), and in
+// the split it predicts best of those whose chains the track takes (kFp32LongestChainOverOwn);
+// and stage 10's own plan, which the track keeps unless another is predicted faster by a margin.
 std::vector<Fp32Plan> fp32_plans_timed(const GemmShape& shape, int sms, const Fp32Plan& own) {
     std::vector<Fp32Plan> plans;
+    const double longest_chain = kFp32LongestChainOverOwn * fp32_chain(shape, own.tile, own.parts);
     for (const Stage10Tile& tile : stage10_tiles()) {
         const auto seconds = [&](int parts) { return fp32_predicted_seconds(shape, tile, parts, sms); };
         const std::vector<int> weighed = fp32_parts_weighed(shape, tile);
-        const int best = *std::min_element(weighed.begin(), weighed.end(),
-                                           [&](int x, int y) { return seconds(x) < seconds(y); });
+        const auto faster = [&](int x, int y) { return seconds(x) < seconds(y); };
+        const int best = *std::min_element(weighed.begin(), weighed.end(), faster);
         std::vector<int> timed{1, best, 2 * best, (best + 1) / 2};
+        std::vector<int> taken;  // the splits whose chains the track takes
+        std::copy_if(weighed.begin(), weighed.end(), std::back_inserter(taken),
+                     [&](int parts) { return fp32_chain(shape, tile, parts) <= longest_chain; });
+        if (!taken.empty()) timed.push_back(*std::min_element(taken.begin(), taken.end(), faster));
         if (own.tile.id == tile.id) timed.push_back(own.parts);
         std::sort(timed.begin(), timed.end());
         timed.erase(std::unique(timed.begin(), timed.end()), timed.end());
