@@ -36,8 +36,8 @@
 //
 // Few rows. A 128-row tile on a C of 2 rows computes 64 times the FLOPs asked for. Where M
 // is at most 16, 32 or 64, blocks of that many rows by 256 columns run instead (64 rows only
-// where that makes 16 blocks or more), bound, as SGEMM is, by reading B once. The fp32 track
-// adds blocks for a narrow or small C, and keeps this launcher's plan unless sure of a faster.
+// where that makes 16 blocks or more), bound, as SGEMM is, by reading B once. The fp32 track adds
+// blocks for a narrow or small C; it keeps this plan unless sure of a faster, of sums <= 1.56x as long.
 // Sums in parts: rounding errors grow with a sum's chain, and on few rows cuBLAS splits K
 // finely (16 x 4096 x 4096: 1.9x less error). The 16-row blocks restart every 128 products,
 // adding into totals in spare registers; at 255 registers that cost the rest 4-8 % (notes).
