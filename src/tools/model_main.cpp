@@ -30,10 +30,10 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <iterator>
 #include <cmath>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <optional>
 #include <ostream>
 #include <string>
