@@ -12,33 +12,13 @@
 // 32's check keeps those values away from the split.
 #pragma once
 
-#include <cstring>
+#include "common/float_bits.hpp"
 
 namespace sgemm {
 
 struct Tf32Parts {
     unsigned big, small;
 };
-
-__host__ __device__ inline float float_of_bits(unsigned bits) {
-#if defined(__CUDA_ARCH__)
-    return __uint_as_float(bits);
-#else
-    float x;
-    std::memcpy(&x, &bits, sizeof x);
-    return x;
-#endif
-}
-
-__host__ __device__ inline unsigned bits_of_float(float x) {
-#if defined(__CUDA_ARCH__)
-    return __float_as_uint(x);
-#else
-    unsigned bits;
-    std::memcpy(&bits, &x, sizeof bits);
-    return bits;
-#endif
-}
 
 inline constexpr unsigned kTf32Bits = ~0x1FFFu;
 

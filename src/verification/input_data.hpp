@@ -38,12 +38,13 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "common/float_bits.hpp"
 
 namespace sgemm {
 
@@ -73,16 +74,6 @@ __host__ __device__ inline std::uint64_t mix_bits(std::uint64_t x) {
     x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
     x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
     return x ^ (x >> 31);
-}
-
-__host__ __device__ inline float float_from_bits(std::uint32_t bits) {
-#if defined(__CUDA_ARCH__)
-    return __uint_as_float(bits);
-#else
-    float value;
-    std::memcpy(&value, &bits, sizeof value);
-    return value;
-#endif
 }
 
 // What the kinds graded and outliers do at index k along K, the same for A and B (and
@@ -134,7 +125,7 @@ __host__ __device__ inline float input_value(InputData data, std::uint64_t seed,
             const int significant_bits = 1 + static_cast<int>((bits >> 1) % 23);
             const std::uint32_t top = 1u << (significant_bits - 1);
             const std::uint32_t magnitude = top | (static_cast<std::uint32_t>(bits >> 8) & (top - 1));
-            return float_from_bits(magnitude | (negative ? 0x80000000u : 0u));
+            return float_of_bits(magnitude | (negative ? 0x80000000u : 0u));
         }
         case InputData::extremes: {
             if (operand == Operand::c) return uniform;
