@@ -13,12 +13,13 @@
 // streaming all of B through it once per block-row. The group height is tuned too.
 //
 // Any shape. A shape that is not a multiple of the tile runs the same kernel compiled
-// with tests at the edges (EdgeTests in 10_tuned.cuh). Where K and N are multiples of 4,
-// every row starts 16-byte aligned and a float4 lies all inside the matrix or all
-// outside: loads and stores stay float4s, each tested once, and only the blocks on the
-// edges test at all (3000^3: 79 -> 93 % of cuBLAS, 5000^3: 81 -> 91 %). Where K is not,
-// A's values are tested and loaded alone; where N is not, B's, and C is stored a row at a
-// time (5238 x 1010 x 20: 34 -> 85 %). Whole tiles test nothing.
+// with tests at the edges (EdgeTests in 10_tuned.cuh). Where K and N are multiples of 4, a
+// float4 lies all inside the matrix or all outside: loads and stores stay float4s, each
+// tested once (3000^3: 79 -> 93 % of cuBLAS); with K whole tiles and blocks inside C, those
+// on the edges read rows and columns past C as their first and test only stores: one loop a
+// launch (two stalled warps fetching instructions: 2x the time at 65 x 16896 x 2560 on an
+// H200). Where K is not, A's values are loaded alone; where N is not, B's, and C is stored a
+// row at a time (5238 x 1010 x 20: 34 -> 85 %).
 //
 // Hiding the barrier. In stage 9 every tile ends with all warps draining at a barrier
 // and then waiting on the next tile's first shared-memory loads. Here the fragments are
@@ -42,9 +43,8 @@
 // finely (16 x 4096 x 4096: 1.9x less error). The 16-row blocks restart every 128 products,
 // adding into totals in spare registers; at 255 registers that cost the rest 4-8 % (notes).
 //
-// What changed since stage 9: the tile shape is a parameter and the tuner's pick; the
-// barrier placement, fragment buffers and cp.async for B; the rasterized block order; the
-// edge-safe variants; the split of K; blocks of few rows, narrow and small C; sums in parts.
+// What changed since stage 9: the tile is a parameter, the tuner's pick; the barrier's place,
+// fragment buffers, cp.async for B; block order; edges; the split of K; few rows; sums in parts.
 //
 // Prediction: 5–10 % over stage 9, to 90–100 % of cuBLAS.
 //

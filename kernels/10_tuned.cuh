@@ -159,13 +159,21 @@ struct TileRectangle {
     __device__ const float* b_row(int kk) const { return b + kk * n; }
 };
 
+// The rectangle with the tile's rows past A's and columns past B's read as its first row and
+// column (computed, never stored): its loads need no tests where K is whole tiles and rows
+// start 16-byte aligned, on C's edges as inside.
+struct TileRectangleReadInside : TileRectangle {
+    __device__ OperandRow a_row(int row) const { return TileRectangle::a_row(row0 + row < m ? row : 0); }
+    __device__ int b_column(int column) const { return TileRectangle::b_column(col0 + column < n ? column : 0); }
+};
+
 // What a block tests at the edges of the matrices. A's rows are K floats long, B's and C's
 // N: where one is a multiple of 4 and the other not, its operands keep their float4s.
 //   kNone: the shape is whole tiles; loads and stores are float4s, nothing tested.
 //   kPerFloat4: K and N are multiples of 4, so every row starts 16-byte aligned and a
 //     float4 of A, B or C lies all inside the matrix or all outside: float4 loads and
-//     stores, each tested once (zeros outside); and a block whose tile lies inside C
-//     (K whole tiles) tests nothing.
+//     stores, each tested once (zeros outside); where K is whole tiles and a block lies
+//     inside C, the loads of every block as kNone's (TileRectangleReadInside).
 //   kAPerFloat: N is a multiple of 4, K not: A's values are tested and loaded alone, B's
 //     and C's float4s as kPerFloat4 tests them.
 //   kBCPerFloat: K is a multiple of 4, N not: A's float4s as kPerFloat4, B's and C's
@@ -437,11 +445,14 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
     const int first_tile = kSplitK ? static_cast<int>(blockIdx.y) * k_tiles / split.parts : 0;
     const int tile_count = kSplitK ? (static_cast<int>(blockIdx.y) + 1) * k_tiles / split.parts : k_tiles;
     const TileRectangle tile{a, b, row0, col0, m, n, k};
-    // With rows 16-byte aligned, a block whose tile lies inside C, and K whole tiles, tests
-    // nothing: only the blocks on the edges pay for the tests.
-    const bool inside = row0 + T::kBlockM <= m && col0 + T::kBlockN <= n && k % T::kBlockK == 0;
-    if (kEdges == EdgeTests::kPerFloat4 && inside)
-        multiply_tile<T, EdgeTests::kNone>(tile, k, first_tile, tile_count, shared, acc);
+    // With rows 16-byte aligned and K whole tiles, a launch with blocks inside C and blocks
+    // on its edges runs them all on one untested loop: on an untested loop inside and a
+    // tested one on the edges, they ran up to twice the time of either loop alone, their
+    // warps waiting for instructions ten times as often. Where no block lies inside C (C
+    // narrower or shorter than the tile), they keep the tested loop, which ran faster there
+    // (docs/notes/10_tuned.md).
+    if (kEdges == EdgeTests::kPerFloat4 && k % T::kBlockK == 0 && m >= T::kBlockM && n >= T::kBlockN)
+        multiply_tile<T, EdgeTests::kNone>(TileRectangleReadInside{tile}, k, first_tile, tile_count, shared, acc);
     else
         multiply_tile<T, kEdges>(tile, k, first_tile, tile_count, shared, acc);
     if constexpr (bc_per_float(kEdges)) {

@@ -359,8 +359,10 @@ INSTANTIATE_TEST_SUITE_P(AllStages, StageCorrectness, ::testing::ValuesIn(all_ca
 
 // Stage 10's kernel in each of its tiles, K whole and in three parts: the plans the fp32
 // track chooses among (dispatch/fp32.cpp), on whole tiles, rows 16-byte aligned off the
-// tiles, A's rows off 16 bytes, B's and C's, and both (the kernel's five kinds of edge
-// tests), alpha and beta not 1; on uniform data, NaN and +-Inf, and values near FP32's ends.
+// tiles (C larger than every tile and K whole tiles, where the loads test nothing and read
+// rows and columns past C's as the tile's first; K off them), A's rows off 16 bytes, B's
+// and C's, and both (the kernel's five kinds of edge tests), alpha and beta not 1; on
+// uniform data, NaN and +-Inf, and values near FP32's ends.
 template <int kTile, int kParts>
 void launch_stage10_tile(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream) {
     launch_tuned_tile(stage10_tiles().at(kTile), kParts, problem, a, b, c, stream);
@@ -383,8 +385,9 @@ TEST(Stage10Tiles, EveryTileAndSplitMatchesFloat64) {
     for (const auto& [launch, name] : stage10_plans(std::make_integer_sequence<int, kTileCount>{})) {
         Stage stage = *find_stage(10);
         stage.launch = launch;
-        for (const GemmShape shape : {GemmShape{128, 256, 256}, GemmShape{100, 68, 260}, GemmShape{70, 44, 131},
-                                      GemmShape{70, 45, 132}, GemmShape{77, 45, 131}, GemmShape{77, 45, 1283}})
+        for (const GemmShape shape : {GemmShape{128, 256, 256}, GemmShape{200, 300, 256}, GemmShape{100, 68, 260},
+                                      GemmShape{70, 44, 131}, GemmShape{70, 45, 132}, GemmShape{77, 45, 131},
+                                      GemmShape{77, 45, 1283}})
             for (const InputData data : {InputData::uniform, InputData::special, InputData::extremes}) {
                 const StageResult result = run_checked(stage, GemmProblem{shape, 0.75f, -1.5f}, 7, data);
                 EXPECT_TRUE(result.passed()) << "tile " << name << ", " << shape.m << " x " << shape.n << " x "
