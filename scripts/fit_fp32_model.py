@@ -19,7 +19,9 @@ margin by which the track keeps stage 10's own plan (dispatch/fp32.cpp, fp32_tra
 plan was timed. The report: how often the model, refitted, chooses the fastest plan timed, what its other
 choices cost, and by band of M the geomean ratio to SGEMM of its choice and of the fastest
 plan timed. --evaluate fits nothing and reports the header's model. --check: the model here
-gives the times sgemm_model wrote (from the header it was built with).
+gives the times sgemm_model wrote (from the header it was built with). Times of stage 10's
+sources other than this tree's (the rows' `sources`) are refused unless --stale-ok: a fit on
+them models a kernel that is no longer there.
 """
 import argparse
 import csv
@@ -31,6 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fit_bf16_cost import BANDS, fit, geomean  # noqa: E402
+from source_hashes import refuse_times_measured_elsewhere  # noqa: E402
 from stage_runs import repo_path  # noqa: E402
 
 HEADER = Path("dispatch/fp32_fit.hpp")
@@ -166,7 +169,8 @@ def read_plans(paths):
                 if "own" in row:  # stage 10's own plan as sgemm_model found it (files before say nothing)
                     plan["own"] = row["own"] == "1"
                 if row["median_ms"]:
-                    plan.update(seconds=float(row["median_ms"]) * 1e-3, cublas=float(row["cublas_median_ms"]) * 1e-3)
+                    plan.update(seconds=float(row["median_ms"]) * 1e-3, cublas=float(row["cublas_median_ms"]) * 1e-3,
+                                sources=row.get("sources", ""))
                 problems.setdefault((int(row["m"]), int(row["n"]), int(row["k"])), []).append(plan)
     return problems
 
@@ -343,6 +347,8 @@ def main(argv=None):
     parser.add_argument("--check", help="an sgemm_model --track fp32 CSV: does this model give its predictions "
                         "and its choices?")
     parser.add_argument("--sms", type=int, default=132, help="the SMs of the GPU the plans ran on (default 132)")
+    parser.add_argument("--stale-ok", action="store_true",
+                        help="fit or evaluate on times of stage 10's sources other than this tree's")
     parser.add_argument("--blocks-per-sm", nargs="+", default=[], metavar="TILE=BLOCKS",
                         help="tiles whose blocks an SM the files counted otherwise (e.g. 32x256=3): their waves "
                         "are worked out again")
@@ -355,6 +361,10 @@ def main(argv=None):
         return 0 if worst < 1e-5 and not wrong else 1
     held = {tile: int(blocks) for tile, blocks in (item.split("=") for item in args.blocks_per_sm)}
     problems = with_blocks_per_sm(timed(read_plans(args.plans)), held, args.sms)
+    if not args.stale_ok:
+        plans = [plan for plans in problems.values() for plan in plans]
+        refuse_times_measured_elsewhere([("10", plan["sources"]) for plan in plans if plan["sources"]],
+                                        sum(not plan["sources"] for plan in plans), "fit_fp32_model.py")
     if args.evaluate:
         text = report(problems, model, f"The fp32 track's model on problems it was not fitted on ({fitted_on})",
                       args.sms)

@@ -19,7 +19,8 @@ by least squares on the logarithm of the time, so that a 10 us problem weighs as
 report: how often the model chooses the fastest kernel timed, and by band of M the geomean
 ratio to SGEMM of its choice and of the fastest kernel timed, and the share of problems at
 or above SGEMM. --check: the model here gives the split kernels' times sgemm_model wrote (from
-the header it was built with; no times needed).
+the header it was built with; no times needed). Times of a stage's sources other than this
+tree's (the rows' `sources`) are refused unless --stale-ok.
 """
 import argparse
 import csv
@@ -30,6 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fit_bf16_cost import BANDS, fit, geomean  # noqa: E402
+from source_hashes import refuse_times_measured_elsewhere  # noqa: E402
 from stage_runs import repo_path  # noqa: E402
 
 HEADER = Path("dispatch/fp32_tc_fit.hpp")
@@ -57,6 +59,7 @@ def read_kernels(paths, timed_only=True):
                     "predicted": float(row["predicted_us"]) * 1e-6,
                     "seconds": float(row["median_ms"] or "nan") * 1e-3,
                     "sgemm": float(row["cublas_median_ms"] or "nan") * 1e-3,
+                    "sources": row.get("sources", ""),
                 }
     return problems
 
@@ -154,6 +157,8 @@ def main(argv=None):
     parser.add_argument("--header", default=str(HEADER))
     parser.add_argument("--report")
     parser.add_argument("--evaluate", action="store_true", help="fit nothing: report the header's model")
+    parser.add_argument("--stale-ok", action="store_true",
+                        help="fit or evaluate on times of the stages' sources other than this tree's")
     args = parser.parse_args(argv)
     header = repo_path(args.header)
     if args.check:
@@ -166,6 +171,10 @@ def main(argv=None):
     problems = read_kernels(args.kernels)
     if not problems:
         sys.exit("no timed rows in " + " ".join(args.kernels))
+    if not args.stale_ok:
+        rows = [(str(stage), row["sources"]) for kernels in problems.values() for stage, row in kernels.items()]
+        refuse_times_measured_elsewhere([row for row in rows if row[1]], sum(not row[1] for row in rows),
+                                        "fit_fp32_tc_model.py")
     start = read_header(header)
     if args.evaluate:
         text = report(problems, start, f"The fp32-tc track's model on {len(problems)} problems it was not fitted on")

@@ -173,6 +173,26 @@ def sources_hash(label, tree):
     return digest.hexdigest()[:HASH_LENGTH]
 
 
+def measured_elsewhere(recorded, tree):
+    """[(label, recorded hash, the tree's hash)] of the (label, hash) pairs in `recorded` whose
+    hash is not the tree's for that label: times of a kernel that has changed since they were
+    taken (the fits refuse them, scripts/fit_fp32_model.py)."""
+    now = {label: sources_hash(label, tree) for label, _ in set(recorded)}
+    return sorted((label, hash_, now[label]) for label, hash_ in set(recorded) if hash_ != now[label])
+
+
+def refuse_times_measured_elsewhere(recorded, unrecorded, what):
+    """Exit naming the times in `recorded` ((label, hash) pairs) that measured other sources
+    than this tree's; note the `unrecorded` count (files from before rows named their sources)."""
+    stale = measured_elsewhere(recorded, WorkingTree())
+    if stale:
+        sys.exit(f"{what}: times of sources this tree no longer has: " +
+                 "; ".join(f"stage {label} measured on {then}, now {now}" for label, then, now in stale) +
+                 ". Time them again (sgemm_model --time), or pass --stale-ok to fit on them anyway.")
+    if unrecorded:
+        print(f"{what}: {unrecorded} timed rows name no sources (written before sgemm_model named them)")
+
+
 def labels(tree):
     """Every stage (0 and each chapter's number) and track the tree holds."""
     stages = {int(match.group(1)) for path in tree.files() if (match := CHAPTER_FILE.match(path))}

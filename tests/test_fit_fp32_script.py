@@ -1,6 +1,7 @@
 """scripts/fit_fp32_model.py: the model's form is dispatch/fp32.cpp's (the test fp32_model_agrees
 checks it against sgemm_model's predictions); the fit recovers the constants that made a set
 of times; the header it writes reads back; the report counts the choices right."""
+import csv
 import math
 import random
 import sys
@@ -11,6 +12,7 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT / "scripts"))
 import fit_fp32_model  # noqa: E402
+import source_hashes  # noqa: E402
 
 MODEL = fit_fp32_model.Model((3e-6, 2e-6, 1e-6, 20.0, 2.5e11, 2.8e12),
                              {"128x128": (0.7, 0.4), "128x32": (0.5, 0.2)}, 0.03)
@@ -127,6 +129,35 @@ class OwnPlanTest(unittest.TestCase):
         self.assertIs(fit_fp32_model.track_choice(shape, problems, near, 132), own)
         self.assertIs(fit_fp32_model.track_choice(shape, problems, MODEL, 132), other)
         self.assertIsNone(fit_fp32_model.track_choice((8, 8, 8), problems, MODEL, 132))  # no 16x256 plan
+
+
+class SourcesTest(unittest.TestCase):
+    # A plan's time measures stage 10's kernel as it was built (sgemm_model's `sources`
+    # column): a fit on times of a kernel the tree no longer has models that old kernel.
+    def test_only_other_hashes_than_the_trees_are_named(self):
+        tree = source_hashes.WorkingTree(REPO_ROOT)
+        now = source_hashes.sources_hash("10", tree)
+        self.assertEqual(source_hashes.measured_elsewhere([("10", now)], tree), [])
+        self.assertEqual(source_hashes.measured_elsewhere([("10", now), ("10", "0123456789ab")], tree),
+                         [("10", "0123456789ab", now)])
+
+    def test_the_fit_refuses_them_and_leaves_the_header(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            header, plans = Path(tmp) / "fit.hpp", Path(tmp) / "plans.csv"
+            fit_fp32_model.write_header(header, MODEL, "Fitted on made-up plans.")
+            before = header.read_text()
+            row = dict(m=1, n=256, k=64, tile="128x128", parts=1, block_m=128, block_n=128, block_k=8,
+                       blocks_per_sm=2, block_fmas=1e6, full_waves=0, last_wave=1, dram_bytes=0, split_bytes=0,
+                       float_loads_per_fma=0, predicted_us=10, chosen=1, own=1, median_ms=0.01,
+                       cublas_median_ms=0.01, timing="graph", sources="0123456789ab")
+            with open(plans, "w", newline="") as file:
+                writer = csv.DictWriter(file, fieldnames=row.keys())
+                writer.writeheader()
+                writer.writerow(row)
+            with self.assertRaises(SystemExit) as refused:
+                fit_fp32_model.main(["--plans", str(plans), "--header", str(header)])
+            self.assertIn("stage 10 measured on 0123456789ab", str(refused.exception.code))
+            self.assertEqual(header.read_text(), before)
 
 
 if __name__ == "__main__":

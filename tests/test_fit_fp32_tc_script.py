@@ -17,11 +17,12 @@ FIELDS = ["m", "n", "k", "kernel", "split_values", "bytes", "products", "predict
           "cublas_median_ms", "timing"]
 
 
-def kernels_csv(path, rng, count=80):
+def kernels_csv(path, rng, count=80, sources=None):
     """Problems whose split kernels take exactly the model's time under CONSTANTS, and a stage
-    10 plan predicted (and measured) at a time of its own."""
+    10 plan predicted (and measured) at a time of its own; each row naming `sources` where given."""
     with open(path, "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=FIELDS)
+        writer = csv.DictWriter(f, fieldnames=FIELDS + (["sources"] if sources else []),
+                                restval=sources)
         writer.writeheader()
         for i in range(count):
             m, n, k = (rng.randrange(1, 8192) for _ in range(3))
@@ -77,6 +78,17 @@ class ModelTest(unittest.TestCase):
             text = fit_fp32_tc_model.report(problems, CONSTANTS, "a test")
             all_row = next(line for line in text.splitlines() if line.startswith("| all |"))
             self.assertIn("| 20 | 100% |", all_row)
+
+    def test_times_of_sources_the_tree_no_longer_has_are_refused(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path, header = Path(tmp) / "kernels.csv", Path(tmp) / "fit.hpp"
+            fit_fp32_tc_model.write_header(header, CONSTANTS, "a test")
+            before = header.read_text()
+            kernels_csv(path, random.Random(8), count=5, sources="0123456789ab")
+            with self.assertRaises(SystemExit) as refused:
+                fit_fp32_tc_model.main(["--kernels", str(path), "--header", str(header)])
+            self.assertIn("stage 22 measured on 0123456789ab", str(refused.exception.code))
+            self.assertEqual(header.read_text(), before)
 
 
 if __name__ == "__main__":

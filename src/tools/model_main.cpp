@@ -8,9 +8,10 @@
 // --track fp32 (dispatch/fp32.hpp): for each shape, plans of stage 10's kernel (each tile,
 // in the split of K the model predicts best for it, in one part, and in twice and half as
 // many; and stage 10's own plan), each plan's terms, its predicted time and whether the
-// track chooses it; with
-// --time, each plan timed against cuBLAS SGEMM by CUDA graphs, for
-// scripts/fit_fp32_model.py. --sms models a GPU of that many SMs without asking one.
+// track chooses it; with --time, each plan timed against cuBLAS SGEMM by CUDA graphs, for
+// scripts/fit_fp32_model.py. --sms models a GPU of that many SMs without asking one. Each
+// row names the sources its time measures (stage 10's hash, driver/source_hashes.hpp), so
+// that the fit refuses times of a kernel that has changed since.
 // --track bf16-tiles (dispatch/bf16_tiles.hpp): for each shape, stage 30's plans that the
 // model predicts within --within of its best (at most --most of them), each plan's terms,
 // its predicted time and whether the chooser picks it; with --time, each timed against
@@ -24,7 +25,7 @@
 // --track fp32-tc (dispatch/fp32_tc.hpp): for each shape, each kernel the track weighs that
 // takes it as it is (stage 10's plan, stages 22, 23 and 24), its terms, predicted time and
 // whether the track chooses it; with --time, each timed against cuBLAS SGEMM by CUDA graphs,
-// for scripts/fit_fp32_tc_model.py.
+// for scripts/fit_fp32_tc_model.py; each row names its stage's sources, as fp32's do.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -53,6 +54,7 @@
 #include "dispatch/fp32_tc.hpp"
 #include "dispatch/kernel_choice.hpp"
 #include "driver/stage_registry.hpp"
+#include "driver/source_hashes.hpp"
 #include "driver/stage_runner.hpp"
 #include "gpu/device_info.hpp"
 #include "verification/fp8_inputs.hpp"
@@ -95,7 +97,7 @@ std::vector<Fp32Plan> fp32_plans_timed(const GemmShape& shape, int sms, const Fp
 void model_fp32(const std::vector<GemmShape>& shapes, int sms, const Stage10Slots& slots, bool time,
                 double time_budget, std::ostream& csv) {
     csv << "m,n,k,tile,parts,block_m,block_n,block_k,blocks_per_sm,block_fmas,full_waves,last_wave,dram_bytes,"
-           "split_bytes,float_loads_per_fma,predicted_us,chosen,own,median_ms,cublas_median_ms,timing\n";
+           "split_bytes,float_loads_per_fma,predicted_us,chosen,own,median_ms,cublas_median_ms,timing,sources\n";
     std::optional<StageRunner> runner;
     if (time) runner.emplace(query_device());
     const Stage& track = *find_track("fp32");
@@ -126,11 +128,12 @@ void model_fp32(const std::vector<GemmShape>& shapes, int sms, const Stage10Slot
             const auto is = [&plan](const Fp32Plan& other) {
                 return plan.tile.id == other.tile.id && plan.parts == other.parts;
             };
-            csv << fmt::format("{},{},{},{},{},{},{},{},{},{:.9g},{:g},{:g},{:.9g},{:.9g},{:.9g},{:.9g},{},{},{}\n",
+            csv << fmt::format("{},{},{},{},{},{},{},{},{},{:.9g},{:g},{:g},{:.9g},{:.9g},{:.9g},{:.9g},{},{},{},{}\n",
                                shape.m, shape.n, shape.k, plan.tile.name, plan.parts, plan.tile.block_m,
                                plan.tile.block_n, plan.tile.block_k, plan.tile.blocks_per_sm, t.block_fmas,
                                t.full_waves, t.last_wave, t.dram_bytes, t.split_bytes, t.float_loads_per_fma,
-                               plan.seconds * 1e6, is(chosen) ? 1 : 0, is(own) ? 1 : 0, measured);
+                               plan.seconds * 1e6, is(chosen) ? 1 : 0, is(own) ? 1 : 0, measured,
+                               sources_hash("10"));
             csv.flush();
         }
     }
@@ -138,7 +141,7 @@ void model_fp32(const std::vector<GemmShape>& shapes, int sms, const Stage10Slot
 
 // The fp32-tc track's kernels on each shape, each timed (where `time`) as the fp32 plans are.
 void model_fp32_tc(const std::vector<GemmShape>& shapes, int sms, bool time, double time_budget, std::ostream& csv) {
-    csv << "m,n,k,kernel,split_values,bytes,products,predicted_us,chosen,median_ms,cublas_median_ms,timing\n";
+    csv << "m,n,k,kernel,split_values,bytes,products,predicted_us,chosen,median_ms,cublas_median_ms,timing,sources\n";
     std::optional<StageRunner> runner;
     if (time) runner.emplace(query_device());
     const Stage& track = *find_track("fp32-tc");
@@ -173,8 +176,10 @@ void model_fp32_tc(const std::vector<GemmShape>& shapes, int sms, bool time, dou
                            result.timing.cublas_median_ms * 1e3);
                 std::fflush(stdout);
             }
-            csv << fmt::format("{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{},{}\n", shape.m, shape.n, shape.k, stage,
-                               t.split_values, t.bytes, t.products, predicted * 1e6, !chosen.padded && chosen.stage == stage ? 1 : 0, measured);
+            csv << fmt::format("{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{},{},{}\n", shape.m, shape.n, shape.k, stage,
+                               t.split_values, t.bytes, t.products, predicted * 1e6,
+                               !chosen.padded && chosen.stage == stage ? 1 : 0, measured,
+                               sources_hash(std::to_string(stage)));
             csv.flush();
         }
     }
