@@ -21,7 +21,8 @@ from the header and reports on the plans given (a draw the model was not fitted 
 --track-with (with --evaluate --stage 31): stage 29's timed tiles of the same problems; the
 report is the fp8 track's choice (dispatch/fp8.cpp: the faster predicted of stage 31's plans
 and stage 29's tiles, each with its constants) against the best timed of both and against
-stage 29 in its own model's tile, each run against cuBLASLt in its own process.
+stage 29 in its own model's tile, each run against cuBLASLt in its own process. Times of the
+stage's sources other than this tree's (the rows' `sources`) are refused unless --stale-ok.
 """
 import argparse
 import csv
@@ -34,6 +35,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fit_bf16_cost import solve  # noqa: E402
+from source_hashes import refuse_times_measured_elsewhere  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 HEADERS = {29: REPO / "dispatch" / "fp8_fit.hpp", 30: REPO / "dispatch" / "bf16_tiles_fit.hpp",
@@ -239,6 +241,13 @@ def write_header(path, constants, fitted_on, name="kAnyTileCost"):
     Path(path).write_text(text)
 
 
+def timed_sources(path):
+    """The sources each timed row of a plans file names (sgemm_model's `sources`; "" in files
+    from before it named them)."""
+    with open(path, newline="") as file:
+        return [row.get("sources") or "" for row in csv.DictReader(file) if row["median_ms"]]
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--plans", required=True, nargs="+")
@@ -250,6 +259,8 @@ def main(argv=None):
     parser.add_argument("--evaluate", action="store_true")
     parser.add_argument("--track-with", help="with --evaluate --stage 31: stage 29's timed tiles (the fp8 track)")
     parser.add_argument("--report")
+    parser.add_argument("--stale-ok", action="store_true",
+                        help="fit or evaluate on times of the stage's sources other than this tree's")
     args = parser.parse_args(argv)
     if args.track_with and not (args.evaluate and args.stage == 31):
         sys.exit("fit_bf16_tiles: --track-with goes with --evaluate --stage 31")
@@ -257,6 +268,12 @@ def main(argv=None):
     plans = [plan for path in args.plans for plan in read_plans(path, k_tile)]
     if not plans:
         sys.exit("fit_bf16_tiles: no timed plans")
+    if not args.stale_ok:
+        recorded = [(str(args.stage), hash_) for path in args.plans for hash_ in timed_sources(path)]
+        if args.track_with:
+            recorded += [("29", hash_) for hash_ in timed_sources(args.track_with)]
+        refuse_times_measured_elsewhere([row for row in recorded if row[1]], sum(not row[1] for row in recorded),
+                                        "fit_bf16_tiles.py")
     header, name = args.header or str(HEADERS[args.stage]), NAMES[args.stage]
     constants = read_header(header, name)
     command = "python3 scripts/fit_bf16_tiles.py " + " ".join(argv if argv is not None else sys.argv[1:])

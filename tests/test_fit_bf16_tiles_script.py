@@ -122,6 +122,24 @@ class FitTest(unittest.TestCase):
             # The model made the times, so it chooses the fastest plan of every problem.
             self.assertIn("| all | 40 | 1.000 | 40 | 100.0 % | 100.0 % |", report.read_text())
 
+    def test_times_of_sources_the_tree_no_longer_has_are_refused(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            plans, header = Path(tmp) / "plans.csv", Path(tmp) / "fit.hpp"
+            shutil.copy(REPO_ROOT / "dispatch" / "bf16_tiles_fit.hpp", header)
+            before = header.read_text()
+            with open(plans, "w", newline="") as file:
+                writer = csv.DictWriter(file, fieldnames=HEADER + ["sources"])
+                writer.writeheader()
+                writer.writerow({"m": 128, "n": 4096, "k": 4096, "tile": 0, "weights_as_rows": 0, "rows": 128,
+                                 "columns": 64, "consumers": 2, "cluster": 1, "ctas": 132, "split_tail": 0,
+                                 "splits": 1, **{key: value for key, value in terms().items() if key != "sm_tiles"},
+                                 "predicted_us": 0, "chosen": 0, "median_ms": 0.05, "cublas_median_ms": 0.05,
+                                 "timing": "graph", "sources": "0123456789ab"})
+            with self.assertRaises(SystemExit) as refused:
+                fit_bf16_tiles.main(["--plans", str(plans), "--header", str(header)])
+            self.assertIn("stage 30 measured on 0123456789ab", str(refused.exception.code))
+            self.assertEqual(header.read_text(), before)
+
 
 class StageThirtyOneTest(unittest.TestCase):
     def test_its_constants_start_as_stage_thirtys_and_a_fit_writes_its_own(self):

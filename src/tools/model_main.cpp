@@ -21,7 +21,8 @@
 // --track fp8 (stage 29's tiles, which the fp8 track weighs beside stage 31's plans): for each
 // shape, each of stage 29's tiles as stage 31's model sees it and whether stage 29's own model
 // chooses it; with --time, each timed against cuBLASLt in the recipe's scales, for
-// scripts/fit_bf16_tiles.py --stage 29.
+// scripts/fit_bf16_tiles.py --stage 29. Each row of these three names its stage's sources,
+// as fp32's do.
 // --track fp32-tc (dispatch/fp32_tc.hpp): for each shape, each kernel the track weighs that
 // takes it as it is (stage 10's plan, stages 22, 23 and 24), its terms, predicted time and
 // whether the track chooses it; with --time, each timed against cuBLAS SGEMM by CUDA graphs,
@@ -38,6 +39,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "dispatch/bf16.hpp"
@@ -191,7 +193,7 @@ void model_fp32_tc(const std::vector<GemmShape>& shapes, int sms, bool time, dou
 using TimePlan = std::function<StageResult(const AnyTilePlan& plan)>;
 void write_tile_plans(const GemmShape& shape, const std::vector<AnyTileCandidate>& candidates,
                       const std::vector<AnyTile>& tiles, double within, int most, const TimePlan& time_plan,
-                      std::ostream& csv) {
+                      std::string_view sources, std::ostream& csv) {
     for (std::size_t i = 0; i < candidates.size() && static_cast<int>(i) < most; ++i) {
         const AnyTileCandidate& candidate = candidates[i];
         if (candidate.predicted_seconds > within * candidates.front().predicted_seconds) break;
@@ -214,12 +216,12 @@ void write_tile_plans(const GemmShape& shape, const std::vector<AnyTileCandidate
         }
         const AnyTileTerms& t = candidate.terms;
         csv << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},"
-                           "{:.9g},{},{}\n",
+                           "{:.9g},{},{},{}\n",
                            shape.m, shape.n, shape.k, plan.tile, tile.weights_as_rows ? 1 : 0, tile.rows,
                            tile.columns, tile.consumers, tile.cluster, plan.ctas, plan.split_tail ? 1 : 0, plan.splits,
                            t.sm_k_tiles, t.step_bytes, t.step_macs, t.step_wgmmas, t.dram_bytes, t.sm_store_bytes,
                            t.sm_split_bytes, t.sm_cluster_split_bytes, candidate.predicted_seconds * 1e6, i == 0 ? 1 : 0,
-                           measured);
+                           measured, sources);
         csv.flush();
     }
 }
@@ -227,7 +229,7 @@ void write_tile_plans(const GemmShape& shape, const std::vector<AnyTileCandidate
 constexpr const char* kTilePlansHeader =
     "m,n,k,tile,weights_as_rows,rows,columns,consumers,cluster,ctas,split_tail,splits,sm_k_tiles,step_bytes,"
     "step_macs,step_wgmmas,dram_bytes,sm_store_bytes,sm_split_bytes,sm_cluster_split_bytes,predicted_us,chosen,"
-    "median_ms,cublas_median_ms,timing\n";
+    "median_ms,cublas_median_ms,timing,sources\n";
 
 RunSettings plan_timing_settings(const GemmShape& shape, double time_budget, TimingMethod timing) {
     RunSettings settings;
@@ -257,7 +259,8 @@ void model_bf16_tiles(const std::vector<GemmShape>& shapes, bool time, double ti
                                    }},
                                    plan_timing_settings(shape, time_budget, timing));
             };
-        write_tile_plans(shape, any_tile_candidates(shape, gpu), any_tiles(), within, most, time_plan, csv);
+        write_tile_plans(shape, any_tile_candidates(shape, gpu), any_tiles(), within, most, time_plan, sources_hash("30"),
+                         csv);
     }
 }
 
@@ -270,7 +273,7 @@ void model_fp8(const std::vector<GemmShape>& shapes, bool time, double time_budg
                std::ostream& csv) {
     csv << "m,n,k,tile,weights_as_rows,rows,columns,consumers,cluster,ctas,split_tail,splits,sm_k_tiles,step_bytes,"
            "step_macs,step_wgmmas,dram_bytes,sm_store_bytes,sm_split_bytes,sm_cluster_split_bytes,predicted_us,chosen,"
-           "median_ms,cublas_median_ms,timing,direct_stores\n";
+           "median_ms,cublas_median_ms,timing,direct_stores,sources\n";
     std::optional<StageRunner> runner;
     if (time) runner.emplace(query_device());
     const Stage& stage = *find_stage(29);
@@ -305,10 +308,10 @@ void model_fp8(const std::vector<GemmShape>& shapes, bool time, double time_budg
             const double stacks = std::ceil(static_cast<double>(shape.m) / (tile.block_m * tile.cluster_m)) *
                                   std::ceil(static_cast<double>(shape.n) / tile.block_n);
             const double ctas = std::min(stacks, std::floor(static_cast<double>(sms) / tile.cluster_m)) * tile.cluster_m;
-            csv << fmt::format("{},{},{},{},0,{},{},2,{},{},0,1,{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},0,0,{:.9g},{},{},{}\n",
+            csv << fmt::format("{},{},{},{},0,{},{},2,{},{},0,1,{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},0,0,{:.9g},{},{},{},{}\n",
                                shape.m, shape.n, shape.k, tile.name, tile.block_m, tile.block_n, tile.cluster_m, ctas,
                                t.sm_k_tiles, t.step_bytes, t.step_macs, t.step_wgmmas, t.dram_bytes, t.sm_store_bytes,
-                               predicted * 1e6, &tile == &chosen ? 1 : 0, measured, direct ? 1 : 0);
+                               predicted * 1e6, &tile == &chosen ? 1 : 0, measured, direct ? 1 : 0, sources_hash("29"));
             csv.flush();
         }
     }
@@ -344,7 +347,7 @@ void model_fp8_tiles(const std::vector<GemmShape>& shapes, bool time, double tim
                                    }},
                                    settings, *inputs);
             };
-        write_tile_plans(shape, candidates, fp8_any_tiles(), within, most, time_plan, csv);
+        write_tile_plans(shape, candidates, fp8_any_tiles(), within, most, time_plan, sources_hash("31"), csv);
     }
 }
 
