@@ -272,8 +272,7 @@ def main(argv=None):
         recorded = [(str(args.stage), hash_) for path in args.plans for hash_ in timed_sources(path)]
         if args.track_with:
             recorded += [("29", hash_) for hash_ in timed_sources(args.track_with)]
-        refuse_times_measured_elsewhere([row for row in recorded if row[1]], sum(not row[1] for row in recorded),
-                                        "fit_bf16_tiles.py")
+        refuse_times_measured_elsewhere(recorded, "fit_bf16_tiles.py")
     header, name = args.header or str(HEADERS[args.stage]), NAMES[args.stage]
     constants = read_header(header, name)
     command = "python3 scripts/fit_bf16_tiles.py " + " ".join(argv if argv is not None else sys.argv[1:])

@@ -362,9 +362,8 @@ def main(argv=None):
     held = {tile: int(blocks) for tile, blocks in (item.split("=") for item in args.blocks_per_sm)}
     problems = with_blocks_per_sm(timed(read_plans(args.plans)), held, args.sms)
     if not args.stale_ok:
-        plans = [plan for plans in problems.values() for plan in plans]
-        refuse_times_measured_elsewhere([("10", plan["sources"]) for plan in plans if plan["sources"]],
-                                        sum(not plan["sources"] for plan in plans), "fit_fp32_model.py")
+        refuse_times_measured_elsewhere([("10", plan["sources"]) for plans in problems.values() for plan in plans],
+                                        "fit_fp32_model.py")
     if args.evaluate:
         text = report(problems, model, f"The fp32 track's model on problems it was not fitted on ({fitted_on})",
                       args.sms)

@@ -172,9 +172,9 @@ def main(argv=None):
     if not problems:
         sys.exit("no timed rows in " + " ".join(args.kernels))
     if not args.stale_ok:
-        rows = [(str(stage), row["sources"]) for kernels in problems.values() for stage, row in kernels.items()]
-        refuse_times_measured_elsewhere([row for row in rows if row[1]], sum(not row[1] for row in rows),
-                                        "fit_fp32_tc_model.py")
+        refuse_times_measured_elsewhere(
+            [(str(stage), row["sources"]) for kernels in problems.values() for stage, row in kernels.items()],
+            "fit_fp32_tc_model.py")
     start = read_header(header)
     if args.evaluate:
         text = report(problems, start, f"The fp32-tc track's model on {len(problems)} problems it was not fitted on")

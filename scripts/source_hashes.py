@@ -181,10 +181,11 @@ def measured_elsewhere(recorded, tree):
     return sorted((label, hash_, now[label]) for label, hash_ in set(recorded) if hash_ != now[label])
 
 
-def refuse_times_measured_elsewhere(recorded, unrecorded, what):
-    """Exit naming the times in `recorded` ((label, hash) pairs) that measured other sources
-    than this tree's; note the `unrecorded` count (files from before rows named their sources)."""
-    stale = measured_elsewhere(recorded, WorkingTree())
+def refuse_times_measured_elsewhere(times, what):
+    """Exit naming the times ((label, hash) pairs, one a timed row) that measured other sources
+    than this tree's; note those whose hash is "" (files from before rows named their sources)."""
+    stale = measured_elsewhere([time for time in times if time[1]], WorkingTree())
+    unrecorded = sum(not hash_ for _, hash_ in times)
     if stale:
         sys.exit(f"{what}: times of sources this tree no longer has: " +
                  "; ".join(f"stage {label} measured on {then}, now {now}" for label, then, now in stale) +
