@@ -254,7 +254,12 @@ __device__ __forceinline__ void multiply_tile(const Operands& tile, int k, int f
     // consecutive lanes along a row: value i of a thread is the tile's element i kThreads +
     // threadIdx.x, in one of kBColumnsHeld columns. A warp's copy then touches 128
     // consecutive bytes, where a float4's pattern a float at a time touches 512 with gaps,
-    // four times over.
+    // four times over. A value past K's rows or B's columns is copied as a zero from inside
+    // B, its row clamped to K's last and its column to B's first: computing the address
+    // whatever the tests say, not choosing it after them, saved 44 of 1298 instructions of
+    // the 128 x 128 tile's loop and 6-11 % of the time of four skinny problems; neither
+    // reading past-B columns as B's first (lanes on one address, up to 1.4x the time) nor
+    // pointers stepped down B (1.06x on the 128 x 128 tile) paid (docs/notes/10_tuned.md).
     constexpr bool kBAlone = bc_per_float(kEdges);
     static_assert(T::kBlockN % T::kThreads == 0 || T::kThreads % T::kBlockN == 0,
                   "a thread's values alone of B fall in a few columns");
@@ -268,12 +273,14 @@ __device__ __forceinline__ void multiply_tile(const Operands& tile, int k, int f
         const int k0 = tile_index * T::kBlockK;
         float* const b_tile = buffer_of(tile_index) + T::kATileFloats;  // [kBlockK][kBlockN]
         if constexpr (kBAlone) {
+            // Value i: row first + i / kBColumnsHeld kRowsApart of B.
+            constexpr int kRowsApart = T::kThreads > T::kBlockN ? T::kThreads / T::kBlockN : 1;
+            const int first = k0 + static_cast<int>(threadIdx.x) / T::kBlockN;
 #pragma unroll
             for (int i = 0; i < 4 * T::kBLoads; ++i) {
-                const int element = i * T::kThreads + threadIdx.x;
-                const int row = element / T::kBlockN, column = b_columns[i % kBColumnsHeld];
-                const bool valid = k0 + row < k && column >= 0;
-                cp_async_4_or_zero(b_tile + element, valid ? tile.b_row(k0 + row) + column : tile.b_row(0), valid);
+                const int row = first + i / kBColumnsHeld * kRowsApart, column = b_columns[i % kBColumnsHeld];
+                cp_async_4_or_zero(b_tile + i * T::kThreads + threadIdx.x, tile.b_row(min(row, k - 1)) + max(column, 0),
+                                   row < k && column >= 0);
             }
         } else {
 #pragma unroll
