@@ -140,7 +140,7 @@ __host__ __device__ inline int k_parts(int tiles, int k_tiles, int slots) {
 //   a_row(r): the row of A that is the tile's row r, and whether the problem has it;
 //   b_column(j): the column of B that is the tile's column j, -1 where the problem has none
 //     (with float4 loads of B, where !bc_per_float, columns j to j + 3 are consecutive);
-//   b_row(kk): B's row kk.
+//   b_row(kk): B's row kk; n: the length of B's rows.
 // Each thread finds its rows and columns once, before the main loop, not at every K tile.
 // Stage 10 multiplies the rectangle of A and B under its tile (TileRectangle).
 struct OperandRow {
@@ -273,14 +273,20 @@ __device__ __forceinline__ void multiply_tile(const Operands& tile, int k, int f
         const int k0 = tile_index * T::kBlockK;
         float* const b_tile = buffer_of(tile_index) + T::kATileFloats;  // [kBlockK][kBlockN]
         if constexpr (kBAlone) {
-            // Value i: row first + i / kBColumnsHeld kRowsApart of B.
+            // Value i: `down` = i / kBColumnsHeld kRowsApart rows below the thread's first row,
+            // read from its column's address there plus `down` rows, clamped to K's last row.
             constexpr int kRowsApart = T::kThreads > T::kBlockN ? T::kThreads / T::kBlockN : 1;
             const int first = k0 + static_cast<int>(threadIdx.x) / T::kBlockN;
+            const int rows_below = max(k - 1 - first, 0);  // of B, below `first` (clamped at K's last)
+            const float* sources[kBColumnsHeld];
+#pragma unroll
+            for (int j = 0; j < kBColumnsHeld; ++j) sources[j] = tile.b_row(min(first, k - 1)) + max(b_columns[j], 0);
 #pragma unroll
             for (int i = 0; i < 4 * T::kBLoads; ++i) {
-                const int row = first + i / kBColumnsHeld * kRowsApart, column = b_columns[i % kBColumnsHeld];
-                cp_async_4_or_zero(b_tile + i * T::kThreads + threadIdx.x, tile.b_row(min(row, k - 1)) + max(column, 0),
-                                   row < k && column >= 0);
+                const int down = i / kBColumnsHeld * kRowsApart;
+                cp_async_4_or_zero(b_tile + i * T::kThreads + threadIdx.x,
+                                   sources[i % kBColumnsHeld] + min(down, rows_below) * tile.n,
+                                   first + down < k && b_columns[i % kBColumnsHeld] >= 0);
             }
         } else {
 #pragma unroll
