@@ -196,6 +196,30 @@ __device__ __forceinline__ TileOrigin thread_quad_origin() {
                       warp % Config::kWarpsN * Config::kWarpN + lane % Config::kLanesN * 4};
 }
 
+// The order of a K step's FMAs, acc[r][c] += a[r] b[c], f = 0 .. ThreadM ThreadN - 1. Where a
+// thread holds at most 64 sums: strips of two columns, the rows down one strip and up the
+// next, each row's two columns in the order the row before ended on, so that each FMA shares
+// an operand with the one before, as in cuBLAS's SGEMM loop (ptxas then reuses more operands
+// and keeps more sums in their registers). On an H200 the 8 x 8 tiles (32 x 256, 128 x 64) ran
+// 0.79-0.99x the time in strips at the squares; the 8 x 16 ones ran slower (the 128 x 128 square
+// 1.05-1.07x, K in two parts 1.10-1.16x), and multiply row by row (docs/notes/10_tuned.md).
+template <class T>
+struct OuterProductOrder {
+    static_assert(T::kThreadN % 2 == 0, "a thread's columns come in pairs");
+    static constexpr bool kInStrips = T::kThreadM * T::kThreadN <= 64;
+    static constexpr int kStripFmas = 2 * T::kThreadM;
+    __host__ __device__ static constexpr int row(int f) {
+        if (!kInStrips) return f / T::kThreadN;
+        const int strip = f / kStripFmas, down = f % kStripFmas / 2;
+        return strip % 2 ? T::kThreadM - 1 - down : down;
+    }
+    __host__ __device__ static constexpr int column(int f) {
+        if (!kInStrips) return f % T::kThreadN;
+        const int strip = f / kStripFmas, down = f % kStripFmas / 2;
+        return 2 * strip + (f % 2 ^ down % 2);
+    }
+};
+
 // acc += the block's tile of A B over K tiles [first_tile, tile_count): the main loop of
 // stage 10, its loads tested as kEdges says.
 template <class Config, EdgeTests kEdges, class Operands>
@@ -368,10 +392,10 @@ __device__ __forceinline__ void multiply_tile(const Operands& tile, int k, int f
                 load_slices(buffer_of(t + 1), 0, a_slice[(i + 1) % 2], b_slice[(i + 1) % 2]);
             }
 #pragma unroll
-            for (int r = 0; r < T::kThreadM; ++r)
-#pragma unroll
-                for (int col = 0; col < T::kThreadN; ++col)
-                    acc[r][col] += a_slice[i % 2][r] * b_slice[i % 2][col];
+            for (int f = 0; f < T::kThreadM * T::kThreadN; ++f) {
+                const int r = OuterProductOrder<T>::row(f), col = OuterProductOrder<T>::column(f);
+                acc[r][col] += a_slice[i % 2][r] * b_slice[i % 2][col];
+            }
         }
         if constexpr (kInParts) {
             if ((t + 1 - first_tile) % kTilesPerPart == 0 && has_next) {
