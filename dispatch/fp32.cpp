@@ -129,7 +129,7 @@ Fp32Plan fp32_plan(const GemmShape& shape, int sms, int most_products_per_part) 
 
 int fp32_chain(const GemmShape& shape, const Stage10Tile& tile, int parts) {
     const int steps = (shape.k + tile.block_k - 1) / tile.block_k;
-    return (steps + parts - 1) / parts * tile.block_k;
+    return std::min((steps + parts - 1) / parts * tile.block_k, shape.k);  // the K tail's zeros add nothing
 }
 
 Stage10Slots modelled_slots(int sms) {
@@ -141,9 +141,9 @@ Fp32Plan fp32_stage10_plan(const GemmShape& shape, int sms, const Stage10Slots& 
     return Fp32Plan{own.tile, own.parts, fp32_predicted_seconds(shape, own.tile, own.parts, sms)};
 }
 
-Fp32Plan fp32_track_plan(const GemmShape& shape, int sms, const Stage10Slots& slots) {
+Fp32Plan fp32_track_plan(const GemmShape& shape, int sms, const Stage10Slots& slots, double longest_chain_over_own) {
     const Fp32Plan own = fp32_stage10_plan(shape, sms, slots);
-    const double longest_chain = kFp32LongestChainOverOwn * fp32_chain(shape, own.tile, own.parts);
+    const double longest_chain = longest_chain_over_own * fp32_chain(shape, own.tile, own.parts);
     const Fp32Plan fastest = fastest_plan(shape, sms, 0, own, [&](const Stage10Tile& tile, int parts) {
         return fp32_chain(shape, tile, parts) <= longest_chain;
     });

@@ -77,7 +77,8 @@ Stage10Slots modelled_slots(int sms);
 // time for it.
 Fp32Plan fp32_stage10_plan(const GemmShape& shape, int sms, const Stage10Slots& slots);
 
-// The K values each thread sums in one chain in the tile, K in `parts`: a part's K steps.
+// The K values each thread sums in one chain in the tile, K in `parts`: a part's K steps, at
+// most K (the zeros past K's end add nothing).
 int fp32_chain(const GemmShape& shape, const Stage10Tile& tile, int parts);
 
 // How much longer than stage 10's own plan's the track's chains may be: a sum's rounding error
@@ -88,8 +89,9 @@ constexpr double kFp32LongestChainOverOwn = 1.5625;  // 1.25^2
 
 // The track's plan: stage 10's own, unless the model predicts another faster by more than the
 // fitted margin (kFp32OwnPlanMargin), which is what the model cannot tell apart; of the plans
-// whose chains are at most kFp32LongestChainOverOwn times the own plan's.
-Fp32Plan fp32_track_plan(const GemmShape& shape, int sms, const Stage10Slots& slots);
+// whose chains are at most longest_chain_over_own times the own plan's.
+Fp32Plan fp32_track_plan(const GemmShape& shape, int sms, const Stage10Slots& slots,
+                         double longest_chain_over_own = kFp32LongestChainOverOwn);
 
 // Stage 10's kernel in the plan's tile and split of K.
 void launch_fp32_plan(const Fp32Plan& plan, const GemmProblem& problem, const float* a, const float* b, float* c,

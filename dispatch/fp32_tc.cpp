@@ -7,10 +7,12 @@
 //   stage 24's: A split in registers, B's columns by a pre-pass, tiles of 128 rows by 64
 //     columns, K cut evenly among the SMs; K a multiple of 4 (TMA reads A's rows);
 //   stage 10's kernel on the CUDA cores, in the fp32 track's plan (dispatch/fp32.cpp) among
-//     those with K whole or in parts of at most 128 products: SGEMM splits K too where tiles
-//     are few (4096 x 64 x 4096: 8 parts of 512), and at 16 rows runs a kernel of its own
-//     (gemmSN_NN); there parts of at most 256 left 1.1-1.4x its normwise error, 128
-//     1.03-1.08x, at 2.2x and 2.0x its speed (device runs 74-75, accuracy.md).
+//     those whose chains are no longer than stage 10's own plan's, whose error matched
+//     SGEMM's or was below it at every problem of the accuracy table (SGEMM splits K too
+//     where tiles are few, 4096 x 64 x 4096: 8 parts of 512; stage 10's 16-row blocks sum in
+//     parts of 128 products, as SGEMM's gemmSN_NN at 16 rows). K whole or in parts of at most
+//     128 products, the rule before, took K whole where stage 10 splits it: 60 x 12993 x
+//     10888 at 0.45x SGEMM, the fp32 track's bounded plan 0.72x (docs/notes/10_tuned.md).
 // A split kernel's time (fp32_tc_terms, fp32_tc_predicted_seconds):
 //   seconds = fixed + split values x seconds a value
 //             + max(bytes x seconds a byte, products x seconds a product)
@@ -27,7 +29,8 @@
 // (their bytes at the rate fitted for stage 20's padded copies, bf16_cost_fit.hpp) come in
 // under stage 10's on the shape as it is.
 // Every kernel but stage 10's sends what its split cannot hold to stage 22's FP32 path, in
-// the tile of stage 10's plan, or its tuned tile where that fills the GPU (fallback_tile).
+// the tile of the fp32 model's plan with K whole or in short parts (fallback_plan), or stage
+// 10's tuned tile where that fills the GPU (fallback_tile).
 #include "dispatch/fp32_tc.hpp"
 
 #include <algorithm>
@@ -48,8 +51,8 @@ namespace {
 // The FP32 stages' kernels read N-wide rows of B and the splits, and write C, through TMA.
 constexpr GemmShape kTmaMultiples{1, 8, 1};
 constexpr double kFlopsPerCopiedByte = 40.0;
-constexpr int kMostProductsPerPart = 128;
-constexpr std::string_view kShortParts = "K whole or in parts of at most 128 products";
+constexpr std::string_view kShortChains = "chains no longer than stage 10's own plan's";
+constexpr int kFallbackMostProductsPerPart = 128;
 
 // The split kernels' tiles (kernels/22_split_fp16.cu, 23_split_in_registers.cuh and
 // 24_a_in_registers.cu): rows x columns of C.
@@ -95,10 +98,12 @@ double fp32_tc_predicted_seconds(const GemmShape& shape, int stage, int sms) {
     return fp32_tc_predicted_seconds(fp32_tc_terms(shape, stage, sms), constants_of(stage));
 }
 
-Fp32Plan fp32_tc_stage10_plan(const GemmShape& shape, int sms) { return fp32_plan(shape, sms, kMostProductsPerPart); }
+Fp32Plan fp32_tc_stage10_plan(const GemmShape& shape, int sms) {
+    return fp32_track_plan(shape, sms, modelled_slots(sms), 1.0);
+}
 
 // Stage 10's kernel, its plan (tile and split) found again at launch.
-constexpr KernelChoice kStage10InShortParts{10, false, kShortParts};
+constexpr KernelChoice kStage10InShortChains{10, false, kShortChains};
 
 namespace {
 
@@ -107,12 +112,12 @@ namespace {
 KernelChoice fastest_kernel(const GemmShape& shape, int sms, double stage10_seconds) {
     const bool as_is = split_kernel_takes(shape, 22);
     if (!as_is && copies_outweigh_math(shape, kTmaMultiples, sizeof(float), kFlopsPerCopiedByte))
-        return kStage10InShortParts;
+        return kStage10InShortChains;
     const GemmShape split_shape = as_is ? shape : padded_shape(shape, kTmaMultiples);
     const double copy_seconds =
         as_is ? 0.0
               : padded_copy_bytes(shape, kTmaMultiples, sizeof(float)) / kStage20PaddedCost.copy_bytes_per_second;
-    KernelChoice best = kStage10InShortParts;
+    KernelChoice best = kStage10InShortChains;
     double best_seconds = stage10_seconds;
     for (const int stage : {24, 23, 22}) {
         if (!split_kernel_takes(split_shape, stage)) continue;
@@ -124,16 +129,23 @@ KernelChoice fastest_kernel(const GemmShape& shape, int sms, double stage10_seco
 
 }  // namespace
 
+// The plan whose tile the fallback runs: the fp32 model's among K whole or in parts of at
+// most 128 products. The fallback splits K its own way (kernels/22_fp32_fallback.cuh) and
+// takes only the tile; in the tiles of the track's stage-10 plan (chains no longer than
+// stage 10's own) hostile data at 1024 and 128 x 6144 x 4096 lost a third of its speed
+// (outliers at 1024: 0.71x -> 0.46x SGEMM; docs/notes/22_split_fp16.md).
+Fp32Plan fallback_plan(const GemmShape& shape, int sms) { return fp32_plan(shape, sms, kFallbackMostProductsPerPart); }
+
 // The tile of stage 10's kernel that computes what a split kernel's check sends to FP32:
 // the plan's, but stage 10's tuned tile where that fills the GPU (two blocks an SM), as at
 // the squares: there the fp32 model prefers 32 x 256, which it rates by FFMAs and DRAM
 // alone, though each of its blocks reads 2.3x the bytes from L2 (docs/notes/10_tuned.md);
 // on hostile data at 4096 and 8192 the fallback in it ran at 0.86-0.98x SGEMM where the
 // tuned tile's ran at 0.90-1.43x (accuracy table, device runs 75 and 83).
-int fallback_tile(const GemmShape& shape, int sms, const Fp32Plan& stage10) {
+int fallback_tile(const GemmShape& shape, int sms, const Fp32Plan& plan) {
     const Stage10Tile& tuned = stage10_tiles().at(kTunedTileId);
     const double tuned_tiles = std::ceil(double(shape.m) / tuned.block_m) * std::ceil(double(shape.n) / tuned.block_n);
-    return tuned_tiles >= double(tuned.blocks_per_sm) * sms ? kTunedTileId : stage10.tile.id;
+    return tuned_tiles >= double(tuned.blocks_per_sm) * sms ? kTunedTileId : plan.tile.id;
 }
 
 KernelChoice choose_fp32_tc_kernel(const GemmShape& shape, int sms) {
@@ -141,14 +153,14 @@ KernelChoice choose_fp32_tc_kernel(const GemmShape& shape, int sms) {
 }
 
 void launch_fp32_tc_track(const GemmProblem& problem, const float* a, const float* b, float* c, cudaStream_t stream) {
-    // Stage 10's plan, weighed once: the problem's, or where a split kernel runs, the tile of
-    // what its split cannot hold (fallback_tile).
+    // Stage 10's plan, weighed once: the problem's; where a split kernel runs, the tile of
+    // what its split cannot hold is the fallback's (fallback_tile).
     const int sms = sm_count_here();
     const Fp32Plan stage10 = fp32_tc_stage10_plan(problem.shape, sms);
     const KernelChoice choice = fastest_kernel(problem.shape, sms, stage10.seconds);
     // On the padded copies, the same choice again (their shape is the one it was made for).
     if (choice.padded) return launch_padded(problem, a, b, c, stream, kTmaMultiples, launch_fp32_tc_track);
-    const int fallback = fallback_tile(problem.shape, sms, stage10);
+    const int fallback = fallback_tile(problem.shape, sms, fallback_plan(problem.shape, sms));
     switch (choice.stage) {
         case 24:
             return launch_a_in_registers(problem, a, b, c, stream, fallback);

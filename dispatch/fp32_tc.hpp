@@ -36,13 +36,17 @@ Fp32TcTerms fp32_tc_terms(const GemmShape& shape, int stage, int sms);
 double fp32_tc_predicted_seconds(const Fp32TcTerms& terms, const Fp32TcKernelConstants& constants);
 double fp32_tc_predicted_seconds(const GemmShape& shape, int stage, int sms);
 
-// Stage 10's kernel in the fp32 model's plan among those as accurate as SGEMM: K whole or in
-// parts of at most 128 products (fp32_tc.cpp says why).
+// Stage 10's kernel in the fp32 model's plan among those as accurate as SGEMM: chains no
+// longer than stage 10's own plan's (fp32_tc.cpp says why).
 Fp32Plan fp32_tc_stage10_plan(const GemmShape& shape, int sms);
 
+// The plan whose tile a split kernel's FP32 fallback runs: the fp32 model's among K whole
+// or in parts of at most 128 products (fp32_tc.cpp says why).
+Fp32Plan fallback_plan(const GemmShape& shape, int sms);
+
 // The id (Stage10Tile::id) of stage 10's tile for a split kernel's FP32 fallback, given
-// the shape's plan.
-int fallback_tile(const GemmShape& shape, int sms, const Fp32Plan& stage10);
+// the fallback's plan.
+int fallback_tile(const GemmShape& shape, int sms, const Fp32Plan& plan);
 
 KernelChoice choose_fp32_tc_kernel(const GemmShape& shape, int sms);
 

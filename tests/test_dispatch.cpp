@@ -95,7 +95,7 @@ TEST(Fp32Track, KeepsStageTensOwnPlanWhereTheModelCannotTellThemApart) {
 
 // The track's sums no longer than 1.25^2 times stage 10's own plan's chains, so that its error
 // stays within about 1.25x of stage 10's: at 2500^3 the model's fastest plan (32 x 256, K
-// whole: chains of 2512 against the own plan's 840, K in 3 parts) is not the track's, nor at
+// whole: chains of 2500 against the own plan's 840, K in 3 parts) is not the track's, nor at
 // 4096 x 64 x 4096 64 x 64 in 4 parts (1024 against 512); where the own plan leaves K whole,
 // nothing is longer.
 TEST(Fp32Track, ChainsNoLongerThanStageTensOwnByMoreThanTheRatio) {
@@ -111,8 +111,9 @@ TEST(Fp32Track, ChainsNoLongerThanStageTensOwnByMoreThanTheRatio) {
     }
     const GemmShape odd{2500, 2500, 2500};
     const Fp32Plan fastest = fp32_plan(odd, kSms);
-    EXPECT_EQ(fp32_chain(odd, fastest.tile, fastest.parts), 2512);  // what the track would run without the bound
-    EXPECT_LT(fp32_chain(odd, fp32_track_plan(odd, kSms, slots).tile, fp32_track_plan(odd, kSms, slots).parts), 2512);
+    EXPECT_EQ(fp32_chain(odd, fastest.tile, fastest.parts), 2500);  // what the track would run without the bound
+    EXPECT_LT(fp32_chain(odd, fp32_track_plan(odd, kSms, slots).tile, fp32_track_plan(odd, kSms, slots).parts), 2500);
+    EXPECT_EQ(fp32_chain({1035, 571, 68}, stage10_tiles().at(6), 1), 68);  // not 80: the K tail's zeros add nothing
 }
 
 // Rows off 16 bytes are loaded value by value: a 128 x 128 block loads 128 values of A a K
@@ -317,12 +318,36 @@ TEST(Fp32TcTrack, FallbackInThePlansTileTunedWhereItFillsTheGpu) {
     EXPECT_EQ(fallback({1409, 2689, 512}), kTunedTileId);    // the same, the last ones partial
     EXPECT_EQ(fallback({1536, 2688, 512}), narrow.id);       // 12 x 21 = 252
     EXPECT_EQ(fallback({4096, 64, 4096}), narrow.id);        // 32 x 1
-    // The track's own plans: the tuned tile on the squares (1024 and 4096 tuned tiles), another
-    // on the narrow C and the few rows (32 and 48).
+    // The fallback's own plans: the tuned tile on the squares (1024 and 4096 tuned tiles),
+    // another on the narrow C and the few rows (32 and 48).
     for (const GemmShape shape : {GemmShape{4096, 4096, 4096}, GemmShape{8192, 8192, 8192}})
-        EXPECT_EQ(fallback_tile(shape, kSms, fp32_tc_stage10_plan(shape, kSms)), kTunedTileId);
+        EXPECT_EQ(fallback_tile(shape, kSms, fallback_plan(shape, kSms)), kTunedTileId);
     for (const GemmShape shape : {GemmShape{4096, 64, 4096}, GemmShape{128, 6144, 4096}})
-        EXPECT_NE(fallback_tile(shape, kSms, fp32_tc_stage10_plan(shape, kSms)), kTunedTileId);
+        EXPECT_NE(fallback_tile(shape, kSms, fallback_plan(shape, kSms)), kTunedTileId);
+}
+
+// The fallback's tile comes from the plans with K whole or in parts of at most 128 products,
+// not from the track's stage-10 plan, in whose tiles hostile data ran a third slower.
+TEST(Fp32TcTrack, FallbackPlanKWholeOrInShortParts) {
+    for (const GemmShape shape : {GemmShape{1024, 1024, 1024}, GemmShape{128, 6144, 4096}, GemmShape{4096, 64, 4096},
+                                  GemmShape{16, 4096, 4096}, GemmShape{2500, 2500, 2500}}) {
+        const Fp32Plan plan = fallback_plan(shape, kSms);
+        EXPECT_TRUE(plan.parts == 1 || fp32_chain(shape, plan.tile, plan.parts) <= 128)
+            << shape.m << " x " << shape.n << " x " << shape.k;
+    }
+}
+
+// The track's stage-10 plan sums no chain longer than stage 10's own plan's (as accurate as
+// SGEMM on the accuracy table), and splits K where stage 10 does.
+TEST(Fp32TcTrack, StageTensPlanNoLongerChainsThanStageTensOwn) {
+    for (const GemmShape shape : {GemmShape{4096, 4096, 4096}, GemmShape{4096, 64, 4096}, GemmShape{128, 6144, 4096},
+                                  GemmShape{16, 4096, 4096}, GemmShape{2500, 2500, 2500}, GemmShape{60, 12993, 10888}}) {
+        const Fp32Plan own = fp32_stage10_plan(shape, kSms, modelled_slots(kSms));
+        const Fp32Plan plan = fp32_tc_stage10_plan(shape, kSms);
+        EXPECT_LE(fp32_chain(shape, plan.tile, plan.parts), fp32_chain(shape, own.tile, own.parts))
+            << shape.m << " x " << shape.n << " x " << shape.k;
+    }
+    EXPECT_GT(fp32_tc_stage10_plan({60, 12993, 10888}, kSms).parts, 1);  // K whole, the rule before: 0.45x SGEMM
 }
 
 TEST(Fp32TcTrack, SplitKernelsTakeNOfEightAndStage24KOfFour) {
