@@ -9,13 +9,15 @@ with the new one's first, and so on.
         [--suite [--groups square layer skinny k-heavy]] [--draw SEED --count N]
         [--old-stages bf16 fp32-tc fp32] [--new-stages bf16 fp32-tc fp32]
         [--problems FIRST-LAST] [--time-budget 0.25] [--timing launches] [--gpus 0,1,2,3]
-        [--out build/compare] [--rows CSV ...]
+        [--seconds S] [--out build/compare] [--rows CSV ...]
 
 The problems are the shape suite's (scripts/shapes.py, --groups for some of them) and/or a
 random draw's (scripts/draw_problems.py: the first N of SEED, without those its guard
 skips); --problems takes a part of that list (numbered from 1), so that a long comparison
 can run in parts. With --gpus the problems are dealt over the GPUs, one worker a GPU with
-CUDA_VISIBLE_DEVICES set to it; each worker still alternates old and new on its own.
+CUDA_VISIBLE_DEVICES set to it; each worker still alternates old and new on its own. With
+--seconds no problem starts after that many seconds (a call's time limit), and the report says
+how many of the problems ran: the first ones of the list, a draw's in its random order.
 
 Writes OUT/compare.csv (a row a run: the binary's columns, empty where it wrote no row, then
 the problem, its source, the pair, which binary, and what became of the run) and
@@ -38,6 +40,7 @@ import os
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 from typing import NamedTuple
 
@@ -89,6 +92,8 @@ def parse_args(argv):
     parser.add_argument("--timing", choices=sorted(results_csv.TIMINGS), default="launches",
                         help="how each run and cuBLAS take turns, passed to sgemm (default launches)")
     parser.add_argument("--gpus", help="GPUs to deal the problems over, e.g. 0,1,2,3 (default: the one visible)")
+    parser.add_argument("--seconds", type=float,
+                        help="start no problem after this many seconds; the report says how many ran (default: no limit)")
     parser.add_argument("--out", default="build/compare", help="where compare.csv and compare.md go (default build/compare)")
     parser.add_argument("--rows", nargs="+", metavar="CSV",
                         help="run nothing: write OUT/compare.* of these compare.csv files' rows, in order")
@@ -128,12 +133,16 @@ def pair_name(old_run, new_run):
     return f"{run_label(old_run)} vs {run_label(new_run)}"
 
 
-def run_worker(binaries, problems, args, gpu, scratch, rows, lock, so_far):
-    """Every pair on each of `problems`, the old binary then the new, on `gpu`; appends to `rows`
-    and writes them all to `so_far` after each run."""
+def run_worker(binaries, problems, args, gpu, scratch, rows, lock, so_far, deadline):
+    """Every pair on each of `problems`, the old binary then the new, on `gpu`, starting none
+    after `deadline` (time.monotonic(), or None); appends to `rows` and writes them all to
+    `so_far` after each run."""
     env = {**os.environ, "CUDA_VISIBLE_DEVICES": gpu} if gpu is not None else None
     where = f"[gpu {gpu}] " if gpu is not None else ""
     for number, problem in enumerate(problems, start=1):
+        if deadline is not None and time.monotonic() >= deadline:
+            print(f"{where}--seconds {args.seconds:g} up: {number - 1} of {len(problems)} problems ran", flush=True)
+            return
         for pair, runs in enumerate(zip(args.old_stages, args.new_stages)):
             print(f"{where}[{number}/{len(problems)}] {problem.name} ({problem.m} x {problem.n} x {problem.k}) "
                   f"{pair_name(*runs)}", flush=True)
@@ -155,8 +164,9 @@ def run_comparison(binaries, problems, args, scratch, so_far):
     """The problems dealt over args.gpus, one worker thread a GPU; [rows], in the order run. The
     rows so far are in `so_far` after every run, so that a comparison cut off keeps them."""
     rows, lock = [], threading.Lock()
+    deadline = time.monotonic() + args.seconds if args.seconds is not None else None
     workers = [threading.Thread(target=run_worker, args=(binaries, problems[index::len(args.gpus)], args, gpu,
-                                                         scratch, rows, lock, so_far))
+                                                         scratch, rows, lock, so_far, deadline))
                for index, gpu in enumerate(args.gpus)]
     for worker in workers:
         worker.start()
@@ -193,7 +203,14 @@ def points(old_ratio, new_ratio):
     return f"{(new_ratio - old_ratio) * 100:+.1f}"
 
 
-def compare_markdown(rows, args_words):
+def problems_run(rows):
+    """How many problems have rows."""
+    return len({(row["source"], row["problem"]) for row in rows})
+
+
+def compare_markdown(rows, args_words, listed=None):
+    """The report of `rows`; where `listed` (the problems the comparison was to run) is more than
+    ran, it says how many ran."""
     by_pair = paired(rows)
     pairs = list(dict.fromkeys(row["pair"] for row in rows))
     gpus = sorted({row["gpu"] for row in rows if row["gpu"]})
@@ -203,7 +220,9 @@ def compare_markdown(rows, args_words):
              f"{fp8_reference_note(rows)} in its own process, so that each ratio to cuBLAS is its own binary's; "
              "the geomeans are over the problems both ran. "
              "Points: the new geomean less the old, in % of cuBLAS. Below: the problems where the new ran "
-             f"slower than the old by more than {BELOW:.0%}.", "",
+             f"slower than the old by more than {BELOW:.0%}."
+             + (f" The time given (--seconds) ran {problems_run(rows)} of the {listed} problems, the first of their list."
+                if listed is not None and problems_run(rows) < listed else ""), "",
              "| pair | band | problems | old | new | points | new / old | below |",
              "|:--|:--|--:|--:|--:|--:|--:|--:|"]
     for pair in pairs:
@@ -268,7 +287,8 @@ def main(argv=None):
                                    BINARIES.index(row["binary"])))
     results_csv.write_rows(rows, out_dir / CSV_NAME, COMPARE_COLUMNS)
     words = " ".join(argv if argv is not None else sys.argv[1:])
-    (out_dir / TABLE_NAME).write_text(compare_markdown(rows, words), encoding="utf-8")
+    listed = None if args.rows else len(problems)
+    (out_dir / TABLE_NAME).write_text(compare_markdown(rows, words, listed), encoding="utf-8")
     print(f"wrote {out_dir / CSV_NAME}\nwrote {out_dir / TABLE_NAME}")
     print(short_table(rows))
     return exit_status([f"{row['problem']} {row['pair']}, {row['binary']} binary: {row['reason']}"

@@ -25,12 +25,13 @@ import shape_suite  # noqa: E402
 # binary (stages only; the CSV of before the kernel column; stage 20 refuses N off 8; ratio
 # to cuBLAS 0.8) or the NEW one (tracks too; a kernel column, bf16's 20 or 20 padded, fp32's
 # 10; ratio 0.9, 1.2 where M is 16, a failed verification on FAKE_FAIL's "run:m"; on
-# FAKE_CUT_OFF's "kind:m" it kills the comparison, as a time limit would). Logs its kind, argv
-# and CUDA_VISIBLE_DEVICES.
+# FAKE_CUT_OFF's "kind:m" it kills the comparison, as a time limit would; each run takes
+# FAKE_SECONDS). Logs its kind, argv and CUDA_VISIBLE_DEVICES.
 FAKE_BINARY = textwrap.dedent("""\
     #!{python}
-    import os, sys
+    import os, sys, time
     sys.path.insert(0, {tests!r})
+    time.sleep(float(os.environ.get("FAKE_SECONDS") or 0))
     from fake_sgemm import append_row, fail_verification
     kind, log, columns = {kind!r}, {log!r}, {columns!r}
     with open(log, "a") as f:
@@ -88,13 +89,13 @@ class CompareTest(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
-    def compare(self, *arguments, fail="", cut_off=""):
+    def compare(self, *arguments, fail="", cut_off="", seconds=""):
         command = [sys.executable, str(REPO_ROOT / "scripts" / "compare_binaries.py"), "--old",
                    str(self.root / "old_sgemm"), "--new", str(self.root / "new_sgemm"), "--out", str(self.out),
                    *arguments]
         return subprocess.run(command, capture_output=True, text=True, timeout=300,
                               env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "FAKE_FAIL": fail,
-                                   "FAKE_CUT_OFF": cut_off})
+                                   "FAKE_CUT_OFF": cut_off, "FAKE_SECONDS": seconds})
 
     def test_old_and_new_take_turns_on_every_problem_dealt_over_the_gpus(self):
         result = self.compare("--suite", "--groups", "skinny", "--draw", str(SEED), "--count", str(COUNT),
@@ -187,6 +188,17 @@ class CompareTest(unittest.TestCase):
             kept = [(row["problem"], row["binary"]) for row in csv.DictReader(file)]
         first = next(name for name, group, *_ in shape_suite.suite() if group == "skinny")
         self.assertEqual(kept, [(first, "old"), (first, "new"), (kept[2][0], "old")])
+
+    def test_no_problem_starts_after_the_seconds_given_and_the_report_says_how_many_ran(self):
+        # Each run takes 0.5 s: the first problem's two runs outlast the 0.6 s given, so it alone runs.
+        result = self.compare("--suite", "--groups", "skinny", "--old-stages", "10", "--new-stages", "fp32",
+                              "--seconds", "0.6", seconds="0.5")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(self.out / compare_binaries.CSV_NAME, newline="") as file:
+            ran = [(row["problem"], row["binary"]) for row in csv.DictReader(file)]
+        skinny = [name for name, group, *_ in shape_suite.suite() if group == "skinny"]
+        self.assertEqual(ran, [(skinny[0], "old"), (skinny[0], "new")])
+        self.assertIn(f"ran 1 of the {len(skinny)} problems", (self.out / compare_binaries.TABLE_NAME).read_text())
 
     def test_a_failed_verification_fails_the_run_and_the_stage_lists_must_pair(self):
         result = self.compare("--suite", "--groups", "skinny", "--new-stages", "fp32", "--old-stages", "10",
