@@ -1,7 +1,14 @@
 #!/usr/bin/env python3
 """The main loop of a kernel in `cuobjdump -sass` output: its instruction mix, and how its FFMAs
-name their registers (reuse flags, accumulators updated in place), to set one kernel's schedule
-beside another's (stage 10's beside cuBLAS SGEMM's: docs/notes/10_tuned.md).
+name their registers (reuse flags, accumulators updated in place, register-bank conflicts), to
+set one kernel's schedule beside another's (stage 10's beside cuBLAS SGEMM's, and stage 10 in two
+orders of its FMAs: docs/notes/10_tuned.md).
+
+Bank conflicts as microbenchmarks found them on Volta and later (Jia et al., "Dissecting the
+NVIDIA Volta GPU Architecture via Microbenchmarking", 2018): the register file in two banks,
+register r in bank r % 2, one read a bank a cycle; an operand the instruction before flagged
+.reuse in the same slot comes from the reuse cache instead. An FFMA that reads two registers of
+one bank from the file waits a cycle. Hopper's banks are not documented; the count is a model.
 
     cuobjdump -sass -fun KERNEL ./sgemm > stage10.sass       # on the GPU machine
     python3 scripts/sass_loop.py stage10.sass cublas.sass [--body DIR]
@@ -67,6 +74,30 @@ def load_distances(body):
     return sorted(distances)
 
 
+def bank_conflicts(body):
+    """The FFMAs that read two or more distinct registers of one bank from the register file (the
+    model above), and those that read three."""
+    two = three = 0
+    cached = {}  # operand slot -> the register the instruction before flagged .reuse there
+    for text in body:
+        m = FFMA.match(text)
+        if not m:
+            cached = {}
+            continue
+        read, flagged = set(), {}
+        for slot, (register, reuse) in enumerate(((m.group(2), m.group(3)), (m.group(4), m.group(5)),
+                                                  (m.group(6), m.group(7)))):
+            if cached.get(slot) != register:
+                read.add(int(register))
+            if reuse:
+                flagged[slot] = register
+        cached = flagged
+        most = max(collections.Counter(r % 2 for r in read).values(), default=0)
+        two += most >= 2
+        three += most >= 3
+    return two, three
+
+
 def describe(body):
     mix = collections.Counter(opcode(t) for t in body)
     ffmas = [m for m in map(FFMA.match, body) if m]
@@ -77,9 +108,11 @@ def describe(body):
     near = sum(d <= 8 for d in distances)
     loads = (f"shared-memory loads to their first use: median {distances[len(distances) // 2]} instructions, "
              f"{near} of {len(distances)} within 8" if distances else "no shared-memory loads")
+    two, three = bank_conflicts(body)
     return [f"{len(body)} instructions; {len(ffmas)} FFMA, {reuse} reuse flags on their operands, "
             f"{in_place} accumulating in place (destination = addend); {uniform} on uniform registers",
-            "mix: " + ", ".join(f"{op} {n}" for op, n in mix.most_common()), loads]
+            "mix: " + ", ".join(f"{op} {n}" for op, n in mix.most_common()), loads,
+            f"bank conflicts: {two} FFMAs read two registers of one bank from the file, {three} three"]
 
 
 def main(argv=None):

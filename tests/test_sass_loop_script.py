@@ -1,6 +1,7 @@
 """scripts/sass_loop.py: the main loop is the longest backward branch of the first function;
 its FFMAs' reuse flags and accumulators in place are counted; each shared-memory load's
-distance to the first instruction that reads what it wrote."""
+distance to the first instruction that reads what it wrote; the FFMAs that read two or three
+registers of one bank (r % 2), an operand the FFMA before flagged .reuse in its slot not read."""
 import sys
 import unittest
 from pathlib import Path
@@ -39,6 +40,13 @@ class SassLoopTest(unittest.TestCase):
         summary = sass_loop.describe(self.body())
         self.assertIn("4 FFMA, 1 reuse flags on their operands, 3 accumulating in place", summary[0])
         self.assertEqual(summary[2], "shared-memory loads to their first use: median 3 instructions, 2 of 2 within 8")
+
+    def test_bank_conflicts_leave_out_the_operands_from_the_reuse_cache(self):
+        # R20 R21 R10: two of bank 0. R20 from the cache, R22 R12: two of bank 0 (three with R20
+        # read again). R5 R23 R13: three of bank 1. After the LDS, R8 R24 R14: three of bank 0.
+        self.assertEqual(sass_loop.bank_conflicts(self.body()), (4, 2))
+        self.assertEqual(sass_loop.describe(self.body())[3],
+                         "bank conflicts: 4 FFMAs read two registers of one bank from the file, 2 three")
 
 
 if __name__ == "__main__":
