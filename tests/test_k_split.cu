@@ -1,8 +1,11 @@
 // How many parts stage 10 splits K into (k_parts in kernels/10_tuned.cuh), on a GPU that
 // runs 264 of its blocks at once, like the H100 (132 SMs, two 128x128 blocks each); and
 // which edge tests its kernel takes for a shape (with_edge_tests); which tile an id names
-// (with_stage10_tile).
+// (with_stage10_tile); the order of a K step's FMAs (OuterProductOrder).
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <vector>
 
 #include "10_tuned.cuh"
 
@@ -63,6 +66,44 @@ TEST(Stage10TileIds, EachIdNamesItsTileAndNoOtherIdIsTaken) {
     EXPECT_EQ(block_m, Rows16Config::kBlockM);
     EXPECT_THROW(with_stage10_tile(7, [](auto) {}), std::logic_error);
     EXPECT_THROW(with_stage10_tile(-1, [](auto) {}), std::logic_error);
+}
+
+}  // namespace
+}  // namespace sgemm
+
+namespace sgemm {
+namespace {
+
+// A K step's FMAs (OuterProductOrder) take every sum of a thread once, in every tile, and each
+// shares an operand with the one before: a row or a column. Strips where a thread holds at
+// most 64 sums, row by row at 8 x 16.
+template <class Config>
+void expect_each_sum_once_each_fma_sharing_an_operand() {
+    using Order = OuterProductOrder<Config>;
+    constexpr int kSums = Config::kThreadM * Config::kThreadN;
+    std::vector<int> seen(kSums, 0);
+    for (int f = 0; f < kSums; ++f) {
+        const int row = Order::row(f), column = Order::column(f);
+        ASSERT_TRUE(row >= 0 && row < Config::kThreadM && column >= 0 && column < Config::kThreadN);
+        ++seen[row * Config::kThreadN + column];
+        if (f > 0 && Order::kInStrips)
+            EXPECT_TRUE(row == Order::row(f - 1) || column == Order::column(f - 1)) << f;
+    }
+    EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), kSums);
+}
+
+TEST(OuterProductOrder, EverySumOnceInEveryTileAndStripsWhereAThreadHoldsAtMost64) {
+    for (int id = 0; id < 7; ++id)
+        with_stage10_tile(id, [](auto config) { expect_each_sum_once_each_fma_sharing_an_operand<decltype(config)>(); });
+    EXPECT_FALSE(OuterProductOrder<TunedConfig>::kInStrips);  // 8 x 16
+    EXPECT_TRUE(OuterProductOrder<Rows32Config>::kInStrips);  // 8 x 8
+    EXPECT_TRUE(OuterProductOrder<Rows16Config>::kInStrips);  // 4 x 8
+    // Down the first strip of two columns, its last row (7) ending on column 0; up the next
+    // from row 7, column 2.
+    EXPECT_EQ(OuterProductOrder<Rows32Config>::row(15), 7);
+    EXPECT_EQ(OuterProductOrder<Rows32Config>::column(15), 0);
+    EXPECT_EQ(OuterProductOrder<Rows32Config>::row(16), 7);
+    EXPECT_EQ(OuterProductOrder<Rows32Config>::column(16), 2);
 }
 
 }  // namespace
