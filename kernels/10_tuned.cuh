@@ -199,10 +199,11 @@ __device__ __forceinline__ TileOrigin thread_quad_origin() {
 // The order of a K step's FMAs, acc[r][c] += a[r] b[c], f = 0 .. ThreadM ThreadN - 1. Where a
 // thread holds at most 64 sums: strips of two columns, the rows down one strip and up the
 // next, each row's two columns in the order the row before ended on, so that each FMA shares
-// an operand with the one before, as in cuBLAS's SGEMM loop (ptxas then reuses more operands
-// and keeps more sums in their registers). On an H200 the 8 x 8 tiles (32 x 256, 128 x 64) ran
-// 0.79-0.99x the time in strips at the squares; the 8 x 16 ones ran slower (the 128 x 128 square
-// 1.05-1.07x, K in two parts 1.10-1.16x), and multiply row by row (docs/notes/10_tuned.md).
+// an operand with the one before, as in cuBLAS's SGEMM loop. On an H200 the 8 x 8 tiles (32 x
+// 256, 128 x 64) ran 0.79-0.99x the time in strips at the squares, their loops with fewer FFMAs
+// reading two registers of one bank (scripts/sass_loop.py); the 8 x 16 ones ran slower (the
+// 128 x 128 square 1.05-1.07x, K in two parts 1.10-1.16x, twice those FFMAs there), and
+// multiply row by row (docs/notes/10_tuned.md).
 template <class T>
 struct OuterProductOrder {
     static_assert(T::kThreadN % 2 == 0, "a thread's columns come in pairs");
@@ -279,11 +280,12 @@ __device__ __forceinline__ void multiply_tile(const Operands& tile, int k, int f
     // threadIdx.x, in one of kBColumnsHeld columns. A warp's copy then touches 128
     // consecutive bytes, where a float4's pattern a float at a time touches 512 with gaps,
     // four times over. A value past K's rows or B's columns is copied as a zero from inside
-    // B, its row clamped to K's last and its column to B's first: computing the address
-    // whatever the tests say, not choosing it after them, saved 44 of 1298 instructions of
-    // the 128 x 128 tile's loop and 6-11 % of the time of four skinny problems; neither
-    // reading past-B columns as B's first (lanes on one address, up to 1.4x the time) nor
-    // pointers stepped down B (1.06x on the 128 x 128 tile) paid (docs/notes/10_tuned.md).
+    // B: each column's address (clamped to B's first) at the thread's first row, once a K
+    // tile, plus the value's row offset clamped to K's last row, whatever the tests say. On an
+    // H200 that took the fp32 track's problems with N odd to 0.91-0.93x the time of choosing
+    // each address after its tests; reading past-B columns as B's first (lanes on one
+    // address) and pointers stepped down B (1.06x on the 128 x 128 tile) did not pay
+    // (docs/notes/10_tuned.md).
     constexpr bool kBAlone = bc_per_float(kEdges);
     static_assert(T::kBlockN % T::kThreads == 0 || T::kThreads % T::kBlockN == 0,
                   "a thread's values alone of B fall in a few columns");
