@@ -32,8 +32,8 @@
 // Few tiles. Where the tiles of C would leave SMs idle (a 1024x1024 C is 64 tiles for 264
 // block slots) or fill a last wave by half, K is split: k_parts (10_tuned.cuh) picks the
 // number of parts that finishes soonest, counting whole waves and a cost per part; each
-// part writes its sums to a workspace and a second kernel adds them up in part order and
-// applies alpha and beta. Problems that fill whole waves run unsplit, as before.
+// part writes its sums to a workspace and a second kernel, launched while the parts run
+// (common/dependent_launch.cuh), adds them up in part order and applies alpha and beta.
 //
 // Few rows. A 128-row tile on a C of 2 rows computes 64 times the FLOPs asked for. Where M
 // is at most 16, 32 or 64, blocks of that many rows by 256 columns run instead (64 rows only

@@ -12,6 +12,7 @@
 
 #include "10_tuned.hpp"
 #include "common/cp_async.cuh"
+#include "common/dependent_launch.cuh"
 #include "common/epilogue.cuh"
 #include "common/gemm_problem.hpp"
 #include "common/launch.cuh"
@@ -197,27 +198,38 @@ __device__ __forceinline__ TileOrigin thread_quad_origin() {
 }
 
 // The order of a K step's FMAs, acc[r][c] += a[r] b[c], f = 0 .. ThreadM ThreadN - 1. Where a
-// thread holds at most 64 sums: strips of two columns, the rows down one strip and up the
-// next, each row's two columns in the order the row before ended on, so that each FMA shares
-// an operand with the one before, as in cuBLAS's SGEMM loop. On an H200 the 8 x 8 tiles (32 x
-// 256, 128 x 64) ran 0.79-0.99x the time in strips at the squares, their loops with fewer FFMAs
-// reading two registers of one bank (scripts/sass_loop.py); the 8 x 16 ones ran slower (the
-// 128 x 128 square 1.05-1.07x, K in two parts 1.10-1.16x, twice those FFMAs there), and
-// multiply row by row (docs/notes/10_tuned.md).
+// thread holds at most 64 sums: strips of kStripColumns columns, the rows down one strip and
+// up the next, each row's columns in the order the row before ended on, so that each FMA
+// shares an operand with the one before, as in cuBLAS's SGEMM loop; at 8 x 16, row by row.
+// The width is the one that ran fastest for those threads on an H200, every plan at the
+// squares in turns (docs/notes/10_tuned.md): in strips of two the 8 x 8 tiles (32 x 256,
+// 128 x 64) 0.79-0.99x row by row's time; in strips of one the 4 x 8 ones (16 x 256) 0.95-0.99x
+// strips of two's, where 8 x 4 moved less than 0.5 % and 8 x 8 lost (32 x 256 at 2048: 1.06x).
+// At 8 x 16 the 128 x 128 square lost to rows in strips of two (1.05-1.07x) and of eight
+// (1.015-1.02x, though there 64 x 256 and K in two parts ran 0.975-0.99x). Strips cut the FFMAs
+// reading two registers of one bank (scripts/sass_loop.py) in every loop but the square's.
 template <class T>
 struct OuterProductOrder {
-    static_assert(T::kThreadN % 2 == 0, "a thread's columns come in pairs");
-    static constexpr bool kInStrips = T::kThreadM * T::kThreadN <= 64;
-    static constexpr int kStripFmas = 2 * T::kThreadM;
+    static constexpr int kSums = T::kThreadM * T::kThreadN;
+    static constexpr int kStripColumns = kSums <= 32 ? 1 : kSums <= 64 ? 2 : 0;  // 0: row by row
+    static constexpr bool kInStrips = kStripColumns > 0;
+    static_assert(T::kThreadN % (kInStrips ? kStripColumns : 1) == 0, "a thread's columns make whole strips");
+    static constexpr int kStripFmas = kStripColumns * T::kThreadM;
     __host__ __device__ static constexpr int row(int f) {
-        if (!kInStrips) return f / T::kThreadN;
-        const int strip = f / kStripFmas, down = f % kStripFmas / 2;
-        return strip % 2 ? T::kThreadM - 1 - down : down;
+        if constexpr (!kInStrips) {
+            return f / T::kThreadN;
+        } else {
+            const int strip = f / kStripFmas, down = f % kStripFmas / kStripColumns;
+            return strip % 2 ? T::kThreadM - 1 - down : down;
+        }
     }
     __host__ __device__ static constexpr int column(int f) {
-        if (!kInStrips) return f % T::kThreadN;
-        const int strip = f / kStripFmas, down = f % kStripFmas / 2;
-        return 2 * strip + (f % 2 ^ down % 2);
+        if constexpr (!kInStrips) {
+            return f % T::kThreadN;
+        } else {
+            const int strip = f / kStripFmas, down = f % kStripFmas / kStripColumns, across = f % kStripColumns;
+            return kStripColumns * strip + (down % 2 ? kStripColumns - 1 - across : across);
+        }
     }
 };
 
@@ -466,6 +478,9 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
                  Gate gate) {
     using T = Config;
     if (!gate.open()) return;
+    // The sum of the parts may be launched as soon as every block has started: its launch is
+    // paid while the last blocks run, and it waits for them before it reads their sums.
+    if constexpr (kSplitK) allow_dependent_launch();
     extern __shared__ float4 shared_storage[];  // float4: 16-byte alignment
     float* const shared = reinterpret_cast<float*>(shared_storage);
 
@@ -523,8 +538,10 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
 // C = alpha * (the sum of the parts, in part order) + beta * C, a value a thread.
 constexpr int kPartSumThreads = 256;
 
+// Launched as dependent on the parts' kernel (launch_dependent): it waits for their sums first.
 template <int kThreads>
 __global__ void __launch_bounds__(kThreads) sum_k_parts_kernel(GemmProblem problem, KSplit split, float* c) {
+    wait_for_prior_kernel();
     const std::size_t values = static_cast<std::size_t>(problem.shape.m) * problem.shape.n;
     const std::size_t i = static_cast<std::size_t>(blockIdx.x) * kThreads + threadIdx.x;
     if (i >= values) return;
@@ -603,7 +620,7 @@ void launch_tile_config_in_parts(const GemmProblem& problem, const float* a, con
     });
     const std::size_t values = static_cast<std::size_t>(s.m) * s.n;
     const int blocks = static_cast<int>((values + kPartSumThreads - 1) / kPartSumThreads);
-    sum_k_parts_kernel<kPartSumThreads><<<blocks, kPartSumThreads, 0, stream>>>(problem, split, c);
+    launch_dependent(sum_k_parts_kernel<kPartSumThreads>, blocks, kPartSumThreads, 0, stream, problem, split, c);
 }
 
 }  // namespace sgemm

@@ -75,8 +75,8 @@ namespace sgemm {
 namespace {
 
 // A K step's FMAs (OuterProductOrder) take every sum of a thread once, in every tile, and each
-// shares an operand with the one before: a row or a column. Strips where a thread holds at
-// most 64 sums, row by row at 8 x 16.
+// shares an operand with the one before: a row or a column. Strips of one column where a
+// thread holds at most 32 sums, of two at 64, row by row at 8 x 16.
 template <class Config>
 void expect_each_sum_once_each_fma_sharing_an_operand() {
     using Order = OuterProductOrder<Config>;
@@ -92,12 +92,17 @@ void expect_each_sum_once_each_fma_sharing_an_operand() {
     EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), kSums);
 }
 
-TEST(OuterProductOrder, EverySumOnceInEveryTileAndStripsWhereAThreadHoldsAtMost64) {
+TEST(OuterProductOrder, EverySumOnceInEveryTileInStripsOfOneOrTwoWhereAThreadHoldsAtMost64) {
     for (int id = 0; id < 7; ++id)
         with_stage10_tile(id, [](auto config) { expect_each_sum_once_each_fma_sharing_an_operand<decltype(config)>(); });
-    EXPECT_FALSE(OuterProductOrder<TunedConfig>::kInStrips);  // 8 x 16
-    EXPECT_TRUE(OuterProductOrder<Rows32Config>::kInStrips);  // 8 x 8
-    EXPECT_TRUE(OuterProductOrder<Rows16Config>::kInStrips);  // 4 x 8
+    EXPECT_FALSE(OuterProductOrder<TunedConfig>::kInStrips);          // 8 x 16
+    EXPECT_EQ(OuterProductOrder<Rows32Config>::kStripColumns, 2);     // 8 x 8
+    EXPECT_EQ(OuterProductOrder<Rows16Config>::kStripColumns, 1);     // 4 x 8
+    EXPECT_EQ(OuterProductOrder<Columns32Config>::kStripColumns, 1);  // 8 x 4
+    // Down the 16-row blocks' first column to row 3, then up the second from row 3.
+    EXPECT_EQ(OuterProductOrder<Rows16Config>::row(3), 3);
+    EXPECT_EQ(OuterProductOrder<Rows16Config>::row(4), 3);
+    EXPECT_EQ(OuterProductOrder<Rows16Config>::column(4), 1);
     // Down the first strip of two columns, its last row (7) ending on column 0; up the next
     // from row 7, column 2.
     EXPECT_EQ(OuterProductOrder<Rows32Config>::row(15), 7);
