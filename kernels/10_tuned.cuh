@@ -125,15 +125,17 @@ struct KSplit {
 constexpr int kMaxKParts = 64, kMinKTilesPerPart = 16;
 constexpr double kPartCost = 0.03;
 
+// The time k_parts weighs for `parts` parts.
+__host__ __device__ inline double k_parts_time(int tiles, int k_tiles, int slots, int parts) {
+    const long long waves = (static_cast<long long>(tiles) * parts + slots - 1) / slots;
+    return static_cast<double>(waves) * ceil_div(k_tiles, parts) * (parts > 1 ? 1.0 + kPartCost * parts : 1.0);
+}
+
 __host__ __device__ inline int k_parts(int tiles, int k_tiles, int slots) {
     if (slots <= 0) return 1;
-    const auto time = [&](int parts) {
-        const long long waves = (static_cast<long long>(tiles) * parts + slots - 1) / slots;
-        return static_cast<double>(waves) * ceil_div(k_tiles, parts) * (parts > 1 ? 1.0 + kPartCost * parts : 1.0);
-    };
     int best = 1;
     for (int parts = 2; parts <= kMaxKParts && k_tiles / parts >= kMinKTilesPerPart; ++parts)
-        if (time(parts) < time(best)) best = parts;
+        if (k_parts_time(tiles, k_tiles, slots, parts) < k_parts_time(tiles, k_tiles, slots, best)) best = parts;
     return best;
 }
 

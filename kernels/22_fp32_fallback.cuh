@@ -2,14 +2,19 @@
 // share: whatever kernel runs, the rows and columns of C that its split's check cannot
 // hold are listed (Flagged), and are computed here as stage 10 computes them, by stage
 // 10's kernel on the CUDA cores (multiply_tile, 10_tuned.cuh) in one of its tiles, with
-// operands of its own (GatheredTile) and a K split of its own (k_parts_of_at_most). The
+// operands of its own (GatheredTile) and a K split of its own (fallback_k_parts). The
 // tile is the caller's: stage 10's tuned one where a stage runs alone; where the fp32-tc
 // track runs the stage, the one the fp32 track's model chooses for the shape, or the tuned
 // one where that fills the GPU (dispatch/fp32_tc.cpp).
 //
 // Two passes over the lists: the flagged rows of A with every column, then the other rows
 // with the flagged columns of B, so that each element of C is computed once; a tile's
-// rows (and columns) are gathered through the lists as it loads them. Where every row or
+// rows (and columns) are gathered through the lists as it loads them. Where at most
+// kNarrowColumns columns are flagged, the column pass is not stage 10's: in its tiles those
+// columns would be a few of 32-128, and their work the whole problem's (an outlier column in
+// eight at 4096 x 64 x 4096: 1.8x SGEMM's time). A pair of threads takes two rows and every
+// flagged column (NarrowColumns below), A read once (the fallback there 112 -> 74 us on an
+// H200, docs/notes/22_split_fp16.md, session 16). Where every row or
 // every column is flagged, the split kernels write nothing and the whole problem is
 // stage 10's, run by its own kernel where its K is not split (WholeProblemGate). The
 // counts are on the GPU: the grids are as large as the work can be, and each block reads
@@ -53,21 +58,47 @@ struct Flagged {
 constexpr int kMostProductsPerPart = 256;
 constexpr int kMostUnitsPerSlot = 2;  // (tile, part) units: the grid, and the partial sums' workspace
 
-// Stage 10's k_parts, and where K is split at all, enough parts that none sums more than
-// most_k_tiles K tiles (up to kMaxKParts): sums as accurate as SGEMM's, where SGEMM splits
+// Stage 10's k_parts (`parts`), and where K is split at all, enough parts that none sums more
+// than most_k_tiles K tiles (up to kMaxKParts): sums as accurate as SGEMM's, where SGEMM splits
 // K too.
-__host__ __device__ inline int k_parts_of_at_most(int most_k_tiles, int tiles, int k_tiles, int slots) {
-    const int parts = k_parts(tiles, k_tiles, slots), accurate = ceil_div(k_tiles, most_k_tiles);
+__host__ __device__ inline int parts_of_at_most(int parts, int most_k_tiles, int k_tiles) {
+    const int accurate = ceil_div(k_tiles, most_k_tiles);
     return parts == 1 || parts >= accurate ? parts : accurate < kMaxKParts ? accurate : kMaxKParts;
 }
 
+// k_parts by the 32 lanes of a warp at once, each weighing every 32nd number of parts: the
+// same answer (the fewest parts of the least time). A block's first thread alone took several
+// microseconds on the loop, its other warps waiting (ncu at 4096 x 64 x 4096: 31 % of the
+// fallback's warps' time at the barrier after it).
+__device__ inline int k_parts_by_warp(int tiles, int k_tiles, int slots) {
+    if (slots <= 0) return 1;
+    int best = 1;
+    double best_time = k_parts_time(tiles, k_tiles, slots, 1);
+    for (int parts = 2 + threadIdx.x % 32; parts <= kMaxKParts && k_tiles / parts >= kMinKTilesPerPart; parts += 32) {
+        const double time = k_parts_time(tiles, k_tiles, slots, parts);
+        if (time < best_time) best = parts, best_time = time;
+    }
+    for (int lanes_apart = 16; lanes_apart > 0; lanes_apart /= 2) {
+        const double other_time = __shfl_xor_sync(0xffffffffu, best_time, lanes_apart);
+        const int other = __shfl_xor_sync(0xffffffffu, best, lanes_apart);
+        if (other_time < best_time || (other_time == best_time && other < best)) best = other, best_time = other_time;
+    }
+    return best;
+}
+
 // The parts K is split into, for `tiles` tiles of Tiles: no part over kMostProductsPerPart
-// products where stage 10 would split K at all, within kMostUnitsPerSlot units a slot.
+// products where stage 10 would split K at all, within kMostUnitsPerSlot units a slot. On the
+// GPU, by a whole warp (k_parts_by_warp).
 template <class Tiles>
 __host__ __device__ inline int fallback_k_parts(int tiles, int k, int slots) {
-    int parts = k_parts_of_at_most(kMostProductsPerPart / Tiles::kBlockK, tiles, ceil_div(k, Tiles::kBlockK), slots);
-    while (parts > 1 && tiles * parts > kMostUnitsPerSlot * slots) --parts;
-    return parts;
+    const int k_tiles = ceil_div(k, Tiles::kBlockK);
+#ifdef __CUDA_ARCH__
+    const int by_time = k_parts_by_warp(tiles, k_tiles, slots);
+#else
+    const int by_time = k_parts(tiles, k_tiles, slots);
+#endif
+    const int parts = parts_of_at_most(by_time, kMostProductsPerPart / Tiles::kBlockK, k_tiles);
+    return std::max(1, std::min(parts, kMostUnitsPerSlot * slots / tiles));  // at most as many units as that
 }
 
 // Rows or columns of a pass: list[0 .. count), or 0 .. count without a list.
@@ -75,6 +106,108 @@ struct Lines {
     const int* list;
     int count;
     __device__ int at(int i) const { return list != nullptr ? list[i] : i; }
+};
+
+// The narrow column pass: a block takes as many of the other rows as it has threads, and a
+// pair of threads two rows and every flagged column, over its part of K: B's flagged columns a
+// chunk of K at a time in shared memory, A's rows as float4s, each thread of the pair every
+// other one, so that a warp's loads use whole 32-byte sectors (a thread a row used half of each,
+// Nsight Compute at 4096 x 64 x 4096). kLoads float4s a thread in flight (16, or 8 where the
+// tile's four blocks an SM leave a thread 128 registers). Each thread adds its products in K order,
+// and the pair's two sums are added at the end, in parts of at most kMostProductsPerPart
+// products where K is split.
+constexpr int kNarrowColumns = 16, kNarrowChunk = 128;
+
+template <class Tiles>
+struct NarrowColumns {
+    static constexpr int kRows = Tiles::kThreads;  // a block's rows
+    static constexpr int kLoads = Tiles::kMinBlocksPerSm > 3 ? 8 : 16;
+    // A row of B's chunk in shared memory, padded so that a pair's two rows (4 apart) and a
+    // quarter warp's LDS.128s fall on different banks.
+    static constexpr int kPitch = kNarrowColumns + 4;
+    static_assert(kNarrowColumns <= Tiles::kThreadM * Tiles::kThreadN, "a thread's sums fit in the tile's");
+    static_assert(kNarrowChunk * kPitch * sizeof(float) <= Tiles::kSharedBytes, "a chunk of B fits");
+    static_assert(Tiles::kThreads % kNarrowColumns == 0, "a thread copies one column of B's chunk");
+
+    // The row of the block's that thread `thread` stores: the first of its pair's for the even
+    // thread, the second for the odd one.
+    static __device__ int stored_row(int thread) { return thread / 2 + thread % 2 * (kRows / 2); }
+
+    // sums[c] = A[row, kk] B[kk, columns[c]] over kk in [first_k, k_end), row =
+    // rows.at(first_row + stored_row(threadIdx.x)) (rows past the list's last read its last,
+    // and are not stored).
+    template <bool kRowsInFloat4s>
+    static __device__ void multiply(const float* a, const float* b, const Lines& rows, const Lines& columns,
+                                    int first_row, int k, int n, int first_k, int k_end, float* shared,
+                                    float (&sums)[kNarrowColumns]) {
+        constexpr int kCopies = kNarrowChunk * kNarrowColumns / Tiles::kThreads;
+        constexpr int kRowsApart = Tiles::kThreads / kNarrowColumns;
+        const int half = threadIdx.x % 2;  // which float4s of K this thread takes: every other one
+        const float* a_rows[2];
+#pragma unroll
+        for (int r = 0; r < 2; ++r)
+            a_rows[r] = a + static_cast<std::size_t>(rows.at(min(first_row + stored_row(threadIdx.x - half + r), rows.count - 1))) * k;
+        // The column of B this thread copies, and the first of its rows in a chunk.
+        const int copied_column = threadIdx.x % kNarrowColumns, first_copied = threadIdx.x / kNarrowColumns;
+        const bool copies = copied_column < columns.count;
+        const float* const b_column = b + (copies ? columns.at(copied_column) : 0);
+        float pair_sums[2][kNarrowColumns] = {};
+        for (int chunk = first_k; chunk < k_end; chunk += kNarrowChunk) {
+            const int length = min(kNarrowChunk, k_end - chunk);
+            float copied[kCopies];  // all of a thread's loads in flight at once
+#pragma unroll
+            for (int i = 0; i < kCopies; ++i) {
+                const int kk = first_copied + i * kRowsApart;
+                copied[i] = copies && kk < length ? __ldg(b_column + static_cast<std::size_t>(chunk + kk) * n) : 0.0f;
+            }
+            __syncthreads();  // the chunk before is read
+#pragma unroll
+            for (int i = 0; i < kCopies; ++i) shared[(first_copied + i * kRowsApart) * kPitch + copied_column] = copied[i];
+            __syncthreads();
+            const auto step = [&](float value0, float value1, int kk) {
+                const float4* const row_of_b = reinterpret_cast<const float4*>(shared + kk * kPitch);
+#pragma unroll
+                for (int q = 0; q < kNarrowColumns / 4; ++q) {
+                    const float4 quad = row_of_b[q];
+                    const float of_b[4] = {quad.x, quad.y, quad.z, quad.w};
+#pragma unroll
+                    for (int e = 0; e < 4; ++e) {
+                        pair_sums[0][4 * q + e] = fmaf(value0, of_b[e], pair_sums[0][4 * q + e]);
+                        pair_sums[1][4 * q + e] = fmaf(value1, of_b[e], pair_sums[1][4 * q + e]);
+                    }
+                }
+            };
+            int kk = 0;
+            if constexpr (kRowsInFloat4s) {  // K a multiple of 4: the chunk's start and length are too
+                constexpr int kPerRow = kLoads / 2;
+                for (; kk + 8 * kPerRow <= length; kk += 8 * kPerRow) {
+                    float4 values[2][kPerRow];
+#pragma unroll
+                    for (int l = 0; l < kPerRow; ++l)
+#pragma unroll
+                        for (int r = 0; r < 2; ++r)
+                            values[r][l] = __ldg(reinterpret_cast<const float4*>(a_rows[r] + chunk + kk + 4 * half) + 2 * l);
+#pragma unroll
+                    for (int l = 0; l < kPerRow; ++l) {
+                        const int at = kk + 8 * l + 4 * half;
+                        step(values[0][l].x, values[1][l].x, at);
+                        step(values[0][l].y, values[1][l].y, at + 1);
+                        step(values[0][l].z, values[1][l].z, at + 2);
+                        step(values[0][l].w, values[1][l].w, at + 3);
+                    }
+                }
+            }
+            for (; kk < length; ++kk)  // the same float4s of K as above, a value at a time
+                if (kk / 4 % 2 == half) step(__ldg(a_rows[0] + chunk + kk), __ldg(a_rows[1] + chunk + kk), kk);
+        }
+        // The pair's sums added (the same sum in both threads); each thread keeps its row's.
+#pragma unroll
+        for (int c = 0; c < kNarrowColumns; ++c) {
+            const float first = pair_sums[0][c] + __shfl_xor_sync(0xffffffffu, pair_sums[0][c], 1);
+            const float second = pair_sums[1][c] + __shfl_xor_sync(0xffffffffu, pair_sums[1][c], 1);
+            sums[c] = half ? second : first;
+        }
+    }
 };
 
 // A tile's operands, gathered (stage 10's Operands, 10_tuned.cuh): the tile's rows of A
@@ -102,7 +235,7 @@ struct GatheredTile {
 };
 
 // A block's unit of the fallback's work: the row pass's tiles, then the column pass's,
-// each split into `parts` parts of K, one block a (tile, part). Thread 0 finds it (from
+// each split into `parts` parts of K, one block a (tile, part). The first warp finds it (from
 // the counts, the same in every block) and leaves it in shared memory, from where the
 // threads read it before and after the main loop: kept in registers across the loop, it
 // would take them from stage 10's schedule, which needs nearly all 255.
@@ -110,6 +243,7 @@ struct FallbackUnit {
     bool exists;      // the grid has more blocks than the plan has units
     bool whole;       // C holds C0 (the split wrote nothing); else beta C0 where the fallback writes
     bool row_pass;    // rows x every column of C; else other rows x the flagged columns
+    bool narrow;      // the column pass of few columns: NarrowColumns, not stage 10's tile
     Lines rows, columns;
     TileOrigin origin;  // in the pass's lines
     int tile, tiles, part, parts;
@@ -129,15 +263,21 @@ __device__ inline FallbackUnit fallback_unit(const GemmShape& shape, const Flagg
     const Lines other_rows{u.whole ? nullptr : flagged.row_order + flagged_rows, shape.m - flagged_rows};
     const Lines flagged_columns{u.whole ? nullptr : flagged.flagged_columns, u.whole ? 0 : flagged.counts[2]};
     const int row_pass_tiles = ceil_div(flagged_lines.count, kBlockM) * ceil_div(shape.n, kBlockN);
-    u.tiles = row_pass_tiles + ceil_div(other_rows.count, kBlockM) * ceil_div(flagged_columns.count, kBlockN);
+    const bool narrow = flagged_columns.count <= kNarrowColumns;
+    u.tiles = row_pass_tiles + (narrow ? ceil_div(other_rows.count, NarrowColumns<Tiles>::kRows)
+                                       : ceil_div(other_rows.count, kBlockM) * ceil_div(flagged_columns.count, kBlockN));
     u.parts = u.tiles > 0 ? fallback_k_parts<Tiles>(u.tiles, shape.k, slots) : 1;
     u.exists = block < u.tiles * u.parts;
     u.part = block / max(u.tiles, 1), u.tile = block % max(u.tiles, 1);
     u.row_pass = u.tile < row_pass_tiles;
+    u.narrow = !u.row_pass && narrow;
     u.rows = u.row_pass ? flagged_lines : other_rows;
     u.columns = u.row_pass ? Lines{nullptr, shape.n} : flagged_columns;
-    u.origin = rasterized_tile_origin<kBlockM, kBlockN>(u.row_pass ? u.tile : u.tile - row_pass_tiles, u.rows.count,
-                                                       u.columns.count, kTunedGroupRows);
+    if (u.narrow)
+        u.origin = TileOrigin{(u.tile - row_pass_tiles) * NarrowColumns<Tiles>::kRows, 0};
+    else
+        u.origin = rasterized_tile_origin<kBlockM, kBlockN>(u.row_pass ? u.tile : u.tile - row_pass_tiles,
+                                                           u.rows.count, u.columns.count, kTunedGroupRows);
     return u;
 }
 
@@ -164,7 +304,10 @@ __global__ void __launch_bounds__(Tiles::kThreads, Tiles::kMinBlocksPerSm)
     extern __shared__ float4 shared_storage[];  // float4: 16-byte alignment
     float* const shared = reinterpret_cast<float*>(shared_storage);
     FallbackUnit& unit = *reinterpret_cast<FallbackUnit*>(shared + T::kSharedBytes / sizeof(float));
-    if (threadIdx.x == 0) unit = fallback_unit<T>(problem.shape, flagged, slots, blockIdx.x, whole_elsewhere);
+    if (threadIdx.x < 32) {  // the first warp, all of whose lanes weigh the parts of K
+        const FallbackUnit found = fallback_unit<T>(problem.shape, flagged, slots, blockIdx.x, whole_elsewhere);
+        if (threadIdx.x == 0) unit = found;
+    }
     __syncthreads();
     if (!unit.exists) return;
 
@@ -174,7 +317,18 @@ __global__ void __launch_bounds__(Tiles::kThreads, Tiles::kMinBlocksPerSm)
         const int k_tiles = ceil_div(k, T::kBlockK);
         const int first_k_tile = unit.part * k_tiles / unit.parts, k_tile_end = (unit.part + 1) * k_tiles / unit.parts;
         __builtin_assume(first_k_tile >= 0);
-        if (!unit.row_pass) {  // B's columns gathered from a list: loaded value by value
+        if (unit.narrow) {  // a thread a row's sums, the first of acc's
+            float sums[kNarrowColumns] = {};
+            const int first_k = first_k_tile * T::kBlockK, k_end = min(k_tile_end * T::kBlockK, k);
+            if (k % 4 == 0)
+                NarrowColumns<T>::template multiply<true>(a, b, unit.rows, unit.columns, unit.origin.row, k, n, first_k,
+                                                          k_end, shared, sums);
+            else
+                NarrowColumns<T>::template multiply<false>(a, b, unit.rows, unit.columns, unit.origin.row, k, n,
+                                                           first_k, k_end, shared, sums);
+#pragma unroll
+            for (int v = 0; v < kNarrowColumns; ++v) acc[v / T::kThreadN][v % T::kThreadN] = sums[v];
+        } else if (!unit.row_pass) {  // B's columns gathered from a list: loaded value by value
             const GatheredTile<true> operands{a, b, unit.rows, unit.columns, unit.origin.row, unit.origin.col, k, n};
             if (k % 4 == 0)
                 multiply_tile<T, EdgeTests::kBCPerFloat>(operands, k, first_k_tile, k_tile_end, shared, acc);
@@ -190,13 +344,14 @@ __global__ void __launch_bounds__(Tiles::kThreads, Tiles::kMinBlocksPerSm)
 
     if (unit.parts > 1) {
         constexpr int kValues = T::kThreadM * T::kThreadN;  // a thread's sums
+        const int values = unit.narrow ? kNarrowColumns : kValues;  // the ones it holds
         const auto slot = [&](int of_part) {
             return workspace.partials + static_cast<std::size_t>(of_part * unit.tiles + unit.tile) * kValues * T::kThreads;
         };
         float* const own = slot(unit.part);
 #pragma unroll
         for (int v = 0; v < kValues; ++v)
-            own[v * T::kThreads + threadIdx.x] = acc[v / T::kThreadN][v % T::kThreadN];
+            if (v < values) own[v * T::kThreads + threadIdx.x] = acc[v / T::kThreadN][v % T::kThreadN];
         __threadfence();
         __syncthreads();  // every thread's sums are out before the tile's count goes up
         bool last = false;
@@ -213,11 +368,23 @@ __global__ void __launch_bounds__(Tiles::kThreads, Tiles::kMinBlocksPerSm)
             const float* const sums = slot(p) + threadIdx.x;
 #pragma unroll
             for (int v = 0; v < kValues; ++v)
-                acc[v / T::kThreadN][v % T::kThreadN] += __ldcg(sums + v * T::kThreads);
+                if (v < values) acc[v / T::kThreadN][v % T::kThreadN] += __ldcg(sums + v * T::kThreads);
         }
     }
 
     const float beta = unit.whole ? problem.beta : 1.0f;
+    if (unit.narrow) {
+        const int row = unit.origin.row + NarrowColumns<T>::stored_row(threadIdx.x);
+        if (row >= unit.rows.count) return;
+        float* const c_row = c + static_cast<std::size_t>(unit.rows.at(row)) * n;
+#pragma unroll
+        for (int v = 0; v < kNarrowColumns; ++v)
+            if (v < unit.columns.count) {
+                float& out = c_row[unit.columns.at(v)];
+                out = scale_and_accumulate(acc[v / T::kThreadN][v % T::kThreadN], problem.alpha, beta, out);
+            }
+        return;
+    }
     const bool vector = unit.row_pass && n % 4 == 0;  // float4 stores of C, each all inside C or all outside
     const TileOrigin quads = thread_quad_origin<T>();
 #pragma unroll

@@ -506,19 +506,20 @@ void expect_fallback_in_every_tile(const std::vector<GemmShape>& shapes) {
     }
 }
 
-const std::vector<GemmShape> kFallbackShapes{{192, 64, 520}, {1000, 1024, 132}, {256, 256, 256}};
+// 2000 x 48 x 3000: a few columns flagged (the narrow column pass), K in parts.
+const std::vector<GemmShape> kFallbackShapes{{192, 64, 520}, {1000, 1024, 132}, {256, 256, 256}, {2000, 48, 3000}};
 
 TEST(FallbackTiles, Stage22InEveryTileMatchesFloat64) {
     SGEMM_SKIP_WITHOUT_GPU();
     std::vector<GemmShape> shapes = kFallbackShapes;
-    shapes.push_back({70, 40, 131});
+    shapes.insert(shapes.end(), {{70, 40, 131}, {1500, 24, 2051}});
     expect_fallback_in_every_tile<22>(shapes);
 }
 
 TEST(FallbackTiles, Stage23InEveryTileMatchesFloat64) {
     SGEMM_SKIP_WITHOUT_GPU();
     std::vector<GemmShape> shapes = kFallbackShapes;
-    shapes.push_back({70, 40, 131});
+    shapes.insert(shapes.end(), {{70, 40, 131}, {1500, 24, 2051}});
     expect_fallback_in_every_tile<23>(shapes);
 }
 
