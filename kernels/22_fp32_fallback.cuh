@@ -67,9 +67,9 @@ __host__ __device__ inline int parts_of_at_most(int parts, int most_k_tiles, int
 }
 
 // k_parts by the 32 lanes of a warp at once, each weighing every 32nd number of parts: the
-// same answer (the fewest parts of the least time). A block's first thread alone took several
-// microseconds on the loop, its other warps waiting (ncu at 4096 x 64 x 4096: 31 % of the
-// fallback's warps' time at the barrier after it).
+// same answer (the fewest parts of the least time). A block's first thread ran the loop alone
+// while the block's other warps waited (ncu at 4096 x 64 x 4096: 25-31 % of the fallback's
+// warps' time at the barrier after it, 7 % with the warp).
 __device__ inline int k_parts_by_warp(int tiles, int k_tiles, int slots) {
     if (slots <= 0) return 1;
     int best = 1;
