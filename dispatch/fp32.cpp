@@ -4,11 +4,13 @@
 // and it comes in several tiles (10_tuned.hpp): 128 x 128 (the tuner's), blocks of 16-64
 // rows by 256 columns, 128 x 64, 128 x 32 and 64 x 64. Stage 10's own launcher chooses
 // among the first ones by rules; here every tile and every split of K is weighed, and stage
-// 10's own plan is kept unless the model predicts another faster by more than a margin. On
-// large problems the model's best plans lie close together, and there what the model lacks
-// decides (at 8192^3 it predicts 32 x 256 a hair faster; the tuner's tile runs faster).
-// The margin is fitted with the constants (scripts/fit_fp32_model.py): the one whose choices
-// ran fastest over the fit's problems where stage 10's own plan was among the plans timed.
+// 10's own plan is kept unless the model predicts another faster by more than a margin, where
+// the model's best plans lie so close together that what it lacks would decide. On the H200
+// (fitted on seed 71) it runs 32 x 256 on large problems and at the squares, where that tile
+// took 0.76-0.95x the tuner's tile's time, and at 4096 and 8192 as long or less
+// (docs/notes/10_tuned.md). The margin is fitted with the constants (scripts/fit_fp32_model.py):
+// the one whose choices ran fastest over the fit's problems where stage 10's own plan was
+// among the plans timed.
 // And the track sums no chain much longer than stage 10's own plan does (kFp32LongestChainOverOwn):
 // a plan that splits K less (or in a tile of deeper K steps) sums longer chains in each
 // thread, and at 2500^3 the fastest plan's, three times as long, had 1.7x SGEMM's error.
@@ -20,12 +22,16 @@
 // full SM reaches:
 //   rate = min(alone, full / blocks in the wave) x an SM's FFMA rate
 //   compute = sum over the waves on the busiest SM of (a block's FMAs / rate + a start)
+//   a start = fixed + seconds a value x the block's tile of C (block_m x block_n)
 //   seconds = launch + max(compute, DRAM bytes / DRAM rate) + (split: a launch more, and
 //             the partial sums written and read at DRAM's rate)
 // Where K (N) is not a multiple of 4, A's (B's) rows start off 16 bytes and the kernel loads
 // each of their values alone: each such load costs a fitted number of FMA times, so a tile
 // that loads more values an FMA (a narrow one) loses more. (Padded copies, to load float4s, did not pay:
 // docs/notes/10_tuned.md.)
+// A wave's start grows with the tile: its pipeline's fill and its stores of C. At short K it
+// is much of a block's time, and without that term the model rated 128 x 128 blocks too fast
+// there (667 x 8060 x 49: 0.72x SGEMM where 64 x 64 ran 0.975x; docs/notes/10_tuned.md).
 // The FFMA and DRAM rates are the GPU's measured ceilings; the fixed times, the shares and
 // the cost of a value loaded alone are fitted on measured times of every tile in several
 // splits of K on a draw of problems (scripts/fit_fp32_model.py, which writes
@@ -67,14 +73,15 @@ Fp32Terms fp32_terms(const GemmShape& shape, const Stage10Tile& tile, int parts,
                      double(tile.blocks_per_sm),
                      4.0 * (m * k + k * n + m * n),
                      parts > 1 ? 4.0 * m * n * (2.0 * parts + 1) : 0.0,
-                     (shape.k % 4 != 0 ? 1.0 / tile.block_n : 0.0) + (shape.n % 4 != 0 ? 1.0 / tile.block_m : 0.0)};
+                     (shape.k % 4 != 0 ? 1.0 / tile.block_n : 0.0) + (shape.n % 4 != 0 ? 1.0 / tile.block_m : 0.0),
+                     double(tile.block_m) * tile.block_n};
 }
 
 double fp32_predicted_seconds(const Fp32Terms& terms, const Fp32TileShares& shares, const Fp32ModelConstants& model) {
     const double fma_times = terms.block_fmas * (1.0 + model.float_load_fmas * terms.float_loads_per_fma);
     const auto wave_seconds = [&](double blocks) {
         const double rate = std::min(shares.alone, shares.full / blocks) * model.fmas_per_second_per_sm;
-        return fma_times / rate + model.block_start_seconds;
+        return fma_times / rate + model.block_start_seconds + model.tile_value_seconds * terms.block_values;
     };
     const double compute = terms.full_waves * wave_seconds(terms.blocks_per_sm) +
                            (terms.last_wave > 0 ? wave_seconds(terms.last_wave) : 0.0);

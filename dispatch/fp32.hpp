@@ -17,6 +17,8 @@ struct Fp32ModelConstants {
     double split_launch_seconds;  // the kernel that adds a split's parts
     double block_start_seconds;   // each wave of blocks: prologue and epilogue
     double float_load_fmas;       // a value loaded alone (rows off 16 bytes) costs as many FMAs
+    double tile_value_seconds;    // each wave, for each value of a block's C tile: its pipeline's
+                                  // fill and its stores, which grow with the tile (short K)
     double fmas_per_second_per_sm;
     double dram_bytes_per_second;
 };
@@ -42,6 +44,7 @@ struct Fp32Terms {
     // its FMAs a K step, 1 / block_n for A's (K not a multiple of 4) and 1 / block_m for
     // B's (N not a multiple of 4); 0 where rows load as float4s.
     double float_loads_per_fma;
+    double block_values;  // a block's tile of C: block_m block_n
 };
 
 Fp32Terms fp32_terms(const GemmShape& shape, const Stage10Tile& tile, int parts, int sms);

@@ -37,10 +37,10 @@ from source_hashes import refuse_times_measured_elsewhere  # noqa: E402
 from stage_runs import repo_path  # noqa: E402
 
 HEADER = Path("dispatch/fp32_fit.hpp")
-# Fp32ModelConstants, in order; the first three are fitted, the rates kept.
+# Fp32ModelConstants, in order; the first FITTED are fitted, the rates kept.
 CONSTANTS = ("launch_seconds", "split_launch_seconds", "block_start_seconds", "float_load_fmas",
-             "fmas_per_second_per_sm", "dram_bytes_per_second")
-FITTED = 4
+             "tile_value_seconds", "fmas_per_second_per_sm", "dram_bytes_per_second")
+FITTED = 5
 TILE_SIZES = ("block_m", "block_n", "block_k")
 TERMS = ("block_fmas", "full_waves", "last_wave", "blocks_per_sm", "dram_bytes", "split_bytes", "float_loads_per_fma")
 
@@ -77,12 +77,13 @@ class Model:
 
 def predicted(terms, model):
     """The model of dispatch/fp32.cpp (fp32_predicted_seconds), in seconds."""
-    launch, split_launch, block_start, float_load_fmas, fmas_per_second, dram_rate = model.constants
+    launch, split_launch, block_start, float_load_fmas, tile_value, fmas_per_second, dram_rate = model.constants
     full, alone = model.shares[terms["tile"]]
     fma_times = terms["block_fmas"] * (1 + float_load_fmas * terms["float_loads_per_fma"])
+    start = block_start + tile_value * terms["block_m"] * terms["block_n"]
 
     def wave(blocks):
-        return fma_times / (min(alone, full / blocks) * fmas_per_second) + block_start
+        return fma_times / (min(alone, full / blocks) * fmas_per_second) + start
 
     compute = terms["full_waves"] * wave(terms["blocks_per_sm"]) + (wave(terms["last_wave"]) if terms["last_wave"] > 0 else 0)
     split = split_launch + terms["split_bytes"] / dram_rate if terms["split_bytes"] > 0 else 0.0

@@ -14,7 +14,7 @@ sys.path.insert(0, str(REPO_ROOT / "scripts"))
 import fit_fp32_model  # noqa: E402
 import source_hashes  # noqa: E402
 
-MODEL = fit_fp32_model.Model((3e-6, 2e-6, 1e-6, 20.0, 2.5e11, 2.8e12),
+MODEL = fit_fp32_model.Model((3e-6, 2e-6, 1e-6, 20.0, 1e-11, 2.5e11, 2.8e12),
                              {"128x128": (0.7, 0.4), "128x32": (0.5, 0.2)}, 0.03)
 
 
@@ -29,17 +29,21 @@ def plan(tile="128x128", block_fmas=1e6, full_waves=0.0, last_wave=1.0, blocks_p
 
 class ModelTest(unittest.TestCase):
     def test_waves_shares_and_split(self):
+        start = 1e-6 + 1e-11 * 128 * 128  # a wave's start: fixed, and a 128 x 128 tile's values
         # One block alone: 1e6 FMAs at 0.4 x 2.5e11 = 10 us, plus a start and the launch.
-        self.assertAlmostEqual(fit_fp32_model.predicted(plan(), MODEL), 3e-6 + 10e-6 + 1e-6, places=12)
-        # Two full waves of two blocks, at 0.7 / 2 each: 2 x (1e6 / 8.75e10 + 1 us).
+        self.assertAlmostEqual(fit_fp32_model.predicted(plan(), MODEL), 3e-6 + 10e-6 + start, places=12)
+        # Two full waves of two blocks, at 0.7 / 2 each: 2 x (1e6 / 8.75e10 + a start).
         self.assertAlmostEqual(fit_fp32_model.predicted(plan(full_waves=2, last_wave=0), MODEL),
-                               3e-6 + 2 * (1e6 / 8.75e10 + 1e-6), places=12)
+                               3e-6 + 2 * (1e6 / 8.75e10 + start), places=12)
         # Loaded value by value, 1/64 values an FMA at 20 FMA times each: 1.3125 as long.
         self.assertAlmostEqual(fit_fp32_model.predicted(plan(float_loads_per_fma=1 / 64), MODEL),
-                               3e-6 + 10e-6 * 1.3125 + 1e-6, places=12)
+                               3e-6 + 10e-6 * 1.3125 + start, places=12)
         # A split adds a launch and its bytes at DRAM's rate.
         self.assertAlmostEqual(fit_fp32_model.predicted(plan(split_bytes=2.8e6), MODEL),
-                               3e-6 + 11e-6 + (2e-6 + 1e-6), places=12)
+                               3e-6 + 10e-6 + start + (2e-6 + 1e-6), places=12)
+        # A smaller tile's wave starts sooner: 128 x 32 holds a quarter of the values.
+        self.assertAlmostEqual(fit_fp32_model.predicted(plan(tile="128x32", block_fmas=0.0), MODEL),
+                               3e-6 + 1e-6 + 1e-11 * 128 * 32, places=12)
         # DRAM bounds the kernel where it takes longer than the blocks.
         self.assertAlmostEqual(fit_fp32_model.predicted(plan(dram_bytes=2.8e8), MODEL), 3e-6 + 100e-6, places=12)
 
