@@ -16,7 +16,8 @@ the fp32-tc track chooses stages 23 and 24, few rows of A (a layer at 128 tokens
 narrow C, and where it hands over to the CUDA cores: at most 16 rows, at most 32 columns.
 A run replaces the rows of the problems and input kinds it
 measured and keeps the others, so the table can be measured in parts (--sizes 1024 4096
---shapes, with no shape, then --sizes 8192).
+--shapes, with no shape, then --sizes 8192), and with --seconds S it starts no problem and
+kind after S seconds (sgemm_accuracy --seconds: a call's time limit), keeping those it measured.
 
 With --fp8, the FP8 problem (D = alpha A B^T + beta C, e4m3 A and B with their scales, bf16 D)
 in each of its scalings: the fp8 track and cuBLASLt, each against the float64 product of the
@@ -200,6 +201,9 @@ def main():
                         help="how each and cuBLAS SGEMM take turns (sgemm --timing)")
     parser.add_argument("--time-budget", type=float, default=DEFAULT_TIME_BUDGET,
                         help="seconds of timing for each method, problem and kind (sgemm --time-budget)")
+    parser.add_argument("--seconds", type=float,
+                        help="start no problem and kind after this many seconds (a time limit): the table keeps "
+                             "the rows of those that ran, and the others it had")
     args = parser.parse_args()
     sizes = args.sizes or (DEFAULT_FP8_SIZES if args.fp8 else DEFAULT_SIZES)
     shapes = args.shapes if args.shapes is not None else (DEFAULT_FP8_SHAPES if args.fp8 else DEFAULT_SHAPES)
@@ -207,7 +211,8 @@ def main():
     return run_tool_into_results(
         args.binary, [*(["--fp8"] if args.fp8 else []), "--sizes", *map(str, sizes),
                       *(["--shapes", *shapes] if shapes else []), "--data", *data, "--timing", args.timing,
-                      "--time-budget", str(args.time_budget)],
+                      "--time-budget", str(args.time_budget),
+                      *(["--seconds", str(args.seconds)] if args.seconds else [])],
         args.results_dir, output_stem(args.timing, args.fp8), read_rows, bool,
         fp8_accuracy_markdown if args.fp8 else accuracy_markdown, problem_of=lambda row: (row["size"], row["data"]))
 

@@ -144,6 +144,30 @@ class AccuracyMarkdown(unittest.TestCase):
         self.assertIn("| 8192 | wide | cuBLAS SGEMM | 50.0 |", markdown)
         self.assertIn("| 1024 | uniform | cuBLAS SGEMM | 34.0 |", markdown)
 
+    def test_seconds_reach_the_tool_only_when_given(self):
+        import tempfile
+        header = ("size,data,method,tflops,sgemm_tflops,ratio_to_sgemm,normwise_error,worst_element_error,"
+                  "wrong_class,non_finite,verified,timing,gpu\n")
+        for seconds, expected in ((None, None), ("300", ["--seconds", "300.0"])):
+            with tempfile.TemporaryDirectory() as tmp:
+                # A stand-in for sgemm_accuracy that keeps its arguments and measures one problem.
+                arguments = Path(tmp) / "arguments"
+                tool = Path(tmp) / "fake_accuracy"
+                tool.write_text(f"#!/bin/sh\necho \"$@\" > {arguments}\nshift $(($# - 1))\ncat > \"$1\" <<'ROWS'\n"
+                                + header + "1024,uniform,\"cuBLAS SGEMM\",34,34,1,5e-07,2e-07,0,0,true,launches,"
+                                "\"Fixture GPU\"\nROWS\n")
+                tool.chmod(0o755)
+                argv = ["accuracy.py", "--binary", str(tool), "--results-dir", str(Path(tmp) / "results"),
+                        "--sizes", "1024", "--data", "uniform", *(["--seconds", seconds] if seconds else [])]
+                with mock.patch.object(sys, "argv", argv), contextlib.redirect_stdout(io.StringIO()):
+                    self.assertEqual(accuracy.main(), 0)
+                passed = arguments.read_text().split()
+            if expected is None:
+                self.assertNotIn("--seconds", passed)
+            else:
+                index = passed.index("--seconds")
+                self.assertEqual(passed[index:index + 2], expected)
+
     def test_rows_timed_both_ways_cannot_share_a_table(self):
         rows = self.rows()
         rows[0]["timing"] = "blocks"

@@ -7,7 +7,9 @@
 // runs a stage, at each problem (square sizes, and shapes M x N x K: stages 23 and 24 run
 // their own kernels on few rows of A or a narrow C) and input kind (sgemm --data: by default every kind but
 // exact, which every method gets exactly right), and written as one CSV row ("size": N, or
-// MxNxK); scripts/accuracy.py makes the table.
+// MxNxK); scripts/accuracy.py makes the table. With --seconds S no problem (a size or shape,
+// and a kind) starts after S seconds, and the CSV holds the problems that ran, each whole: a
+// table can be measured in parts under a time limit.
 // The errors, over the elements finite in the reference: normwise ||C - R||_F / ||R||_F,
 // and the worst element's error over the magnitude its dot product carried,
 // max |C_ij - R_ij| / (|alpha| |A||B| + |beta| |C0|)_ij, which cancellation in R_ij cannot
@@ -22,6 +24,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstddef>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -122,6 +126,11 @@ int run(int argc, char** argv) {
     app.add_option("--data", data_kinds, "input kinds, as sgemm --data")->check(CLI::IsMember(input_data_names()));
     app.add_option("--csv", csv_path, "write the rows to this file")->required();
     app.add_option("--time-budget", time_budget, "seconds per measurement, as in sgemm");
+    double seconds = 0.0;
+    app.add_option("--seconds", seconds,
+                   "start no problem (a size or shape, and an input kind) after this many seconds, so that a run "
+                   "under a time limit ends on its own: the CSV holds whole problems")
+        ->check(CLI::PositiveNumber);
     app.add_option("--timing", timing, "how each and cuBLAS SGEMM take turns, as in sgemm")
         ->check(CLI::IsMember(timing_method_names()));
     std::vector<std::string> method_keys{"tf32", "bf16x9", "10", "fp32", "21", "22", "23", "24", "32", "fp32-tc"};
@@ -166,20 +175,37 @@ int run(int argc, char** argv) {
     std::ofstream csv(csv_path);
     csv << kCsvHeader;
     int failures = 0;
+    // --seconds: whether a problem may start; the CSV is flushed after each problem, whole.
+    const auto start = std::chrono::steady_clock::now();
+    const std::size_t problems = shapes.size() * data_kinds.size();
+    std::size_t started = 0;
+    const auto may_start = [&] {
+        const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+        if (seconds > 0.0 && elapsed.count() > seconds) return false;
+        ++started;
+        return true;
+    };
+    const auto report_cut = [&] {
+        if (started < problems) fmt::print("--seconds {} up: {} of {} problems ran\n", seconds, started, problems);
+    };
     if (fp8) {
         for (const GemmShape& shape : shapes)
             for (const std::string& data : data_kinds) {
+                if (!may_start()) break;
                 RunSettings settings;
                 settings.problem = GemmProblem{shape, 1.0f, 0.0f};
                 settings.seed = 3000 + shape.m;
                 settings.data = *input_data_named(data);
                 settings.timing = TimingSettings{0, time_budget, timing_method_named(timing)};
                 failures += write_fp8_rows(csv, runner, device, shape, data, settings);
+                csv.flush();
             }
+        report_cut();
         return failures == 0 ? 0 : 1;
     }
     for (const GemmShape& shape : shapes)
-        for (const std::string& data : data_kinds)
+        for (const std::string& data : data_kinds) {
+            if (!may_start()) break;
             for (const Method& method : methods) {
                 if (const auto refusal = shape_refusal(*method.stage, shape)) {
                     fmt::print("left out: {}\n", *refusal);
@@ -207,6 +233,9 @@ int run(int argc, char** argv) {
                                report.normwise_relative_error, worst, report.wrong_class, report.non_finite,
                                report.passed() ? "true" : "false", row.timing, device.name, row.sources);
             }
+            csv.flush();
+        }
+    report_cut();
     return failures == 0 ? 0 : 1;
 }
 
