@@ -6,9 +6,9 @@
 // among the first ones by rules; here every tile and every split of K is weighed, and stage
 // 10's own plan is kept unless the model predicts another faster by more than a margin, where
 // the model's best plans lie so close together that what it lacks would decide. On the H200
-// (fitted on seed 71) it runs 32 x 256 on large problems and at the squares, where that tile
-// took 0.76-0.95x the tuner's tile's time, and at 4096 and 8192 as long or less
-// (docs/notes/10_tuned.md). The margin is fitted with the constants (scripts/fit_fp32_model.py):
+// (fitted on seed 71) it runs 32 x 256 on large problems, where that tile took 0.76-0.95x the
+// tuner's tile's time, and at the squares, where it ran within 0.3 % of it at 4096 and 1 %
+// faster at 8192 (docs/notes/10_tuned.md). The margin is fitted with the constants (scripts/fit_fp32_model.py):
 // the one whose choices ran fastest over the fit's problems where stage 10's own plan was
 // among the plans timed.
 // And the track sums no chain much longer than stage 10's own plan does (kFp32LongestChainOverOwn):

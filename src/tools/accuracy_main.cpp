@@ -175,11 +175,12 @@ int run(int argc, char** argv) {
     std::ofstream csv(csv_path);
     csv << kCsvHeader;
     int failures = 0;
-    // --seconds: whether a problem may start; the CSV is flushed after each problem, whole.
+    // --seconds: start the next problem, or not where the time is up; the CSV is flushed after
+    // each problem, whole.
     const auto start = std::chrono::steady_clock::now();
     const std::size_t problems = shapes.size() * data_kinds.size();
     std::size_t started = 0;
-    const auto may_start = [&] {
+    const auto start_next_problem = [&] {
         const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
         if (seconds > 0.0 && elapsed.count() > seconds) return false;
         ++started;
@@ -191,7 +192,7 @@ int run(int argc, char** argv) {
     if (fp8) {
         for (const GemmShape& shape : shapes)
             for (const std::string& data : data_kinds) {
-                if (!may_start()) break;
+                if (!start_next_problem()) break;
                 RunSettings settings;
                 settings.problem = GemmProblem{shape, 1.0f, 0.0f};
                 settings.seed = 3000 + shape.m;
@@ -205,7 +206,7 @@ int run(int argc, char** argv) {
     }
     for (const GemmShape& shape : shapes)
         for (const std::string& data : data_kinds) {
-            if (!may_start()) break;
+            if (!start_next_problem()) break;
             for (const Method& method : methods) {
                 if (const auto refusal = shape_refusal(*method.stage, shape)) {
                     fmt::print("left out: {}\n", *refusal);
