@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <stdexcept>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 
 #include "10_tuned.hpp"
@@ -537,19 +538,23 @@ __global__ void __launch_bounds__(Config::kThreads, Config::kMinBlocksPerSm)
     }
 }
 
-// C = alpha * (the sum of the parts, in part order) + beta * C, a value a thread.
+// C = alpha * (the sum of the parts, in part order) + beta * C, a value a thread (and the
+// grid's size on, where the grid is smaller than C).
 constexpr int kPartSumThreads = 256;
 
 // Launched as dependent on the parts' kernel (launch_dependent): it waits for their sums first.
-template <int kThreads>
-__global__ void __launch_bounds__(kThreads) sum_k_parts_kernel(GemmProblem problem, KSplit split, float* c) {
+// Gate as the parts' kernel's.
+template <int kThreads, class Gate = Ungated>
+__global__ void __launch_bounds__(kThreads) sum_k_parts_kernel(GemmProblem problem, KSplit split, float* c, Gate gate) {
     wait_for_prior_kernel();
+    if (!gate.open()) return;
     const std::size_t values = static_cast<std::size_t>(problem.shape.m) * problem.shape.n;
-    const std::size_t i = static_cast<std::size_t>(blockIdx.x) * kThreads + threadIdx.x;
-    if (i >= values) return;
-    float sum = 0.0f;
-    for (int part = 0; part < split.parts; ++part) sum += split.partials[part * values + i];
-    c[i] = scale_and_accumulate(sum, problem.alpha, problem.beta, c[i]);
+    for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * kThreads + threadIdx.x; i < values;
+         i += static_cast<std::size_t>(gridDim.x) * kThreads) {
+        float sum = 0.0f;
+        for (int part = 0; part < split.parts; ++part) sum += split.partials[part * values + i];
+        c[i] = scale_and_accumulate(sum, problem.alpha, problem.beta, c[i]);
+    }
 }
 
 template <class Config, EdgeTests kEdges, bool kSplitK = false, class Gate = Ungated>
@@ -604,25 +609,36 @@ __host__ __device__ void with_edge_tests(const GemmShape& s, const Launch& launc
 }
 
 // Config's kernel with the tests the shape needs (with_edge_tests). K is split into
-// `parts` (at most one a K tile), and the parts are added up after.
-template <class Config>
+// `parts` (at most one a K tile), and the parts are added up after. A Gate other than
+// Ungated (a caller that learns on the GPU whether the problem is its own) closes both
+// kernels; the sum's grid is then at most kMostGatedSumBlocks, so that a closed gate costs
+// few blocks.
+constexpr int kMostGatedSumBlocks = 1024;
+
+template <class Config, class Gate = Ungated>
 void launch_tile_config_in_parts(const GemmProblem& problem, const float* a, const float* b, float* c,
-                                 int group_rows, cudaStream_t stream, int parts) {
+                                 int group_rows, cudaStream_t stream, int parts, Gate gate = {}) {
     const GemmShape& s = problem.shape;
     parts = std::max(1, std::min(parts, ceil_div(s.k, Config::kBlockK)));
     if (parts == 1) {
         with_edge_tests<Config>(s, [&](auto edges) {
-            launch_tuned_kernel<Config, decltype(edges)::value>(problem, a, b, c, group_rows, stream);
+            launch_tuned_kernel<Config, decltype(edges)::value, false, Gate>(problem, a, b, c, group_rows, stream,
+                                                                            KSplit{1, nullptr}, gate);
         });
         return;
     }
     const KSplit split{parts, k_split_partials(static_cast<std::size_t>(parts) * s.m * s.n)};
     with_edge_tests<Config>(s, [&](auto edges) {
-        launch_tuned_kernel<Config, decltype(edges)::value, true>(problem, a, b, c, group_rows, stream, split);
+        launch_tuned_kernel<Config, decltype(edges)::value, true, Gate>(problem, a, b, c, group_rows, stream, split,
+                                                                       gate);
     });
     const std::size_t values = static_cast<std::size_t>(s.m) * s.n;
-    const int blocks = static_cast<int>((values + kPartSumThreads - 1) / kPartSumThreads);
-    launch_dependent(sum_k_parts_kernel<kPartSumThreads>, blocks, kPartSumThreads, 0, stream, problem, split, c);
+    const std::size_t a_value_a_thread = (values + kPartSumThreads - 1) / kPartSumThreads;
+    const int blocks = static_cast<int>(std::is_same_v<Gate, Ungated>
+                                            ? a_value_a_thread
+                                            : std::min<std::size_t>(a_value_a_thread, kMostGatedSumBlocks));
+    launch_dependent(sum_k_parts_kernel<kPartSumThreads, Gate>, blocks, kPartSumThreads, 0, stream, problem, split, c,
+                     gate);
 }
 
 }  // namespace sgemm

@@ -16,7 +16,8 @@
 // flagged column (NarrowColumns below), A read once (the fallback there 112 -> 74 us on an
 // H200, docs/notes/22_split_fp16.md, session 16). Where every row or
 // every column is flagged, the split kernels write nothing and the whole problem is
-// stage 10's, run by its own kernel where its K is not split (WholeProblemGate). The
+// stage 10's, launched as stage 10's launcher launches it, K in the parts stage 10 would split
+// it into (WholeProblemGate), where the fallback's own units would leave K whole. The
 // counts are on the GPU: the grids are as large as the work can be, and each block reads
 // them (stage 10's kernel through a Gate), so that the host never waits on the check.
 //
@@ -429,6 +430,17 @@ bool whole_problem_on_stage_10(const GemmShape& shape, int slots) {
     return fallback_k_parts<Tiles>(tiles, shape.k, slots) == 1;
 }
 
+// The parts of K the whole problem takes there: stage 10's own (k_parts over its kernel's
+// slots). The fallback's units, capped at kMostUnitsPerSlot a slot, left K whole where the
+// tiles outnumber the slots: at 2500^3 on graded data (every row flagged) sums of 2500 products,
+// 1.73x SGEMM's normwise error at 0.61x its speed; in stage 10's 3 parts 1.00x at 0.67x (an H200,
+// results/h200/experiments/fallback_whole_in_parts/).
+template <class Tiles>
+int whole_problem_parts(const GemmShape& shape) {
+    const int tiles = ceil_div(shape.m, Tiles::kBlockM) * ceil_div(shape.n, Tiles::kBlockN);
+    return k_parts(tiles, ceil_div(shape.k, Tiles::kBlockK), tile_config_slots<Tiles>());
+}
+
 // The fallback kernel's grid: as many blocks as any plan for this shape can have units.
 template <class Tiles>
 int fallback_blocks(const GemmShape& shape, int slots, bool whole_elsewhere) {
@@ -452,13 +464,9 @@ void launch_fp32_fallback_in(const GemmProblem& problem, const float* a, const f
                              static_cast<int>(kFallbackSharedBytes<T>));
     static const int slots = std::max(resident_blocks(kernel, T::kThreads, kFallbackSharedBytes<T>), 1);
     const bool whole_on_stage_10 = whole_problem_on_stage_10<T>(s, slots);
-    if (whole_on_stage_10) {
-        const WholeProblemGate gate{flagged, s.m, s.n};
-        with_edge_tests<T>(s, [&](auto edges) {
-            launch_tuned_kernel<T, decltype(edges)::value, false>(problem, a, b, c, kTunedGroupRows, stream,
-                                                                  KSplit{1, nullptr}, gate);
-        });
-    }
+    if (whole_on_stage_10)
+        launch_tile_config_in_parts<T>(problem, a, b, c, kTunedGroupRows, stream, whole_problem_parts<T>(s),
+                                       WholeProblemGate{flagged, s.m, s.n});
     // The partial sums of kMostUnitsPerSlot units a slot, then a count for each tile of
     // either pass (the row pass's tiles and the column pass's cover C and one more row of
     // tiles), zero between launches.
