@@ -345,17 +345,28 @@ TEST(Fp32TcTrack, FallbackPlanKWholeOrInShortParts) {
     }
 }
 
-// The track's stage-10 plan sums no chain longer than stage 10's own plan's (as accurate as
-// SGEMM on the accuracy table), and splits K where stage 10 does.
-TEST(Fp32TcTrack, StageTensPlanNoLongerChainsThanStageTensOwn) {
+// The track's stage-10 plan sums no chain longer than 1.1x stage 10's own plan's (as accurate
+// as SGEMM on the accuracy table), and splits K where stage 10 does.
+TEST(Fp32TcTrack, StageTensPlanChainsAtMostATenthLongerThanStageTensOwn) {
     for (const GemmShape shape : {GemmShape{4096, 4096, 4096}, GemmShape{4096, 64, 4096}, GemmShape{128, 6144, 4096},
-                                  GemmShape{16, 4096, 4096}, GemmShape{2500, 2500, 2500}, GemmShape{60, 12993, 10888}}) {
+                                  GemmShape{16, 4096, 4096}, GemmShape{2500, 2500, 2500}, GemmShape{60, 12993, 10888},
+                                  GemmShape{44, 17, 10357}}) {
         const Fp32Plan own = fp32_stage10_plan(shape, kSms, modelled_slots(kSms));
         const Fp32Plan plan = fp32_tc_stage10_plan(shape, kSms);
-        EXPECT_LE(fp32_chain(shape, plan.tile, plan.parts), fp32_chain(shape, own.tile, own.parts))
+        EXPECT_LE(fp32_chain(shape, plan.tile, plan.parts), 1.1 * fp32_chain(shape, own.tile, own.parts))
             << shape.m << " x " << shape.n << " x " << shape.k;
     }
     EXPECT_GT(fp32_tc_stage10_plan({60, 12993, 10888}, kSms).parts, 1);  // K whole, the rule before: 0.45x SGEMM
+}
+
+// The slack is for a poor own tile: at 44 x 17 x 10357 stage 10's own plan is 128 x 128 in 62
+// parts (chains of 168); 64 x 64 in 59 parts (176) is predicted twice as fast.
+TEST(Fp32TcTrack, StageTensPlanLeavesAPoorOwnTileForChainsAFewPercentLonger) {
+    const GemmShape shape{44, 17, 10357};
+    const Fp32Plan own = fp32_stage10_plan(shape, kSms, modelled_slots(kSms));
+    const Fp32Plan plan = fp32_tc_stage10_plan(shape, kSms);
+    EXPECT_GT(fp32_chain(shape, plan.tile, plan.parts), fp32_chain(shape, own.tile, own.parts));
+    EXPECT_LT(plan.seconds * 2.0, own.seconds);
 }
 
 TEST(Fp32TcTrack, SplitKernelsTakeNOfEightAndStage24KOfFour) {
